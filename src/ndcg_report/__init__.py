@@ -1,0 +1,20 @@
+"""ndcg-report: exact, fast NDCG@k of TREC runs, compared against a BM25 baseline."""
+
+from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.metrics import Evaluation, QueryCounts, evaluate, parse_cutoffs
+from ndcg_report.read_inputs import read_qrels, read_run, read_topics
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Evaluation",
+    "InputError",
+    "ParameterError",
+    "QueryCounts",
+    "evaluate",
+    "parse_cutoffs",
+    "read_qrels",
+    "read_run",
+    "read_topics",
+    "__version__",
+]

@@ -1,0 +1,73 @@
+"""Rank run lines within their query in trec_eval's order: score descending, docid descending."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """0-based rank of every run line within its query, and how many lines had tied scores."""
+
+    rank: np.ndarray
+    tied_lines: int
+
+
+def rank_within_query(qid_codes: np.ndarray, scores: np.ndarray, docids: pa.Array) -> Ranks:
+    """Rank lines per query by score (float64, descending), ties by docid descending (bytes)."""
+    n = len(qid_codes)
+    if n == 0:
+        return Ranks(rank=np.zeros(0, dtype=np.int64), tied_lines=0)
+    boundary = qid_codes[1:] != qid_codes[:-1]
+    order: np.ndarray | None = None
+    q_sorted, s_sorted = qid_codes, scores
+    if not _is_presorted(qid_codes, scores, boundary):
+        order = np.argsort(-scores, kind="quicksort")
+        order = order[np.argsort(qid_codes[order], kind="stable")]
+        q_sorted, s_sorted = qid_codes[order], scores[order]
+        boundary = q_sorted[1:] != q_sorted[:-1]
+    tie_edge = ~boundary
+    tie_edge &= s_sorted[1:] == s_sorted[:-1]
+    starts = np.flatnonzero(np.concatenate(([True], boundary)))
+    rank_sorted = np.arange(n, dtype=np.int64)
+    rank_sorted -= np.repeat(starts, np.diff(np.append(starts, n)))
+    if order is None and not tie_edge.any():
+        return Ranks(rank=rank_sorted, tied_lines=0)
+    if order is None:
+        order = np.arange(n, dtype=np.int64)
+    tied_lines = 0
+    if tie_edge.any():
+        order, tied_lines = _break_ties_by_docid(order, tie_edge, docids)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = rank_sorted
+    return Ranks(rank=rank, tied_lines=tied_lines)
+
+
+def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarray) -> bool:
+    """True if lines are grouped by query (one block each) with non-increasing scores."""
+    block_firsts = qid_codes[np.concatenate(([True], boundary))]
+    if len(block_firsts) != len(np.unique(block_firsts)):
+        return False
+    rising = scores[1:] > scores[:-1]
+    rising &= ~boundary
+    return not rising.any()
+
+
+def _break_ties_by_docid(order: np.ndarray, tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, int]:
+    """Reorder each run of tied positions by docid descending; return order and tied line count."""
+    in_tie = np.zeros(len(order), dtype=bool)
+    in_tie[:-1] |= tie_edge
+    in_tie[1:] |= tie_edge
+    positions = np.flatnonzero(in_tie)
+    starts_group = np.concatenate(([True], ~tie_edge[positions[1:] - 1]))
+    group = np.cumsum(starts_group)
+    lines = order[positions]
+    subset = pa.table({"group": group, "docid": docids.take(pa.array(lines))})
+    within = pc.sort_indices(subset, sort_keys=[("group", "ascending"), ("docid", "descending")])
+    order = order.copy()
+    order[positions] = lines[within.to_numpy()]
+    return order, len(positions)

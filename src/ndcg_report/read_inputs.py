@@ -1,0 +1,352 @@
+"""Read TREC runs, qrels and topics column-wise with pyarrow; reject bad input with file:line."""
+
+from __future__ import annotations
+
+import gzip
+import mmap
+import re
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from ndcg_report.errors import InputError
+
+_QID_TYPE = pa.dictionary(pa.int32(), pa.string())
+_NUMBER = re.compile(
+    r"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|nan|inf|infinity)$", re.IGNORECASE
+)
+_BLOCK_SIZE = 1 << 22
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The whitespace-separated columns of one file kind, and which of them we keep."""
+
+    kind: str
+    columns: tuple[str, ...]
+    keep: dict[str, pa.DataType]
+    numeric: str  # the one numeric column kept (score or rel)
+
+
+RUN_LAYOUT = _Layout(
+    kind="run",
+    columns=("qid", "Q0", "docid", "rank", "score", "tag"),
+    keep={"qid": _QID_TYPE, "docid": pa.string(), "score": pa.float64()},
+    numeric="score",
+)
+QRELS_LAYOUT = _Layout(
+    kind="qrels",
+    columns=("qid", "iter", "docid", "rel"),
+    keep={"qid": _QID_TYPE, "docid": pa.string(), "rel": pa.float64()},
+    numeric="rel",
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A parsed run: `table` has columns qid (dictionary), docid (string), score (float64)."""
+
+    path: str
+    table: pa.Table
+    tag: str
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Parsed qrels: `table` has columns qid (dictionary), docid (string), rel (float64)."""
+
+    path: str
+    table: pa.Table
+
+
+def read_run(path: str | Path) -> Run:
+    """Read a TREC run (`qid Q0 docid rank score tag`), plain or gzip; raise InputError if bad."""
+    table, text = _read_table(Path(path), RUN_LAYOUT)
+    scores = table["score"].to_numpy()
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if bad.size:
+        raise InputError(
+            path, _line_of_row(text, int(bad[0])), f"score is {scores[bad[0]]} (NaN or infinite)",
+            "give every retrieved document a finite score",
+        )
+    _reject_duplicates(path, text, table, "run")
+    return Run(path=str(path), table=table, tag=_first_tag(text))
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """Read TREC qrels (`qid iter docid rel`), plain or gzip; raise InputError if bad."""
+    table, text = _read_table(Path(path), QRELS_LAYOUT)
+    labels = table["rel"].to_numpy()
+    bad = np.flatnonzero(~np.isfinite(labels))
+    if bad.size:
+        raise InputError(
+            path, _line_of_row(text, int(bad[0])), f"relevance label is {labels[bad[0]]}",
+            "labels must be finite integers or decimals",
+        )
+    _reject_duplicates(path, text, table, "qrels")
+    return Qrels(path=str(path), table=table)
+
+
+def read_topics(path: str | Path) -> pd.Series:
+    """Read topics as `qid<TAB>text` lines; return query text indexed by qid (strings)."""
+    path = Path(path)
+    text = _decode_utf8(path, _load_bytes(path))
+    qids: list[str] = []
+    queries: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        qid, tab, query = line.partition("\t")
+        qid = qid.strip()
+        if not tab or not qid:
+            raise InputError(path, number, "expected `qid<TAB>query text`", "separate the id and the text with a tab")
+        if qid in seen:
+            raise InputError(path, number, f"topic {qid!r} already given on line {seen[qid]}", "keep one line per topic")
+        seen[qid] = number
+        qids.append(qid)
+        queries.append(query.strip())
+    if not qids:
+        raise InputError(path, None, "empty file (no topics)", "give one `qid<TAB>query text` line per topic")
+    return pd.Series(queries, index=pd.Index(qids, name="qid"), name="query", dtype=object)
+
+
+# --- loading and normalising text ---------------------------------------------------------
+
+
+def _load_bytes(path: Path) -> bytes | mmap.mmap:
+    """The file's bytes (decompressed if gzip); a memory map for large plain files."""
+    if not path.exists():
+        raise InputError(path, None, "no such file", "check the path")
+    if not path.is_file():
+        raise InputError(path, None, "not a regular file", "give the path of a file")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(2)
+            if head == b"\x1f\x8b":
+                handle.seek(0)
+                try:
+                    return gzip.decompress(handle.read())
+                except (OSError, EOFError, zlib.error) as exc:
+                    raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
+            if not head:
+                raise InputError(path, None, "empty file", "give a file with data lines")
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except PermissionError:
+        raise InputError(path, None, "permission denied", "make the file readable") from None
+
+
+def _check_encoding(path: Path, data: bytes | mmap.mmap) -> None:
+    """Reject UTF-16/32 and other binary files before parsing."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError(path, 1, "file is UTF-16 encoded, not UTF-8", "re-save it as UTF-8 text")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError(path, data.count(b"\n", 0, nul) + 1, "NUL byte: not UTF-8 text", "re-save it as UTF-8 text")
+
+
+def _decode_utf8(path: Path, data: bytes | mmap.mmap) -> str:
+    _check_encoding(path, data)
+    raw = bytes(data)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError(path, line, "not valid UTF-8 text", "re-save the file as UTF-8") from None
+
+
+def _normalise(data: bytes | mmap.mmap) -> bytes:
+    """Single spaces between fields, no comment lines, `\\n` line ends; line count unchanged."""
+    text = bytes(data)
+    if text.startswith(b"\xef\xbb\xbf"):
+        text = text[3:]
+    text = re.sub(rb"\r\n?", b"\n", text)
+    text = text.translate(bytes.maketrans(b"\t\x0b\x0c", b"   "))
+    text = re.sub(rb" {2,}", b" ", text)
+    text = re.sub(rb"(?m)^ | $", b"", text)
+    return re.sub(rb"(?m)^#.*$", b"", text)
+
+
+def _parse(data: bytes | mmap.mmap, layout: _Layout) -> pa.Table:
+    """Parse single-space-separated text with pyarrow (empty lines skipped), block by block."""
+    reader = pacsv.open_csv(
+        pa.py_buffer(data),
+        read_options=pacsv.ReadOptions(column_names=list(layout.columns), block_size=_BLOCK_SIZE),
+        parse_options=pacsv.ParseOptions(
+            delimiter=" ", quote_char=False, escape_char=False, double_quote=False,
+            newlines_in_values=False, ignore_empty_lines=True,
+        ),
+        convert_options=pacsv.ConvertOptions(
+            include_columns=list(layout.keep), column_types=layout.keep, null_values=[],
+            strings_can_be_null=False, quoted_strings_can_be_null=False,
+        ),
+    )
+    table = reader.read_all().unify_dictionaries().combine_chunks()
+    if isinstance(data, mmap.mmap):
+        data.madvise(mmap.MADV_DONTNEED)  # the pages are re-read only if an error needs a line
+    pa.default_memory_pool().release_unused()
+    return table
+
+
+def _looks_clean(table: pa.Table) -> bool:
+    """False where a fast parse may have misread the text (comment lines, empty fields)."""
+    qids = table["qid"].chunk(0).dictionary if table.num_rows else pa.array([], pa.string())
+    if len(qids) and (pc.any(pc.starts_with(qids, "#")).as_py() or pc.min(pc.binary_length(qids)).as_py() == 0):
+        return False
+    docids = table["docid"]
+    return not (len(docids) and pc.min(pc.binary_length(docids)).as_py() == 0)
+
+
+def _read_table(path: Path, layout: _Layout) -> tuple[pa.Table, bytes | mmap.mmap]:
+    """Parse a run or qrels file; return the table and the text its rows came from."""
+    data = _load_bytes(path)
+    _check_encoding(path, data)
+    table = None
+    if data[:3] != b"\xef\xbb\xbf" and data.find(b"\r") < 0 and data[:1] not in (b" ", b"#", b"\t"):
+        try:
+            table = _parse(data, layout)
+        except pa.ArrowInvalid:
+            table = None
+        if table is not None and not _looks_clean(table):
+            table = None
+    if table is None:
+        data = _normalise(data)
+        try:
+            table = _parse(data, layout)
+        except pa.ArrowInvalid as exc:
+            raise _diagnose(path, data, layout, exc) from None
+        if not _looks_clean(table):
+            raise _diagnose(path, data, layout, None)
+    if table.num_rows == 0:
+        raise InputError(path, None, f"empty {layout.kind} file (no data lines)", "give a file with data lines")
+    return table, data
+
+
+def _diagnose(path: Path, text: bytes, layout: _Layout, exc: Exception | None) -> InputError:
+    """Find the first bad line of normalised text and describe it (error path only)."""
+    names = " ".join(layout.columns)
+    for number, raw in enumerate(text.split(b"\n"), start=1):
+        if not raw:
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return InputError(path, number, "not valid UTF-8 text", "re-save the file as UTF-8")
+        fields = line.split(" ")
+        if len(fields) != len(layout.columns):
+            return InputError(
+                path, number, f"expected {len(layout.columns)} columns ({names}), found {len(fields)}",
+                "fix or remove the line",
+            )
+        value = fields[layout.columns.index(layout.numeric)]
+        if not _NUMBER.match(value):
+            what = "score" if layout.numeric == "score" else "relevance label"
+            return InputError(path, number, f"{what} {value!r} is not a number", "fix or remove the line")
+    detail = f" ({str(exc).splitlines()[0]})" if exc else ""
+    return InputError(path, None, f"cannot parse as a {layout.kind} file{detail}", f"check it is `{names}` lines")
+
+
+def _line_of_row(text: bytes | mmap.mmap, row: int) -> int:
+    """The 1-based file line of data row `row` (blank lines do not count as rows)."""
+    seen = -1
+    for number, raw in enumerate(bytes(text).split(b"\n"), start=1):
+        if raw.strip():
+            seen += 1
+            if seen == row:
+                return number
+    raise AssertionError(f"row {row} not in text")
+
+
+def _first_tag(text: bytes | mmap.mmap) -> str:
+    """The run tag (last column) of the first data line."""
+    start = 0
+    while True:
+        end = text.find(b"\n", start)
+        line = bytes(text[start : end if end >= 0 else len(text)]).strip()
+        if line and not line.startswith(b"#"):
+            return line.split()[-1].decode("utf-8", "replace")
+        if end < 0:
+            return ""
+        start = end + 1
+
+
+# --- duplicate (qid, docid) pairs -----------------------------------------------------------
+
+
+def docid_fingerprints(docids: pa.Array) -> np.ndarray:
+    """A uint64 fingerprint per string (equal strings, equal fingerprints; collisions rare)."""
+    if len(docids) == 0:
+        return np.zeros(0, dtype=np.uint64)
+    width = max(8, -(-int(pc.max(pc.binary_length(docids)).as_py()) // 8) * 8)
+    padded = pc.utf8_rpad(docids, width=width, padding="\x00")
+    if isinstance(padded, pa.ChunkedArray):
+        padded = padded.combine_chunks()
+    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int32)[padded.offset : padded.offset + len(padded) + 1]
+    words = np.frombuffer(padded.buffers()[2], dtype=np.uint64, count=int(offsets[-1]) // 8, offset=int(offsets[0]))
+    words = words.reshape(len(padded), width // 8)
+    fingerprint = words[:, 0].copy()
+    with np.errstate(over="ignore"):
+        for column in range(1, words.shape[1]):
+            fingerprint *= np.uint64(0x9E3779B97F4A7C15)
+            fingerprint ^= words[:, column]
+    return fingerprint
+
+
+def first_duplicate_pair(qid_codes: np.ndarray, docids: pa.Array) -> tuple[int, int] | None:
+    """(first row, repeating row) of the earliest-repeated (qid, docid) pair, or None."""
+    key = _pair_keys(qid_codes, docids)
+    key.sort()
+    if not np.any(key[1:] == key[:-1]):
+        return None
+    collided = np.unique(key[1:][key[1:] == key[:-1]])
+    key = _pair_keys(qid_codes, docids)
+    slot = np.minimum(np.searchsorted(collided, key), len(collided) - 1)
+    rows = np.flatnonzero(collided[slot] == key)
+    pairs = pd.DataFrame({"q": qid_codes[rows], "d": docids.take(pa.array(rows)).to_pylist(), "row": rows})
+    repeated = pairs[pairs.duplicated(["q", "d"], keep="first")]
+    if repeated.empty:
+        return None
+    second = repeated.iloc[0]
+    first = pairs[(pairs["q"] == second["q"]) & (pairs["d"] == second["d"])].iloc[0]
+    return int(first["row"]), int(second["row"])
+
+
+def _pair_keys(qid_codes: np.ndarray, docids: pa.Array) -> np.ndarray:
+    """A uint64 fingerprint of each (qid code, docid) pair: docid bytes xor a random-like qid word."""
+    key = docid_fingerprints(docids)
+    query_words = _splitmix64(np.arange(int(qid_codes.max()) + 1 if len(qid_codes) else 0, dtype=np.uint64) + np.uint64(1))
+    key ^= query_words[qid_codes]
+    return key
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, in place: a bijection of uint64 that scatters structured keys."""
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def _reject_duplicates(path: str | Path, text: bytes | mmap.mmap, table: pa.Table, kind: str) -> None:
+    qid_codes = table["qid"].chunk(0).indices.to_numpy()
+    found = first_duplicate_pair(qid_codes, table["docid"].chunk(0))
+    if found is None:
+        return
+    first, second = found
+    qid = table["qid"][second].as_py()
+    docid = table["docid"][second].as_py()
+    raise InputError(
+        path, _line_of_row(text, second),
+        f"duplicate {kind} entry for query {qid!r}, document {docid!r} (first on line {_line_of_row(text, first)})",
+        "keep one line per (query, document)",
+    )
