@@ -1,0 +1,98 @@
+"""`ndcg-report eval` end to end: trec_eval's -q layout, CSV, JSON, digits."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+import pytrec_eval
+
+from ndcg_report.cli import main
+
+CUTOFFS = "1,3,5,10,20,100,1000,all"
+
+
+def run_cli(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def trec_eval_lines(qrels_path, run_path) -> list[str]:
+    """What `trec_eval -c -q -m ndcg_cut.1,3,5,10,20,100,1000 -m ndcg` prints, from trec_eval's
+    own code (pytrec_eval): per query in qid byte order, ndcg before ndcg_cut, `all` rows last."""
+    import gzip
+
+    def lines(path):
+        opener = gzip.open if str(path).endswith(".gz") else open
+        with opener(path, "rt") as handle:
+            return handle.read().splitlines()
+
+    qrels: dict = {}
+    for line in lines(qrels_path):
+        qid, _, docid, rel = line.split()
+        qrels.setdefault(qid, {})[docid] = int(rel)
+    run: dict = {}
+    for line in lines(run_path):
+        qid, _, docid, _, score, _ = line.split()
+        run.setdefault(qid, {})[docid] = float(score)
+    results = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.1,3,5,10,20,100,1000"}).evaluate(run)
+    names = ["ndcg"] + [f"ndcg_cut_{k}" for k in (1, 3, 5, 10, 20, 100, 1000)]
+    out = []
+    for qid in sorted(results, key=lambda q: q.encode()):
+        out += [f"{name:<22}\t{qid}\t{results[qid][name]:.4f}" for name in names]
+    for name in names:  # -c: every qrels query counts; all of them are in these runs
+        values = [results.get(q, {}).get(name, 0.0) for q in qrels]
+        out.append(f"{name:<22}\tall\t{sum(values) / len(values):.4f}")
+    return out
+
+
+@pytest.mark.parametrize("system", ["bm25", "monot5"])
+def test_trec_format_matches_trec_eval_line_for_line(capsys, dl19, system):
+    code, out, err = run_cli(capsys, "eval", dl19["qrels"], dl19[system], "--format", "trec", "-k", CUTOFFS,
+                             "--missing", "zero", "--no-relevant", "zero", "-q")
+    assert code == 0 and err == ""
+    assert out.splitlines() == trec_eval_lines(dl19["qrels"], dl19[system])
+
+
+def test_trec_format_lines_equal_real_trec_eval_output(capsys, dl19):
+    code, out, _ = run_cli(capsys, "eval", dl19["qrels"], dl19["bm25"], "-k", "10,100", "-q")
+    real = {line for line in dl19["bm25_eval"].read_text().splitlines() if line.startswith("ndcg")}
+    assert code == 0 and set(out.splitlines()) == real
+
+
+def test_summary_only_and_digits(capsys, dl19):
+    code, out, _ = run_cli(capsys, "eval", dl19["qrels"], dl19["monot5"], "-k", "10,all", "--digits", "6")
+    assert code == 0
+    assert out.splitlines() == ["ndcg                  \tall\t0.661903", "ndcg_cut_10           \tall\t0.721458"]
+
+
+def test_csv_formats(capsys, dl19):
+    code, out, _ = run_cli(capsys, "eval", dl19["qrels"], dl19["monot5"], "-k", "10,100", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and [r["k"] for r in rows] == ["10", "100"]
+    assert rows[0]["mean"] == "0.7215" and rows[0]["n"] == "43"
+    code, out, _ = run_cli(capsys, "eval", dl19["qrels"], dl19["monot5"], "-k", "10", "--format", "csv", "-q")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 43 and set(rows[0]) >= {"qid", "k", "num_ret", "num_rel", "dcg", "idcg", "ndcg", "judged"}
+
+
+def test_json_format(capsys, dl19):
+    code, out, _ = run_cli(capsys, "eval", dl19["qrels"], dl19["monot5"], "-k", "10", "--format", "json", "-q")
+    record = json.loads(out)
+    assert code == 0
+    assert round(record["summary"]["10"]["mean"], 4) == 0.7215
+    assert record["queries"]["in_both"] == 43 and len(record["per_query"]) == 43
+    assert record["parameters"] == {"cutoffs": ["10"], "gain": "linear", "missing": "zero", "no_relevant": "skip"}
+    per_query_mean = sum(r["ndcg"] for r in record["per_query"]) / 43
+    assert per_query_mean == pytest.approx(record["summary"]["10"]["mean"], abs=1e-12)
+
+
+def test_console_script_installed(dl19):
+    result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "eval", dl19["qrels"], dl19["bm25"], "-k", "10"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0 and result.stdout == "ndcg_cut_10           \tall\t0.5058\n"

@@ -1,0 +1,192 @@
+"""The metric semantics of design section 3: worked examples, policies and real trec_eval figures."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ndcg_report import ParameterError, evaluate, parse_cutoffs, read_qrels, read_run
+
+
+def ranked(labels: list[float], qid: str = "q1") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A run ranking docs d0, d1, ... in order, and qrels giving them `labels`."""
+    docs = [f"d{i}" for i in range(len(labels))]
+    run = pd.DataFrame({"qid": qid, "docid": docs, "score": -np.arange(len(labels), dtype=float)})
+    qrels = pd.DataFrame({"qid": qid, "docid": docs, "rel": labels})
+    return run, qrels
+
+
+def at(evaluation, column: str, k: str, qid: str = "q1") -> float:
+    rows = evaluation.per_query
+    return float(rows.loc[(rows["qid"] == qid) & (rows["k"] == k), column].iloc[0])
+
+
+def test_worked_example_linear_gain():
+    # design section 3: DCG@5 6.149, IDCG@5 6.324, NDCG@5 0.972 (figures rounded by hand)
+    evaluation = evaluate(*ranked([3, 2, 3, 0, 1]), cutoffs=[5])
+    assert at(evaluation, "dcg", "5") == pytest.approx(6.149, abs=1e-3)
+    assert at(evaluation, "idcg", "5") == pytest.approx(6.324, abs=1e-3)
+    assert at(evaluation, "ndcg", "5") == pytest.approx(0.972, abs=1e-3)
+    assert at(evaluation, "idcg", "5") == pytest.approx(3 + 3 / math.log2(3) + 2 / 2 + 1 / math.log2(5), abs=1e-12)
+
+
+def test_second_worked_example_uses_the_sorted_ideal():
+    # The seed documents give IDCG 5.149 / NDCG 0.975 for [3,1,2,0,1]: that is the DCG of the
+    # mis-sorted list [3,2,1,0,1]. Sorted descending, as section 3 requires, the ideal is
+    # [3,2,1,1,0]: IDCG 5.1925, NDCG 0.9664. DCG 5.018 holds.
+    evaluation = evaluate(*ranked([3, 1, 2, 0, 1]), cutoffs=[5])
+    assert at(evaluation, "dcg", "5") == pytest.approx(5.018, abs=1e-3)
+    ideal = 3 + 2 / math.log2(3) + 1 / 2 + 1 / math.log2(5)
+    assert at(evaluation, "idcg", "5") == pytest.approx(ideal, abs=1e-12)
+    assert at(evaluation, "ndcg", "5") == pytest.approx(5.0177 / 5.1925, abs=1e-3)
+    mis_sorted = 3 + 2 / math.log2(3) + 1 / 2 + 1 / math.log2(6)
+    assert mis_sorted == pytest.approx(5.149, abs=1e-3)
+
+
+def test_worked_example_exponential_gain():
+    evaluation = evaluate(*ranked([3, 2, 3, 0, 1, 2, 0, 1, 0, 2]), cutoffs=[1, 2], gain="exponential")
+    assert at(evaluation, "dcg", "1") == pytest.approx(7.0, abs=1e-12)
+    assert at(evaluation, "dcg", "2") == pytest.approx(7.0 + 3.0 / math.log2(3), abs=1e-12)
+    assert 3.0 / math.log2(3) == pytest.approx(3 / 1.585, abs=1e-3)
+
+
+def test_ideal_comes_from_qrels_not_from_the_run():
+    run = pd.DataFrame({"qid": "q", "docid": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": "q", "docid": ["a", "b", "c"], "rel": [1, 0, 3]})
+    evaluation = evaluate(run, qrels, cutoffs=[3])
+    assert at(evaluation, "idcg", "3", "q") == pytest.approx(3 + 1 / math.log2(3))
+    assert at(evaluation, "ndcg", "3", "q") == pytest.approx(1 / (3 + 1 / math.log2(3)))
+
+
+def test_ties_broken_by_docid_descending_and_rank_column_ignored():
+    run = pd.DataFrame({"qid": "q", "docid": ["a", "c", "b"], "score": [1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"qid": "q", "docid": ["a"], "rel": [1]})
+    evaluation = evaluate(run, qrels, cutoffs=[1, 3])
+    assert at(evaluation, "ndcg", "1", "q") == 0.0  # order is c, b, a
+    assert at(evaluation, "dcg", "3", "q") == pytest.approx(1 / math.log2(4))
+    assert evaluation.tied_lines == 3
+
+
+def test_negative_and_zero_labels_give_no_gain_but_count_as_judged():
+    run = pd.DataFrame({"qid": "q", "docid": ["a", "b", "c", "x"], "score": [4.0, 3.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": "q", "docid": ["a", "b", "c"], "rel": [-1, 0, 2]})
+    evaluation = evaluate(run, qrels, cutoffs=[2, 4], gain="exponential")
+    assert at(evaluation, "dcg", "2", "q") == 0.0
+    assert at(evaluation, "dcg", "4", "q") == pytest.approx(3 / 2)
+    assert at(evaluation, "judged", "2", "q") == 1.0
+    assert at(evaluation, "judged", "4", "q") == 0.75
+    assert at(evaluation, "num_rel", "4", "q") == 1
+
+
+def test_cutoff_all_and_fewer_docs_than_k():
+    evaluation = evaluate(*ranked([0, 0, 1]), cutoffs=[2, 1000, "all"])
+    assert at(evaluation, "ndcg", "2") == 0.0
+    assert at(evaluation, "ndcg", "1000") == pytest.approx(0.5)
+    assert at(evaluation, "ndcg", "all") == pytest.approx(0.5)
+    assert at(evaluation, "num_ret", "all") == 3
+
+
+def test_float_labels_are_used_as_they_are():
+    evaluation = evaluate(*ranked([0.5, 2.5]), cutoffs=[2])
+    dcg = 0.5 + 2.5 / math.log2(3)
+    assert at(evaluation, "dcg", "2") == pytest.approx(dcg)
+    assert at(evaluation, "idcg", "2") == pytest.approx(2.5 + 0.5 / math.log2(3))
+
+
+def three_queries() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """q1 retrieved with a relevant doc, q2 relevant but absent from the run, q3 nothing relevant,
+    q4 only in the run."""
+    run = pd.DataFrame({"qid": ["q1", "q3", "q4"], "docid": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["q1", "q2", "q3"], "docid": ["a", "z", "b"], "rel": [1, 1, 0]})
+    return run, qrels
+
+
+@pytest.mark.parametrize(
+    ("missing", "no_relevant", "averaged", "mean"),
+    [
+        ("zero", "skip", {"q1", "q2"}, 0.5),
+        ("zero", "zero", {"q1", "q2", "q3"}, 1 / 3),
+        ("skip", "skip", {"q1"}, 1.0),
+        ("skip", "zero", {"q1", "q3"}, 0.5),
+    ],
+)
+def test_query_policies(missing, no_relevant, averaged, mean):
+    evaluation = evaluate(*three_queries(), cutoffs=[10], missing=missing, no_relevant=no_relevant)
+    rows = evaluation.per_query
+    assert set(rows.loc[rows["averaged"], "qid"]) == averaged
+    assert evaluation.summary.at["10", "mean"] == pytest.approx(mean)
+    assert evaluation.summary.at["10", "n"] == len(averaged)
+    counts = evaluation.counts
+    assert (counts.in_run, counts.in_qrels, counts.in_both, counts.missing, counts.no_relevant, counts.run_only) == (
+        3, 3, 2, 1, 1, 1,
+    )
+    assert counts.averaged == len(averaged)
+    assert "q4" not in set(rows["qid"])
+
+
+def test_summary_median_and_sample_std():
+    run = pd.DataFrame({"qid": ["a", "b", "c"], "docid": ["x", "y", "z"], "score": [1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["a", "a", "b", "c"], "docid": ["x", "w", "q", "z"], "rel": [1, 1, 1, 1]})
+    evaluation = evaluate(run, qrels, cutoffs=[1])
+    values = np.array([1.0, 0.0, 1.0])
+    assert evaluation.summary.at["1", "mean"] == pytest.approx(values.mean())
+    assert evaluation.summary.at["1", "median"] == 1.0
+    assert evaluation.summary.at["1", "std"] == pytest.approx(values.std(ddof=1))
+
+
+def test_ids_stay_strings():
+    run = pd.DataFrame({"qid": ["007", "7"], "docid": ["01", "1"], "score": [1.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["007", "7"], "docid": ["01", "01"], "rel": [1, 1]})
+    evaluation = evaluate(run, qrels, cutoffs=[1])
+    table = evaluation.ndcg_table()
+    assert table.loc["007", "1"] == 1.0
+    assert table.loc["7", "1"] == 0.0
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "x", "1.5", ""])
+def test_bad_cutoffs_rejected(bad):
+    with pytest.raises(ParameterError):
+        parse_cutoffs(bad)
+
+
+def test_cutoffs_sorted_unique_all_last():
+    assert parse_cutoffs("all,10,1,10") == (1, 10, "all")
+
+
+@pytest.mark.parametrize(("option", "value"), [("gain", "log"), ("missing", "drop"), ("no_relevant", "one")])
+def test_bad_policy_rejected(option, value):
+    with pytest.raises(ParameterError):
+        evaluate(*ranked([1]), **{option: value})
+
+
+def test_dl19_bm25_reproduces_published_trec_eval_vector(dl19):
+    published = {5: 0.5278, 10: 0.5058, 15: 0.4980, 20: 0.4914, 30: 0.4884, 100: 0.5018, 200: 0.5332,
+                 500: 0.5813, 1000: 0.6067, "all": 0.6067}
+    evaluation = evaluate(read_run(dl19["bm25"]).table, read_qrels(dl19["qrels"]).table,
+                          cutoffs=list(published), missing="zero", no_relevant="zero")
+    for k, value in published.items():
+        assert round(evaluation.summary.at[str(k), "mean"], 4) == value, k
+    assert evaluation.counts.averaged == 43
+
+
+def test_dl19_bm25_per_query_equals_trec_eval_file(dl19):
+    expected = {}
+    for line in dl19["bm25_eval"].read_text().splitlines():
+        measure, qid, value = (part.strip() for part in line.split("\t"))
+        if measure.startswith("ndcg_cut_") and qid != "all":
+            expected[(measure.removeprefix("ndcg_cut_"), qid)] = float(value)
+    evaluation = evaluate(read_run(dl19["bm25"]).table, read_qrels(dl19["qrels"]).table, cutoffs=[10, 100])
+    rows = evaluation.per_query
+    got = {(r.k, r.qid): round(r.ndcg, 4) for r in rows.itertuples()}
+    assert len(expected) == 86
+    assert got == expected
+
+
+def test_dl19_monot5_out_of_rank_order(dl19):
+    evaluation = evaluate(read_run(dl19["monot5"]).table, read_qrels(dl19["qrels"]).table,
+                          cutoffs=[10, 100, "all"], missing="zero", no_relevant="zero")
+    means = evaluation.summary["mean"].round(4).to_dict()
+    assert means == {"10": 0.7215, "100": 0.6314, "all": 0.6619}
