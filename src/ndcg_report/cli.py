@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.errors import BuildError, InputError, ParameterError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -45,7 +45,61 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout")
     evaluate.add_argument("--digits", type=int, default=None,
                           help="decimals printed (default 4 for trec and csv, full precision for json)")
+    build = commands.add_parser("build", help="build the HTML report of a run against a baseline")
+    build.add_argument("--run", required=True, help="the run under test")
+    build.add_argument("--qrels", required=True, help="the qrels")
+    build.add_argument("--baseline", required=True, help="the baseline run (e.g. Anserini BM25)")
+    build.add_argument("--topics", default="", help="qid<TAB>query text, shown in the per-query tables")
+    _add_metric_options(build)
+    build.add_argument("--name", default="", help="report title")
+    build.add_argument("--run-name", default="", help="display name of the run (default: its tag)")
+    build.add_argument("--baseline-name", default="", help="display name of the baseline (default: its tag)")
+    build.add_argument("--seed", type=int, default=42, help="seed of the bootstrap and randomization tests")
+    build.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
+    build.add_argument("--notebook", default="", help="a customised copy of the report notebook")
+    build.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
+
+    demo = commands.add_parser("demo", help="build the embedded demo: TREC DL 2019 passage, monoT5 against BM25")
+    demo.add_argument("--out", default="reports/demo", help="output folder (default: reports/demo)")
+    demo.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
     return parser
+
+
+DEMO = {
+    "run": "package:dl19-passage/monot5.dl19.run.gz",
+    "baseline": "package:dl19-passage/run.msmarco-v1-passage.bm25-default.dl19.txt.gz",
+    "qrels": "package:dl19-passage/qrels.dl19-passage.txt",
+    "topics": "package:dl19-passage/topics.dl19-passage.txt",
+    "title": "TREC DL 2019 passage: monoT5 against BM25",
+    "run_name": "monoT5",
+    "baseline_name": "BM25",
+}
+
+
+def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
+    """Validate, then build the report; return the line to print."""
+    import shlex
+    from pathlib import Path
+
+    from ndcg_report.build import build_report
+    from ndcg_report.report import validate_parameters
+
+    if args.command == "demo":
+        values = dict(DEMO, command=shlex.join(["ndcg-report", *argv]))
+    else:
+        values = dict(
+            run=args.run, qrels=args.qrels, baseline=args.baseline, topics=args.topics, ks=args.cutoffs,
+            gain=args.gain, missing=args.missing, no_relevant=args.no_relevant, title=args.name, seed=args.seed,
+            run_name=args.run_name, baseline_name=args.baseline_name, command=shlex.join(["ndcg-report", *argv]),
+        )
+    if args.timeout < 1:
+        raise ParameterError("--timeout must be at least 1 second")
+    params = validate_parameters(**values)
+    notebook = getattr(args, "notebook", "")
+    if notebook and not Path(notebook).is_file():
+        raise InputError(notebook, None, "no such notebook", "check the --notebook path")
+    result = build_report(params, Path(args.out), timeout=args.timeout, notebook=Path(notebook) if notebook else None)
+    return f"built {result.out_dir / 'report.html'} in {result.seconds:.1f} s\n"
 
 
 def run_eval(args: argparse.Namespace) -> str:
@@ -71,15 +125,19 @@ def run_eval(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
         if args.command == "eval":
             output = run_eval(args)
-        else:  # pragma: no cover - argparse rejects unknown commands
-            raise ParameterError(f"unknown command {args.command}")
+        else:
+            output = run_build(args, argv)
     except (InputError, ParameterError) as exc:
         print(f"ndcg-report: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BuildError as exc:
+        print(f"ndcg-report: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     try:
         sys.stdout.write(output)
         sys.stdout.flush()

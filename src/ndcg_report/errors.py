@@ -17,3 +17,7 @@ class InputError(Exception):
 
 class ParameterError(ValueError):
     """A bad option or parameter value (not tied to a line of a file)."""
+
+
+class BuildError(Exception):
+    """A build step failed (exit code 1); the message names the step and, if any, the cell."""

@@ -121,7 +121,7 @@ def evaluate(
     run_to_code = pd.Index(qrels_qids).get_indexer(run_qids)
     run_only = run_to_code < 0
     run_to_code[run_only] = n_qrels_q + np.arange(int(run_only.sum()))
-    run_codes = run_to_code[run_codes_local] if len(run_codes_local) else run_codes_local.astype(np.int64)
+    run_codes = run_to_code.astype(np.int32)[run_codes_local]
     n_codes = n_qrels_q + int(run_only.sum())
 
     ranks = rank_within_query(run_codes, run["score"].to_numpy(), run["docid"].combine_chunks())
@@ -221,7 +221,7 @@ def _qid_codes(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
         column = column.dictionary_encode()
     return (
         np.asarray(column.dictionary.to_pylist(), dtype=object),
-        column.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+        column.indices.to_numpy(zero_copy_only=False),
     )
 
 
@@ -229,8 +229,8 @@ def _judged_run_lines(
     run_codes: np.ndarray, run: pa.Table, qrels_codes: np.ndarray, qrels: pa.Table
 ) -> tuple[np.ndarray, np.ndarray]:
     """(run row, qrels label) of every run line that has a judgement, in run row order."""
-    left = pa.table({"q": run_codes, "docid": run["docid"].combine_chunks(), "row": np.arange(len(run_codes))})
-    right = pa.table({"q": qrels_codes, "docid": qrels["docid"].combine_chunks(), "rel": qrels["rel"].combine_chunks()})
+    left = pa.table({"q": run_codes, "docid": run["docid"].combine_chunks(), "row": np.arange(len(run_codes), dtype=np.int32)})
+    right = pa.table({"q": qrels_codes.astype(np.int32), "docid": qrels["docid"].combine_chunks(), "rel": qrels["rel"].combine_chunks()})
     joined = left.join(right, keys=["q", "docid"], join_type="inner", use_threads=True)
     rows = joined["row"].to_numpy()
     order = np.argsort(rows, kind="stable")

@@ -30,10 +30,11 @@ def format_trec(evaluation: Evaluation, per_query: bool, digits: int = 4) -> str
     lines = []
     if per_query:
         rows = evaluation.per_query[evaluation.per_query["averaged"] & evaluation.per_query["in_run"]]
-        values = rows.pivot(index="qid", columns="k", values="ndcg")
-        for qid in rows["qid"].drop_duplicates():
-            for k in order:
-                lines.append(f"{trec_measure_name(k):<22}\t{qid}\t{values.at[qid, k]:.{digits}f}")
+        qids = rows["qid"].drop_duplicates().tolist()  # per_query is in trec_eval's qid order
+        values = rows.pivot(index="qid", columns="k", values="ndcg").loc[qids, order].to_numpy()
+        names = [f"{trec_measure_name(k):<22}" for k in order]
+        for qid, row in zip(qids, values.tolist()):
+            lines.extend(f"{name}\t{qid}\t{value:.{digits}f}" for name, value in zip(names, row))
     for k in order:
         mean = evaluation.summary.at[k, "mean"]
         lines.append(f"{trec_measure_name(k):<22}\tall\t{mean:.{digits}f}")

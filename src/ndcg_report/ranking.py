@@ -58,7 +58,7 @@ def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarra
 
 
 def _break_ties_by_docid(order: np.ndarray, tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, int]:
-    """Reorder each run of tied positions by docid descending; return order and tied line count."""
+    """Reorder each run of tied positions by docid descending, in place; return order and tied lines."""
     in_tie = np.zeros(len(order), dtype=bool)
     in_tie[:-1] |= tie_edge
     in_tie[1:] |= tie_edge
@@ -68,6 +68,5 @@ def _break_ties_by_docid(order: np.ndarray, tie_edge: np.ndarray, docids: pa.Arr
     lines = order[positions]
     subset = pa.table({"group": group, "docid": docids.take(pa.array(lines))})
     within = pc.sort_indices(subset, sort_keys=[("group", "ascending"), ("docid", "descending")])
-    order = order.copy()
-    order[positions] = lines[within.to_numpy()]
+    order[positions] = lines[within.to_numpy()]  # order is the caller's own array
     return order, len(positions)

@@ -1,0 +1,203 @@
+"""Build a report: validate -> papermill -> nbval -> nbconvert, in staging, published atomically."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from ndcg_report.errors import BuildError
+from ndcg_report.report import ReportParameters, load_inputs
+
+NOTEBOOK = "ndcg_report.ipynb"
+BUILD_TIME_START = "<!-- build-time -->"
+BUILD_TIME_END = "<!-- /build-time -->"
+OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out_dir: Path
+    seconds: float
+
+
+def package_file(*parts: str) -> Path:
+    """A file shipped inside the ndcg_report package."""
+    return Path(str(resources.files("ndcg_report").joinpath(*parts)))
+
+
+def notebook_parameters(params: ReportParameters) -> dict:
+    """The papermill parameters of the report notebook (absolute paths, plain values)."""
+    return {
+        "run": str(params.run), "qrels": str(params.qrels), "baseline": str(params.baseline),
+        "topics": str(params.topics) if params.topics else "", "ks": ",".join(str(k) for k in params.cutoffs),
+        "gain": params.gain, "missing": params.missing, "no_relevant": params.no_relevant, "title": params.title,
+        "seed": params.seed, "run_name": params.run_name, "baseline_name": params.baseline_name,
+        "command": params.command, "output_dir": ".",
+    }
+
+
+def build_report(
+    params: ReportParameters, out_dir: Path, timeout: int = 600, notebook: Path | None = None
+) -> BuildResult:
+    """Build the report for params into out_dir; on any failure out_dir is left as it was.
+
+    notebook: a customised copy of the report notebook (default: the one shipped in the package).
+    """
+    started = dt.datetime.now(dt.timezone.utc)
+    load_inputs(params)  # bad input fails here, before any kernel starts
+    out_dir = out_dir.resolve()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = _new_folder(out_dir.parent, f".{out_dir.name}.staging")
+    try:
+        env = _kernel_environment(staging)
+        executed = staging / "report.ipynb"
+        _execute(params, notebook or package_file("notebooks", NOTEBOOK), executed, env, timeout)
+        _drop_run_specific_metadata(executed)
+        _validate_with_nbval(executed, env, timeout)
+        html_text = notebook_to_html(nbformat.read(executed, as_version=4))
+        stamp = started.strftime("%Y-%m-%d %H:%M:%S UTC")
+        html_text = html_text.replace(
+            "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
+        )
+        (staging / "report.html").write_text(html_text, encoding="utf-8")
+        for leftover in (staging / ".jupyter", staging / "params.yml"):
+            if leftover.is_dir():
+                shutil.rmtree(leftover)
+            elif leftover.exists():
+                leftover.unlink()
+        missing = [name for name in OUTPUTS if not (staging / name).is_file()]
+        if missing:
+            raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
+        _publish(staging, out_dir)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds())
+
+
+def _new_folder(parent: Path, prefix: str) -> Path:
+    """Create a uniquely named folder (mode from the umask, unlike mkdtemp's 0700)."""
+    folder = parent / f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    return folder
+
+
+def _kernel_environment(staging: Path) -> dict[str, str]:
+    """Environment whose `python3` kernel is this interpreter, whatever kernels the user has."""
+    kernel_dir = staging / ".jupyter" / "kernels" / "python3"
+    kernel_dir.mkdir(parents=True)
+    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "Python 3 (ndcg-report)", "language": "python"}
+    (kernel_dir / "kernel.json").write_text(json.dumps(spec))
+    env = dict(os.environ)
+    env["JUPYTER_PATH"] = str(staging / ".jupyter")
+    env["PYTHONHASHSEED"] = "0"
+    env["MPLBACKEND"] = "agg"
+    env.pop("JUPYTER_PLATFORM_DIRS", None)
+    return env
+
+
+def _execute(params: ReportParameters, template: Path, executed: Path, env: dict[str, str], timeout: int) -> None:
+    """papermill: run the template notebook with params; name the failing cell on error."""
+    parameter_file = executed.parent / "params.yml"
+    parameter_file.write_text(yaml.safe_dump(notebook_parameters(params), sort_keys=True))
+    command = [
+        sys.executable, "-m", "papermill", str(template), str(executed),
+        "-f", str(parameter_file), "-k", "python3", "--cwd", str(executed.parent),
+        "--execution-timeout", str(timeout), "--no-progress-bar", "--no-log-output", "--no-request-save-on-cell-execute",
+    ]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise BuildError(f"step papermill failed: {_failed_cell(executed, result.stderr)}")
+
+
+def _drop_run_specific_metadata(executed: Path) -> None:
+    """Make report.ipynb depend only on the inputs: fixed cell ids, no execution times."""
+    notebook = nbformat.read(executed, as_version=4)
+    for index, cell in enumerate(notebook.cells):
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell["id"] = "injected-parameters"
+        cell.metadata.pop("execution", None)
+        for key in ("start_time", "end_time", "duration"):
+            cell.metadata.get("papermill", {}).pop(key, None)
+    for key in ("start_time", "end_time", "duration", "input_path", "output_path"):
+        notebook.metadata.get("papermill", {}).pop(key, None)
+    nbformat.write(notebook, executed)
+
+
+def _failed_cell(executed: Path, stderr: str) -> str:
+    """'cell N (`first line`): Error: message', N counting the cells of the template notebook."""
+    if executed.is_file():
+        notebook = nbformat.read(executed, as_version=4)
+        added = {"injected-parameters", "papermill-error-cell-tag"}
+        template_cells = [cell for cell in notebook.cells if not added & set(cell.metadata.get("tags", []))]
+        for index, cell in enumerate(template_cells):
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+                    return f"cell {index} (`{first_line[:60]}`): {output['ename']}: {output['evalue']}"
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+def _validate_with_nbval(executed: Path, env: dict[str, str], timeout: int) -> None:
+    """nbval: re-execute the executed notebook and compare every output with the stored one."""
+    ini = executed.parent / ".jupyter" / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    command = [
+        sys.executable, "-m", "pytest", "--nbval", str(executed), "-c", str(ini), "--rootdir", str(executed.parent),
+        "--nbval-sanitize-with", str(package_file("notebooks", "nbval_sanitize.cfg")),
+        "--nbval-kernel-name", "python3", "--nbval-cell-timeout", str(timeout),
+        "-p", "no:cacheprovider", "-q", "--no-header", "-W", "ignore::DeprecationWarning",
+    ]
+    result = subprocess.run(command, env=env, cwd=executed.parent, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        failed = re.findall(r"FAILED \S*::(Cell \d+)", result.stdout)
+        where = f" in {', '.join(failed)}" if failed else ""
+        last = [line for line in result.stdout.strip().splitlines() if line.strip()]
+        raise BuildError(f"step nbval failed{where}: outputs differ on re-execution ({last[-1] if last else 'no output'})")
+
+
+def notebook_to_html(notebook: nbformat.NotebookNode) -> str:
+    """Offline HTML: code hidden, figures embedded, no script or stylesheet from the network."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(
+        template_name="ndcg_offline", extra_template_basedirs=[str(package_file("templates"))],
+        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
+    )
+    body, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": "report"}})
+    return _strip_style_comments(body)
+
+
+def _strip_style_comments(page: str) -> str:
+    """Drop /* comments */ inside <style> blocks (the inlined CSS cites web pages in them)."""
+    return re.sub(
+        r"(<style[^>]*>)(.*?)(</style>)",
+        lambda m: m.group(1) + re.sub(r"/\*.*?\*/", "", m.group(2), flags=re.S) + m.group(3),
+        page, flags=re.S,
+    )
+
+
+def _publish(staging: Path, out_dir: Path) -> None:
+    """Swap the finished staging folder into place with renames."""
+    if out_dir.exists():
+        old = _new_folder(out_dir.parent, f".{out_dir.name}.old")
+        old.rmdir()
+        out_dir.rename(old)
+        staging.rename(out_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        staging.rename(out_dir)

@@ -1,0 +1,161 @@
+"""`ndcg-report build`: papermill -> nbval -> offline HTML in staging; failures leave the old report."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from ndcg_report.build import BUILD_TIME_END, BUILD_TIME_START, package_file
+
+SMALL = Path(__file__).parent / "data" / "small"
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ndcg_report.cli", *map(str, args)],
+                          capture_output=True, text=True, check=False)
+
+
+def small_build_args(out: Path, topics: Path) -> list:
+    return ["build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels",
+            SMALL / "qrels.txt", "--topics", topics, "-k", "1,5,10,100,all", "--out", out]
+
+
+def without_build_time(page: str) -> str:
+    return re.sub(re.escape(BUILD_TIME_START) + ".*?" + re.escape(BUILD_TIME_END), "", page, flags=re.S)
+
+
+@pytest.fixture(scope="module")
+def demo_builds(tmp_path_factory) -> tuple[Path, Path]:
+    """The embedded demo built twice with the same command: (copy of the first build, the second)."""
+    root = tmp_path_factory.mktemp("demo")
+    result = cli("demo", "--out", root / "out")
+    assert result.returncode == 0, result.stderr
+    shutil.copytree(root / "out", root / "first")
+    result = cli("demo", "--out", root / "out")
+    assert result.returncode == 0, result.stderr
+    return root / "first", root / "out"
+
+
+def test_demo_outputs_and_headline_numbers(demo_builds):
+    out = demo_builds[0]
+    assert sorted(p.name for p in out.iterdir()) == ["per_query.csv", "report.html", "report.ipynb", "summary.json"]
+    summary = json.loads((out / "summary.json").read_text())
+    at10 = summary["comparison"]["10"]
+    assert round(at10["run_mean"], 4) == 0.7215 and round(at10["baseline_mean"], 4) == 0.5058
+    assert at10["n"] == 43 and at10["wins"] + at10["ties"] + at10["losses"] == 43
+    assert at10["ci_low"] < at10["delta"] < at10["ci_high"]
+    assert summary["systems"]["run"]["summary"]["10"]["mean"] == pytest.approx(0.7215, abs=5e-5)
+
+
+def test_demo_statistics_equal_scipy_on_the_per_query_values(demo_builds):
+    out = demo_builds[0]
+    summary = json.loads((out / "summary.json").read_text())
+    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str, "k": str})
+    for k in ("1", "10", "100"):
+        rows = per_query[(per_query["k"] == k) & per_query["averaged"]]
+        table = rows.pivot(index="qid", columns="system", values="ndcg")
+        run, base = table["run"].to_numpy(), table["baseline"].to_numpy()
+        record = summary["comparison"][k]
+        assert record["delta"] == pytest.approx(np.mean(run - base), abs=1e-12)
+        assert record["t_pvalue"] == pytest.approx(stats.ttest_rel(run, base).pvalue, rel=1e-9)
+        assert record["wilcoxon_pvalue"] == pytest.approx(stats.wilcoxon(run, base).pvalue, rel=1e-9)
+        assert record["wins"] == int((run > base).sum()) and record["losses"] == int((run < base).sum())
+        assert record["effect_size"] == pytest.approx(np.mean(run - base) / np.std(run - base, ddof=1), rel=1e-9)
+    assert summary["comparison"]["10"]["holm_t_pvalue"] >= summary["comparison"]["10"]["t_pvalue"]
+
+
+def test_demo_html_is_offline_and_deterministic(demo_builds):
+    first, second = ((folder / "report.html").read_text() for folder in demo_builds)
+    assert BUILD_TIME_START in first
+    assert without_build_time(first) == without_build_time(second)
+    assert first != without_build_time(first)
+    assert not re.search(r"https?://", first)
+    assert "<script" not in first
+    assert first.count('<img src="data:image/png;base64,') == 5
+    for section in ("1. What was evaluated", "2. Data checks", "3. Summary", "4. Figures",
+                    "5. Largest wins and losses", "6. How to reproduce"):
+        assert section in first
+    assert (demo_builds[0] / "summary.json").read_bytes() == (demo_builds[1] / "summary.json").read_bytes()
+    assert (demo_builds[0] / "per_query.csv").read_bytes() == (demo_builds[1] / "per_query.csv").read_bytes()
+
+
+def test_small_build_escapes_text_from_inputs(tmp_path):
+    topics = tmp_path / "topics.txt"
+    lines = (SMALL / "topics.txt").read_text().splitlines()
+    qid = lines[0].split("\t")[0]
+    lines = [f"{line.split(chr(9))[0]}\t<script>alert('x')</script> & <b>bold</b>" for line in lines]
+    topics.write_text("\n".join(lines) + "\n")
+    result = cli(*small_build_args(tmp_path / "out", topics))
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "<script" not in page and "<b>bold</b>" not in page
+    shown = re.findall(r"&lt;script&gt;alert\((?:'|&#x27;|&#39;)x(?:'|&#x27;|&#39;)\)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;", page)
+    assert len(shown) >= 2
+    executed = nbformat.read(tmp_path / "out" / "report.ipynb", as_version=4)
+    assert any("injected-parameters" in cell.metadata.get("tags", []) for cell in executed.cells)
+    assert qid in page
+
+
+def test_broken_notebook_exits_1_naming_the_cell_and_keeps_the_previous_report(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.html").write_text("previous report")
+    notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
+    target = next(i for i, cell in enumerate(notebook.cells) if "summary_table" in cell.source)
+    notebook.cells[target].source = "raise RuntimeError('broken on purpose')\n" + notebook.cells[target].source
+    broken = tmp_path / "broken.ipynb"
+    nbformat.write(notebook, broken)
+    result = cli(*small_build_args(out, SMALL / "topics.txt"), "--notebook", broken)
+    assert result.returncode == 1
+    assert "step papermill failed" in result.stderr
+    assert f"cell {target} (`raise RuntimeError('broken on purpose')`)" in result.stderr
+    assert "RuntimeError: broken on purpose" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert [p.name for p in out.iterdir()] == ["report.html"]
+    assert (out / "report.html").read_text() == "previous report"
+    assert [p.name for p in tmp_path.iterdir() if ".staging" in p.name] == []
+
+
+def test_non_deterministic_notebook_fails_nbval(tmp_path):
+    notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell("import uuid\nprint(uuid.uuid4())"))
+    drifting = tmp_path / "drifting.ipynb"
+    nbformat.write(notebook, drifting)
+    result = cli(*small_build_args(tmp_path / "out", SMALL / "topics.txt"), "--notebook", drifting)
+    assert result.returncode == 1
+    assert "step nbval failed" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"--run": "missing.txt"}, "missing.txt: no such file"),
+        ({"-k": "0,10"}, "cut-off '0' must be a whole number >= 1"),
+        ({"--gain": "cubic"}, "argument --gain: invalid choice: 'cubic'"),
+        ({"--baseline": "OTHER"}, "the baseline has no query in common with the qrels"),
+    ],
+)
+def test_bad_parameters_fail_before_any_kernel(tmp_path, change, message):
+    other = tmp_path / "other.txt"
+    other.write_text("999 Q0 d1 1 1.0 x\n")
+    args = small_build_args(tmp_path / "out", SMALL / "topics.txt")
+    for flag, value in change.items():
+        if flag not in args:
+            args += [flag, ""]
+        args[args.index(flag) + 1] = other if value == "OTHER" else value
+    result = cli(*args)
+    assert result.returncode == 2
+    assert message in result.stderr and result.stderr.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+    assert not any(".staging" in p.name for p in tmp_path.iterdir())
