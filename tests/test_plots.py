@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from ndcg_report import ParameterError, evaluate, read_qrels, read_run
 from ndcg_report import plots
-from ndcg_report.metrics import Evaluation, QueryCounts, summarise
+from ndcg_report.metrics import Evaluation, QueryCounts
 
 CUTOFFS = [1, 3, 5, 10, 20, 100, 1000, "all"]
 LABELS = [str(k) for k in CUTOFFS]
@@ -56,18 +56,12 @@ def pairs10(dl19) -> pd.DataFrame:
 
 def synthetic(qids: list[str], values: np.ndarray) -> Evaluation:
     """An Evaluation with the given per-query NDCG at every cut-off (all queries averaged)."""
-    frames = [
-        pd.DataFrame({
-            "qid": qids, "k": label, "num_ret": 1000, "num_rel": 1, "dcg": values, "idcg": 1.0,
-            "ndcg": values, "judged": 1.0, "in_run": True, "averaged": True,
-        })
-        for label in LABELS
-    ]
-    per_query = pd.concat(frames, ignore_index=True)
-    n = len(qids)
+    n, width = len(qids), len(CUTOFFS)
+    grid = np.repeat(np.asarray(values, dtype=float)[:, None], width, axis=1)
     return Evaluation(
-        per_query=per_query, summary=summarise(per_query, tuple(CUTOFFS)),
-        counts=QueryCounts(n, n, n, 0, 0, 0, n), cutoffs=tuple(CUTOFFS),
+        qids=np.asarray(qids, dtype=object), num_ret=np.full(n, 1000), num_rel=np.ones(n, dtype=int),
+        in_run=np.ones(n, dtype=bool), averaged=np.ones(n, dtype=bool), dcg=grid, idcg=np.ones((n, width)),
+        ndcg=grid, judged=np.ones((n, width)), counts=QueryCounts(n, n, n, 0, 0, 0, n), cutoffs=tuple(CUTOFFS),
         gain="linear", missing="zero", no_relevant="skip", tied_lines=0,
     )
 

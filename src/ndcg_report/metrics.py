@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ndcg_report.errors import ParameterError
 from ndcg_report.ranking import rank_within_query
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Cutoff = int | Literal["all"]
 DEFAULT_CUTOFFS: tuple[Cutoff, ...] = (1, 3, 5, 10, 20, 100, 1000)
@@ -32,17 +35,25 @@ class QueryCounts:
     averaged: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Evaluation:
-    """Per-query rows (one per qrels query and cut-off) and the summary over averaged queries.
+    """NDCG@k of one run: arrays per qrels query (rows, in trec_eval's qid order) and cut-off (columns).
 
-    per_query columns: qid, k, num_ret, num_rel, dcg, idcg, ndcg, judged, in_run, averaged.
-    ndcg is NaN for queries left out of the mean. summary: one row per k with n, mean, median,
-    std (sample, ddof=1) of ndcg and mean judged@k.
+    ndcg is NaN for queries left out of the mean. `per_query` and `summary` give the same as
+    DataFrames: per_query one row per qid and k (qid, k, num_ret, num_rel, dcg, idcg, ndcg, judged,
+    in_run, averaged); summary one row per k (n, mean, median, std of ndcg, sample std with
+    ddof=1, and mean judged@k).
     """
 
-    per_query: pd.DataFrame
-    summary: pd.DataFrame
+    qids: np.ndarray
+    num_ret: np.ndarray
+    num_rel: np.ndarray
+    in_run: np.ndarray
+    averaged: np.ndarray
+    dcg: np.ndarray
+    idcg: np.ndarray
+    ndcg: np.ndarray
+    judged: np.ndarray
     counts: QueryCounts
     cutoffs: tuple[Cutoff, ...]
     gain: str
@@ -50,11 +61,54 @@ class Evaluation:
     no_relevant: str
     tied_lines: int
 
-    def ndcg_table(self) -> pd.DataFrame:
+    @property
+    def labels(self) -> list[str]:
+        """The cut-off labels, in column order."""
+        return [cutoff_label(k) for k in self.cutoffs]
+
+    def mean(self, k: Cutoff) -> float:
+        """Mean NDCG@k over the averaged queries (NaN if there are none)."""
+        values = self.ndcg[self.averaged, self.labels.index(cutoff_label(k))]
+        return float(values.mean()) if len(values) else float("nan")
+
+    @cached_property
+    def per_query(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        n_cutoffs = len(self.cutoffs)
+        return pd.DataFrame({
+            "qid": np.repeat(self.qids, n_cutoffs).astype(str), "k": np.tile(self.labels, len(self.qids)),
+            "num_ret": np.repeat(self.num_ret, n_cutoffs), "num_rel": np.repeat(self.num_rel, n_cutoffs),
+            "dcg": self.dcg.ravel(), "idcg": self.idcg.ravel(), "ndcg": self.ndcg.ravel(),
+            "judged": self.judged.ravel(), "in_run": np.repeat(self.in_run, n_cutoffs),
+            "averaged": np.repeat(self.averaged, n_cutoffs),
+        })
+
+    @cached_property
+    def summary(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        rows = []
+        for column, label in enumerate(self.labels):
+            values = self.ndcg[self.averaged, column]
+            judged = self.judged[self.averaged, column]
+            rows.append({
+                "k": label, "n": len(values),
+                "mean": float(values.mean()) if len(values) else np.nan,
+                "median": float(np.median(values)) if len(values) else np.nan,
+                "std": float(values.std(ddof=1)) if len(values) > 1 else np.nan,
+                "judged": float(np.nanmean(judged)) if np.isfinite(judged).any() else np.nan,
+            })
+        return pd.DataFrame(rows).set_index("k")
+
+    def ndcg_table(self) -> "pd.DataFrame":
         """NDCG of the averaged queries: one row per qid, one column per cut-off label."""
-        rows = self.per_query[self.per_query["averaged"]]
-        table = rows.pivot(index="qid", columns="k", values="ndcg")
-        return table[[cutoff_label(k) for k in self.cutoffs]]
+        import pandas as pd
+
+        return pd.DataFrame(
+            self.ndcg[self.averaged], index=pd.Index(self.qids[self.averaged].astype(str), name="qid"),
+            columns=pd.Index(self.labels, name="k"),
+        )
 
 
 def cutoff_label(k: Cutoff) -> str:
@@ -100,8 +154,8 @@ def gains_of(labels: np.ndarray, gain: str) -> np.ndarray:
 
 
 def evaluate(
-    run: pa.Table | pd.DataFrame,
-    qrels: pa.Table | pd.DataFrame,
+    run: "pa.Table | pd.DataFrame",
+    qrels: "pa.Table | pd.DataFrame",
     cutoffs: str | list | tuple = DEFAULT_CUTOFFS,
     gain: str = "linear",
     missing: str = "zero",
@@ -118,7 +172,8 @@ def evaluate(
     qrels_qids, qrels_codes = _qid_codes(qrels)
     run_qids, run_codes_local = _qid_codes(run)
     n_qrels_q = len(qrels_qids)
-    run_to_code = pd.Index(qrels_qids).get_indexer(run_qids)
+    qrels_position = {qid: i for i, qid in enumerate(qrels_qids)}
+    run_to_code = np.array([qrels_position.get(qid, -1) for qid in run_qids], dtype=np.int64)
     run_only = run_to_code < 0
     run_to_code[run_only] = n_qrels_q + np.arange(int(run_only.sum()))
     run_codes = run_to_code.astype(np.int32)[run_codes_local]
@@ -150,8 +205,8 @@ def evaluate(
     if missing == "skip" and no_relevant == "zero":
         averaged &= in_run | has_relevant  # trec_eval without -c skips every query absent from the run
 
-    frames = []
-    for k in ks:
+    columns = {name: np.empty((n_qrels_q, len(ks))) for name in ("dcg", "idcg", "ndcg", "judged")}
+    for column, k in enumerate(ks):
         limit = np.inf if k == "all" else k
         dcg = np.bincount(judged_q, weights=judged_discounted * (judged_rank < limit), minlength=n_qrels_q)
         idcg = np.bincount(ideal_q, weights=ideal_discounted * (ideal_rank < limit), minlength=n_qrels_q)
@@ -159,50 +214,28 @@ def evaluate(
         shown = np.minimum(num_ret, limit)
         with np.errstate(invalid="ignore", divide="ignore"):
             ndcg = np.where(idcg > 0, dcg / idcg, 0.0)
-            judged = np.where(shown > 0, judged_count / shown, np.nan)
-        frames.append(
-            pd.DataFrame({
-                "qid": qrels_qids, "k": cutoff_label(k), "num_ret": num_ret, "num_rel": num_rel,
-                "dcg": dcg, "idcg": idcg, "ndcg": np.where(averaged, ndcg, np.nan), "judged": judged,
-                "in_run": in_run, "averaged": averaged,
-            })
-        )
-    per_query = pd.concat(frames, ignore_index=True)
-    per_query["qid"] = per_query["qid"].astype(str)
-    per_query = per_query.iloc[_qid_major_order(qrels_qids, len(ks))].reset_index(drop=True)
+            columns["judged"][:, column] = np.where(shown > 0, judged_count / shown, np.nan)
+        columns["dcg"][:, column] = dcg
+        columns["idcg"][:, column] = idcg
+        columns["ndcg"][:, column] = np.where(averaged, ndcg, np.nan)
 
     counts = QueryCounts(
         in_run=len(run_qids), in_qrels=n_qrels_q, in_both=int(in_run.sum()),
         missing=int((~in_run & has_relevant).sum()), no_relevant=int((~has_relevant).sum()),
         run_only=int(run_only.sum()), averaged=int(averaged.sum()),
     )
+    order = np.array(sorted(range(n_qrels_q), key=lambda i: qrels_qids[i].encode("utf-8")), dtype=np.int64)
     return Evaluation(
-        per_query=per_query, summary=summarise(per_query, ks), counts=counts, cutoffs=ks,
-        gain=gain, missing=missing, no_relevant=no_relevant, tied_lines=ranks.tied_lines,
+        qids=qrels_qids[order], num_ret=num_ret[order], num_rel=num_rel[order], in_run=in_run[order],
+        averaged=averaged[order], **{name: values[order] for name, values in columns.items()},
+        counts=counts, cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant,
+        tied_lines=ranks.tied_lines,
     )
 
 
-def summarise(per_query: pd.DataFrame, cutoffs: tuple[Cutoff, ...]) -> pd.DataFrame:
-    """Mean, median, sample std of NDCG over averaged queries, and mean judged@k, per cut-off."""
-    rows = []
-    for k in cutoffs:
-        label = cutoff_label(k)
-        at_k = per_query[per_query["k"] == label]
-        values = at_k.loc[at_k["averaged"], "ndcg"].to_numpy()
-        judged = at_k.loc[at_k["averaged"], "judged"].to_numpy()
-        rows.append({
-            "k": label, "n": len(values),
-            "mean": float(values.mean()) if len(values) else np.nan,
-            "median": float(np.median(values)) if len(values) else np.nan,
-            "std": float(values.std(ddof=1)) if len(values) > 1 else np.nan,
-            "judged": float(np.nanmean(judged)) if np.isfinite(judged).any() else np.nan,
-        })
-    return pd.DataFrame(rows).set_index("k")
-
-
-def _as_table(data: pa.Table | pd.DataFrame, value_column: str) -> pa.Table:
+def _as_table(data: "pa.Table | pd.DataFrame", value_column: str) -> pa.Table:
     """Accept a pyarrow Table or a DataFrame with qid, docid and the value column."""
-    if isinstance(data, pd.DataFrame):
+    if not isinstance(data, pa.Table):
         data = pa.table({
             "qid": pa.array(data["qid"].astype(str).to_numpy(), pa.string()),
             "docid": pa.array(data["docid"].astype(str).to_numpy(), pa.string()),
@@ -237,7 +270,3 @@ def _judged_run_lines(
     return rows[order], joined["rel"].to_numpy()[order]
 
 
-def _qid_major_order(qids: np.ndarray, n_cutoffs: int) -> np.ndarray:
-    """Row order of k-major stacked frames that lists qids in byte order (trec_eval's), then k."""
-    by_bytes = np.array(sorted(range(len(qids)), key=lambda i: qids[i].encode("utf-8")), dtype=np.int64)
-    return (by_bytes[:, None] + len(qids) * np.arange(n_cutoffs)[None, :]).ravel()

@@ -27,17 +27,15 @@ def format_trec(evaluation: Evaluation, per_query: bool, digits: int = 4) -> str
     counted as zero because the run lacks them appear only in the `all` rows.
     """
     order = _trec_order(evaluation)
+    columns = [evaluation.labels.index(k) for k in order]
+    names = [f"{trec_measure_name(k):<22}" for k in order]
     lines = []
     if per_query:
-        rows = evaluation.per_query[evaluation.per_query["averaged"] & evaluation.per_query["in_run"]]
-        qids = rows["qid"].drop_duplicates().tolist()  # per_query is in trec_eval's qid order
-        values = rows.pivot(index="qid", columns="k", values="ndcg").loc[qids, order].to_numpy()
-        names = [f"{trec_measure_name(k):<22}" for k in order]
-        for qid, row in zip(qids, values.tolist()):
+        shown = evaluation.averaged & evaluation.in_run
+        for qid, row in zip(evaluation.qids[shown].tolist(), evaluation.ndcg[shown][:, columns].tolist()):
             lines.extend(f"{name}\t{qid}\t{value:.{digits}f}" for name, value in zip(names, row))
-    for k in order:
-        mean = evaluation.summary.at[k, "mean"]
-        lines.append(f"{trec_measure_name(k):<22}\tall\t{mean:.{digits}f}")
+    for name, k in zip(names, order):
+        lines.append(f"{name}\tall\t{evaluation.mean(k):.{digits}f}")
     return "\n".join(lines) + "\n"
 
 

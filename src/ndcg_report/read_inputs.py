@@ -7,15 +7,18 @@ import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ndcg_report.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _QID_TYPE = pa.dictionary(pa.int32(), pa.string())
 _NUMBER = re.compile(
@@ -93,8 +96,10 @@ def read_qrels(path: str | Path) -> Qrels:
     return Qrels(path=str(path), table=table)
 
 
-def read_topics(path: str | Path) -> pd.Series:
+def read_topics(path: str | Path) -> "pd.Series":
     """Read topics as `qid<TAB>text` lines; return query text indexed by qid (strings)."""
+    import pandas as pd
+
     path = Path(path)
     text = _decode_utf8(path, _load_bytes(path))
     qids: list[str] = []
@@ -337,6 +342,8 @@ def first_duplicate_pair(qid_codes: np.ndarray, docids: pa.Array) -> tuple[int, 
     key = _pair_keys(qid_codes, docids)
     slot = np.minimum(np.searchsorted(collided, key), len(collided) - 1)
     rows = np.flatnonzero(collided[slot] == key)
+    import pandas as pd
+
     pairs = pd.DataFrame({"q": qid_codes[rows], "d": docids.take(pa.array(rows)).to_pylist(), "row": rows})
     repeated = pairs[pairs.duplicated(["q", "d"], keep="first")]
     if repeated.empty:

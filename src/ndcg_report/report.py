@@ -173,7 +173,7 @@ def judged_table(report: Report) -> pd.DataFrame:
     """Mean judged@k (share of the top k with a qrels label) of both systems."""
     return pd.DataFrame({
         report.run_name: report.run_eval.summary["judged"], report.baseline_name: report.baseline_eval.summary["judged"],
-    }).rename_axis("k").T
+    }).T
 
 
 def data_warnings(report: Report) -> list[str]:
@@ -322,7 +322,7 @@ def parameters_table(report: Report) -> pd.DataFrame:
         "cut-offs": ", ".join(str(k) for k in p.cutoffs), "gain": p.gain, "missing queries": p.missing,
         "queries without relevant docs": p.no_relevant, "seed": str(p.seed), "ndcg-report version": __version__,
     }
-    return pd.DataFrame({"value": rows}).rename_axis("parameter")
+    return pd.DataFrame({"value": rows})
 
 
 def _p(value: float, holm: float) -> str:
