@@ -190,3 +190,32 @@ def test_dl19_monot5_out_of_rank_order(dl19):
                           cutoffs=[10, 100, "all"], missing="zero", no_relevant="zero")
     means = evaluation.summary["mean"].round(4).to_dict()
     assert means == {"10": 0.7215, "100": 0.6314, "all": 0.6619}
+
+
+def test_docids_with_equal_fingerprints_keep_their_own_labels():
+    # "a" and "a\x00" pad to the same bytes, so their 64-bit keys collide: the join and the
+    # duplicate check must fall back to comparing the docids themselves.
+    from ndcg_report.fingerprints import docid_fingerprints
+    import pyarrow as pa
+
+    keys = docid_fingerprints(pa.array(["a", "a\x00", "b"]))
+    assert keys[0] == keys[1] != keys[2]
+    run = pd.DataFrame({"qid": "q1", "docid": ["a\x00", "b", "a"], "score": [3.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": "q1", "docid": ["a", "a\x00", "b"], "rel": [1.0, 3.0, 0.0]})
+    evaluation = evaluate(run, qrels, cutoffs=[3])
+    dcg = 3 + 0 / math.log2(3) + 1 / math.log2(4)
+    idcg = 3 + 1 / math.log2(3)
+    assert at(evaluation, "ndcg", "3") == pytest.approx(dcg / idcg)
+
+
+def test_duplicate_check_is_exact_under_fingerprint_collisions():
+    import pyarrow as pa
+
+    from ndcg_report.fingerprints import docid_fingerprints
+    from ndcg_report.read_inputs import first_duplicate_pair
+
+    docids = pa.array(["a", "a\x00", "b", "a"])
+    codes = np.array([0, 0, 0, 1], dtype=np.int32)
+    assert first_duplicate_pair(codes, docids, docid_fingerprints(docids)) is None
+    codes = np.array([0, 0, 0, 0], dtype=np.int32)
+    assert first_duplicate_pair(codes, docids, docid_fingerprints(docids)) == (0, 3)

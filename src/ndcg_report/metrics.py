@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from ndcg_report.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import ParameterError
+from ndcg_report.fingerprints import DOCID_KEY, docid_fingerprints, pair_keys
 from ndcg_report.ranking import rank_within_query
 
 if TYPE_CHECKING:
@@ -179,7 +182,7 @@ def evaluate(
     run_codes = run_to_code.astype(np.int32)[run_codes_local]
     n_codes = n_qrels_q + int(run_only.sum())
 
-    ranks = rank_within_query(run_codes, run["score"].to_numpy(), run["docid"].combine_chunks())
+    ranks = rank_within_query(run_codes, column_numpy(run, "score"), run["docid"].combine_chunks())
     num_ret = np.bincount(run_codes, minlength=n_codes)[:n_qrels_q]
 
     judged_rows, judged_labels = _judged_run_lines(run_codes, run, qrels_codes, qrels)
@@ -187,7 +190,7 @@ def evaluate(
     judged_rank = ranks.rank[judged_rows]
     judged_discounted = gains_of(judged_labels, gain) / np.log2(judged_rank + 2.0)
 
-    labels = qrels["rel"].to_numpy()
+    labels = column_numpy(qrels, "rel")
     ideal_gain = gains_of(labels, gain)
     ideal_order = np.lexsort((-ideal_gain, qrels_codes))
     ideal_q = qrels_codes[ideal_order]
@@ -254,19 +257,60 @@ def _qid_codes(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
         column = column.dictionary_encode()
     return (
         np.asarray(column.dictionary.to_pylist(), dtype=object),
-        column.indices.to_numpy(zero_copy_only=False),
+        as_numpy(column.indices),
     )
 
 
 def _judged_run_lines(
     run_codes: np.ndarray, run: pa.Table, qrels_codes: np.ndarray, qrels: pa.Table
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(run row, qrels label) of every run line that has a judgement, in run row order."""
-    left = pa.table({"q": run_codes, "docid": run["docid"].combine_chunks(), "row": np.arange(len(run_codes), dtype=np.int32)})
-    right = pa.table({"q": qrels_codes.astype(np.int32), "docid": qrels["docid"].combine_chunks(), "rel": qrels["rel"].combine_chunks()})
-    joined = left.join(right, keys=["q", "docid"], join_type="inner", use_threads=True)
-    rows = joined["row"].to_numpy()
-    order = np.argsort(rows, kind="stable")
-    return rows[order], joined["rel"].to_numpy()[order]
+    """(run row, qrels label) of every run line that has a judgement, in run row order.
 
+    Matches 64-bit (query, docid) keys: a bitmap over hashed qrels keys picks candidate run
+    lines, a binary search over the sorted qrels keys finds their partners, and only pairs with
+    equal query and docid are kept, so a key collision can never attach a wrong label.
+    """
+    if len(run_codes) == 0 or len(qrels_codes) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    run_keys = pair_keys(run_codes, _docid_keys(run))
+    qrels_keys = pair_keys(qrels_codes, _docid_keys(qrels))
+    bits = min(27, max(10, len(qrels_keys).bit_length() + 4))  # about 16 slots per judgement
+    present = np.zeros(1 << bits, dtype=bool)
+    present[_slots(qrels_keys, bits)] = True
+    candidates = np.flatnonzero(present[_slots(run_keys, bits)])
+    by_key = np.argsort(qrels_keys, kind="stable")
+    sorted_keys = qrels_keys[by_key]
+    wanted = run_keys[candidates]
+    first = np.searchsorted(sorted_keys, wanted, side="left")
+    if np.any(sorted_keys[1:] == sorted_keys[:-1]):  # two judgements share a key (a collision)
+        count = np.searchsorted(sorted_keys, wanted, side="right") - first
+    else:
+        count = (sorted_keys[np.minimum(first, len(sorted_keys) - 1)] == wanted).astype(np.int64)
+    rows = np.repeat(candidates, count)
+    qrows = by_key[np.repeat(first, count) + _ranks_within(count)]
+    same = run_codes[rows] == qrels_codes[qrows]
+    same &= as_numpy(pc.equal(run["docid"].take(from_numpy(rows)), qrels["docid"].take(from_numpy(qrows))))
+    return rows[same], column_numpy(qrels, "rel")[qrows[same]]
+
+
+def _slots(keys: np.ndarray, bits: int) -> np.ndarray:
+    """Fibonacci hashing: the top `bits` bits of key * 2^64/phi, as bitmap positions."""
+    with np.errstate(over="ignore"):
+        slots = keys * np.uint64(0x9E3779B97F4A7C15)
+    slots >>= np.uint64(64 - bits)
+    return slots.view(np.int64)
+
+
+def _ranks_within(count: np.ndarray) -> np.ndarray:
+    """0, 1, ..., count[i] - 1 for each i, concatenated."""
+    total = int(count.sum())
+    starts = np.cumsum(count) - count
+    return np.arange(total, dtype=np.int64) - np.repeat(starts, count)
+
+
+def _docid_keys(table: pa.Table) -> np.ndarray:
+    """The table's docid fingerprints: its `docid_key` column (set by the readers) or computed now."""
+    if DOCID_KEY in table.column_names:
+        return column_numpy(table, DOCID_KEY)
+    return docid_fingerprints(table["docid"])
 

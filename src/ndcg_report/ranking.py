@@ -8,6 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ndcg_report.columns import as_numpy, from_numpy
+
 
 @dataclass(frozen=True)
 class Ranks:
@@ -66,7 +68,7 @@ def _break_ties_by_docid(order: np.ndarray, tie_edge: np.ndarray, docids: pa.Arr
     starts_group = np.concatenate(([True], ~tie_edge[positions[1:] - 1]))
     group = np.cumsum(starts_group)
     lines = order[positions]
-    subset = pa.table({"group": group, "docid": docids.take(pa.array(lines))})
+    subset = pa.table({"group": from_numpy(group), "docid": docids.take(from_numpy(lines))})
     within = pc.sort_indices(subset, sort_keys=[("group", "ascending"), ("docid", "descending")])
-    order[positions] = lines[within.to_numpy()]  # order is the caller's own array
+    order[positions] = lines[as_numpy(within)]  # order is the caller's own array
     return order, len(positions)

@@ -15,7 +15,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ndcg_report.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import InputError
+from ndcg_report.fingerprints import DOCID_KEY, docid_fingerprints, pair_keys
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +55,7 @@ QRELS_LAYOUT = _Layout(
 
 @dataclass(frozen=True)
 class Run:
-    """A parsed run: `table` has columns qid (dictionary), docid (string), score (float64)."""
+    """A parsed run: `table` has qid (dictionary), docid (string), score (float64), docid_key (uint64)."""
 
     path: str
     table: pa.Table
@@ -62,7 +64,7 @@ class Run:
 
 @dataclass(frozen=True)
 class Qrels:
-    """Parsed qrels: `table` has columns qid (dictionary), docid (string), rel (float64)."""
+    """Parsed qrels: `table` has qid (dictionary), docid (string), rel (float64), docid_key (uint64)."""
 
     path: str
     table: pa.Table
@@ -71,28 +73,28 @@ class Qrels:
 def read_run(path: str | Path) -> Run:
     """Read a TREC run (`qid Q0 docid rank score tag`), plain or gzip; raise InputError if bad."""
     table, line_of_row = _read_table(Path(path), RUN_LAYOUT)
-    scores = table["score"].to_numpy()
+    scores = column_numpy(table, "score")
     bad = np.flatnonzero(~np.isfinite(scores))
     if bad.size:
         raise InputError(
             path, line_of_row(int(bad[0])), f"score is {scores[bad[0]]} (NaN or infinite)",
             "give every retrieved document a finite score",
         )
-    _reject_duplicates(path, line_of_row, table, "run")
+    table = _reject_duplicates(path, line_of_row, table, "run")
     return Run(path=str(path), table=table, tag=_first_tag(Path(path)))
 
 
 def read_qrels(path: str | Path) -> Qrels:
     """Read TREC qrels (`qid iter docid rel`), plain or gzip; raise InputError if bad."""
     table, line_of_row = _read_table(Path(path), QRELS_LAYOUT)
-    labels = table["rel"].to_numpy()
+    labels = column_numpy(table, "rel")
     bad = np.flatnonzero(~np.isfinite(labels))
     if bad.size:
         raise InputError(
             path, line_of_row(int(bad[0])), f"relevance label is {labels[bad[0]]}",
             "labels must be finite integers or decimals",
         )
-    _reject_duplicates(path, line_of_row, table, "qrels")
+    table = _reject_duplicates(path, line_of_row, table, "qrels")
     return Qrels(path=str(path), table=table)
 
 
@@ -313,75 +315,36 @@ def _first_tag(path: Path) -> str:
 # --- duplicate (qid, docid) pairs -----------------------------------------------------------
 
 
-def docid_fingerprints(docids: pa.Array) -> np.ndarray:
-    """A uint64 fingerprint per string (equal strings, equal fingerprints; collisions rare)."""
-    if len(docids) == 0:
-        return np.zeros(0, dtype=np.uint64)
-    width = max(8, -(-int(pc.max(pc.binary_length(docids)).as_py()) // 8) * 8)
-    padded = pc.utf8_rpad(docids, width=width, padding="\x00")
-    if isinstance(padded, pa.ChunkedArray):
-        padded = padded.combine_chunks()
-    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int32)[padded.offset : padded.offset + len(padded) + 1]
-    words = np.frombuffer(padded.buffers()[2], dtype=np.uint64, count=int(offsets[-1]) // 8, offset=int(offsets[0]))
-    words = words.reshape(len(padded), width // 8)
-    fingerprint = words[:, 0].copy()
-    with np.errstate(over="ignore"):
-        for column in range(1, words.shape[1]):
-            fingerprint *= np.uint64(0x9E3779B97F4A7C15)
-            fingerprint ^= words[:, column]
-    return fingerprint
-
-
-def first_duplicate_pair(qid_codes: np.ndarray, docids: pa.Array) -> tuple[int, int] | None:
+def first_duplicate_pair(qid_codes: np.ndarray, docids: pa.Array, docid_keys: np.ndarray) -> tuple[int, int] | None:
     """(first row, repeating row) of the earliest-repeated (qid, docid) pair, or None."""
-    key = _pair_keys(qid_codes, docids)
+    key = pair_keys(qid_codes, docid_keys)
     key.sort()
     if not np.any(key[1:] == key[:-1]):
         return None
     collided = np.unique(key[1:][key[1:] == key[:-1]])
-    key = _pair_keys(qid_codes, docids)
+    key = pair_keys(qid_codes, docid_keys)
     slot = np.minimum(np.searchsorted(collided, key), len(collided) - 1)
     rows = np.flatnonzero(collided[slot] == key)
-    import pandas as pd
-
-    pairs = pd.DataFrame({"q": qid_codes[rows], "d": docids.take(pa.array(rows)).to_pylist(), "row": rows})
-    repeated = pairs[pairs.duplicated(["q", "d"], keep="first")]
-    if repeated.empty:
-        return None
-    second = repeated.iloc[0]
-    first = pairs[(pairs["q"] == second["q"]) & (pairs["d"] == second["d"])].iloc[0]
-    return int(first["row"]), int(second["row"])
+    seen: dict[tuple[int, str], int] = {}
+    for row, code, docid in zip(rows.tolist(), qid_codes[rows].tolist(), docids.take(from_numpy(rows)).to_pylist()):
+        first = seen.setdefault((code, docid), row)
+        if first != row:
+            return first, row
+    return None
 
 
-def _pair_keys(qid_codes: np.ndarray, docids: pa.Array) -> np.ndarray:
-    """A uint64 fingerprint of each (qid code, docid) pair: docid bytes xor a random-like qid word."""
-    key = docid_fingerprints(docids)
-    query_words = _splitmix64(np.arange(int(qid_codes.max()) + 1 if len(qid_codes) else 0, dtype=np.uint64) + np.uint64(1))
-    key ^= query_words[qid_codes]
-    return key
-
-
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, in place: a bijection of uint64 that scatters structured keys."""
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
-    return x
-
-
-def _reject_duplicates(path: str | Path, line_of_row: Callable[[int], int], table: pa.Table, kind: str) -> None:
-    qid_codes = table["qid"].chunk(0).indices.to_numpy()
-    found = first_duplicate_pair(qid_codes, table["docid"].chunk(0))
-    if found is None:
-        return
-    first, second = found
-    qid = table["qid"][second].as_py()
-    docid = table["docid"][second].as_py()
-    raise InputError(
-        path, line_of_row(second),
-        f"duplicate {kind} entry for query {qid!r}, document {docid!r} (first on line {line_of_row(first)})",
-        "keep one line per (query, document)",
-    )
+def _reject_duplicates(path: str | Path, line_of_row: Callable[[int], int], table: pa.Table, kind: str) -> pa.Table:
+    """Raise InputError on a repeated (qid, docid); return the table with its `docid_key` column."""
+    docids = table["docid"].chunk(0)
+    docid_keys = docid_fingerprints(docids)
+    found = first_duplicate_pair(as_numpy(table["qid"].chunk(0).indices), docids, docid_keys)
+    if found is not None:
+        first, second = found
+        qid = table["qid"][second].as_py()
+        docid = table["docid"][second].as_py()
+        raise InputError(
+            path, line_of_row(second),
+            f"duplicate {kind} entry for query {qid!r}, document {docid!r} (first on line {line_of_row(first)})",
+            "keep one line per (query, document)",
+        )
+    return table.append_column(DOCID_KEY, from_numpy(docid_keys))
