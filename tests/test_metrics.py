@@ -219,3 +219,18 @@ def test_duplicate_check_is_exact_under_fingerprint_collisions():
     assert first_duplicate_pair(codes, docids, docid_fingerprints(docids)) is None
     codes = np.array([0, 0, 0, 0], dtype=np.int32)
     assert first_duplicate_pair(codes, docids, docid_fingerprints(docids)) == (0, 3)
+
+
+def test_equal_gain_vectors_give_bit_identical_ndcg_whatever_the_file_order():
+    # DCG is summed in rank order, so a tie between two systems is exactly 0, not -1e-16
+    # (which would count as a loss in win/tie/loss and change the Wilcoxon test).
+    labels = [0.0, 3.0, 1.0, 2.0, 0.0, 1.0, 3.0, 2.0, 1.0, 2.0]
+    run, qrels = ranked(labels)
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        shuffled = run.iloc[rng.permutation(len(run))]
+        renamed = run.assign(docid=[f"x{i}" for i in range(len(run))]).iloc[rng.permutation(len(run))]
+        renamed_qrels = qrels.assign(docid=[f"x{i}" for i in range(len(run))])
+        first = evaluate(run, qrels, cutoffs=[3, 10]).ndcg
+        assert np.array_equal(first, evaluate(shuffled, qrels, cutoffs=[3, 10]).ndcg)
+        assert np.array_equal(first, evaluate(renamed, renamed_qrels, cutoffs=[3, 10]).ndcg)

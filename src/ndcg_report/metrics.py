@@ -186,8 +186,10 @@ def evaluate(
     num_ret = np.bincount(run_codes, minlength=n_codes)[:n_qrels_q]
 
     judged_rows, judged_labels = _judged_run_lines(run_codes, run, qrels_codes, qrels)
-    judged_q = run_codes[judged_rows]
-    judged_rank = ranks.rank[judged_rows]
+    in_rank_order = np.lexsort((ranks.rank[judged_rows], run_codes[judged_rows]))
+    judged_rows, judged_labels = judged_rows[in_rank_order], judged_labels[in_rank_order]
+    judged_q = run_codes[judged_rows]  # summed in rank order, as trec_eval does: equal gain
+    judged_rank = ranks.rank[judged_rows]  # vectors give bit-identical DCG whatever the file order
     judged_discounted = gains_of(judged_labels, gain) / np.log2(judged_rank + 2.0)
 
     labels = column_numpy(qrels, "rel")

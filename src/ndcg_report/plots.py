@@ -20,6 +20,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from scipy import stats
 
+from ndcg_report.compare import paired_ndcg
 from ndcg_report.errors import ParameterError
 from ndcg_report.metrics import Evaluation, cutoff_label
 
@@ -42,19 +43,14 @@ def literal(text: object) -> str:
 def paired_table(run: Evaluation, baseline: Evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(run, baseline) NDCG tables (qid x cut-off label) restricted to the queries averaged in both.
 
-    Raises ParameterError if the cut-offs or policies differ or no query is averaged in both.
+    Raises ParameterError as compare.paired_ndcg does (cut-offs or policies differ, no common query).
     """
-    if run.cutoffs != baseline.cutoffs:
-        raise ParameterError(f"run and baseline cut-offs differ: {run.cutoffs} vs {baseline.cutoffs}")
-    for policy in ("gain", "missing", "no_relevant"):
-        if getattr(run, policy) != getattr(baseline, policy):
-            raise ParameterError(f"run and baseline were evaluated with different {policy} settings")
-    run_table, baseline_table = run.ndcg_table(), baseline.ndcg_table()
-    qids = run_table.index.intersection(baseline_table.index, sort=False)
-    if len(qids) == 0:
-        raise ParameterError("no query is averaged in both the run and the baseline")
-    qids = pd.Index(sorted(qids, key=lambda q: str(q).encode("utf-8")), name="qid")
-    return run_table.loc[qids], baseline_table.loc[qids]
+    pairs = paired_ndcg(run, baseline)
+    qids = pd.Index(pd.unique(pairs["qid"]), name="qid")
+    labels = [cutoff_label(k) for k in run.cutoffs]
+    tables = (pairs.pivot(index="qid", columns="k", values=name).loc[qids, labels] for name in ("run", "baseline"))
+    run_table, baseline_table = tables
+    return run_table, baseline_table
 
 
 def paired_at(run: Evaluation, baseline: Evaluation, k: str | int) -> pd.DataFrame:
