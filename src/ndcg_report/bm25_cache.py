@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 CACHE_ENV = "NDCG_REPORT_CACHE"
+BM25_DEFAULTS = {"k1": 0.9, "b": 0.4, "top_k": 1000}  # Anserini's BM25 defaults, top 1000
 _FORMAT = 1  # bump when the run a key stands for changes meaning
 _CHUNK = 1 << 20
 

@@ -40,11 +40,12 @@ def package_file(*parts: str) -> Path:
 def notebook_parameters(params: ReportParameters) -> dict:
     """The papermill parameters of the report notebook (absolute paths, plain values)."""
     return {
-        "run": str(params.run), "qrels": str(params.qrels), "baseline": str(params.baseline),
+        "run": str(params.run), "qrels": str(params.qrels), "baseline": str(params.baseline) if params.baseline else "",
         "topics": str(params.topics) if params.topics else "", "ks": ",".join(str(k) for k in params.cutoffs),
         "gain": params.gain, "missing": params.missing, "no_relevant": params.no_relevant, "title": params.title,
         "seed": params.seed, "run_name": params.run_name, "baseline_name": params.baseline_name,
         "command": params.command, "output_dir": ".",
+        "corpus": str(params.corpus) if params.corpus else "", "bm25_settings": params.bm25_settings,
     }
 
 

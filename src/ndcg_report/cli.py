@@ -6,7 +6,31 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from ndcg_report.bm25_cache import BM25_DEFAULTS
 from ndcg_report.errors import BuildError, InputError, ParameterError
+
+DEMOS = {
+    "dl19": {
+        "out": "reports/demo",
+        "run": "package:dl19-passage/monot5.dl19.run.gz",
+        "baseline": "package:dl19-passage/run.msmarco-v1-passage.bm25-default.dl19.txt.gz",
+        "qrels": "package:dl19-passage/qrels.dl19-passage.txt",
+        "topics": "package:dl19-passage/topics.dl19-passage.txt",
+        "title": "TREC DL 2019 passage: monoT5 against BM25",
+        "run_name": "monoT5",
+        "baseline_name": "BM25",
+    },
+    "cranfield": {
+        "out": "reports/demo-cranfield",
+        "run": "package:cranfield/bm25-rm3.run.gz",
+        "corpus": "package:cranfield/corpus.jsonl",
+        "qrels": "package:cranfield/qrels.txt",
+        "topics": "package:cranfield/topics.tsv",
+        "title": "Cranfield: BM25 with RM3 expansion against BM25 built from the corpus",
+        "run_name": "BM25+RM3",
+        "baseline_name": "BM25",
+    },
+}
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -33,6 +57,15 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
                         help="queries with nothing relevant in qrels: leave out (default) or score 0 (trec_eval)")
 
 
+def _add_bm25_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--k1", type=float, default=BM25_DEFAULTS["k1"], help="BM25 k1 (default 0.9, as Anserini)")
+    parser.add_argument("--b", type=float, default=BM25_DEFAULTS["b"], help="BM25 b (default 0.4, as Anserini)")
+    parser.add_argument("--top-k", type=int, default=BM25_DEFAULTS["top_k"], dest="top_k",
+                        help="documents retrieved per query (default 1000)")
+    parser.add_argument("--cache-dir", default="", dest="cache_dir",
+                        help="folder of cached BM25 runs (default: $NDCG_REPORT_CACHE/bm25 or the user cache)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ndcg-report", description="Exact, fast NDCG@k of TREC runs, and reports on them.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -48,8 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="build the HTML report of a run against a baseline")
     build.add_argument("--run", required=True, help="the run under test")
     build.add_argument("--qrels", required=True, help="the qrels")
-    build.add_argument("--baseline", required=True, help="the baseline run (e.g. Anserini BM25)")
-    build.add_argument("--topics", default="", help="qid<TAB>query text, shown in the per-query tables")
+    source = build.add_mutually_exclusive_group(required=True)
+    source.add_argument("--baseline", default="", help="the baseline run (e.g. Anserini BM25)")
+    source.add_argument("--corpus", default="", help="JSON-lines corpus: build (and cache) a BM25 baseline from it")
+    build.add_argument("--topics", default="", help="qid<TAB>query text: shown in the tables; required with --corpus")
+    _add_bm25_options(build)
     _add_metric_options(build)
     build.add_argument("--name", default="", help="report title")
     build.add_argument("--run-name", default="", help="display name of the run (default: its tag)")
@@ -59,47 +95,87 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--notebook", default="", help="a customised copy of the report notebook")
     build.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
 
-    demo = commands.add_parser("demo", help="build the embedded demo: TREC DL 2019 passage, monoT5 against BM25")
-    demo.add_argument("--out", default="reports/demo", help="output folder (default: reports/demo)")
+    bm25 = commands.add_parser("bm25", help="build a BM25 run from a corpus and topics (the baseline alone)")
+    bm25.add_argument("--corpus", required=True, help="JSON-lines corpus, one {_id, title, text} per line")
+    bm25.add_argument("--topics", required=True, help="qid<TAB>query text")
+    bm25.add_argument("--out", required=True, help="the TREC run to write (tag bm25)")
+    _add_bm25_options(bm25)
+
+    demo = commands.add_parser("demo", help="build an embedded demo report (default: TREC DL 2019 passage)")
+    demo.add_argument("dataset", nargs="?", default="dl19", choices=tuple(DEMOS),
+                      help="dl19: monoT5 against Anserini BM25; cranfield: BM25+RM3 against BM25 built from the corpus")
+    demo.add_argument("--out", default="", help="output folder (default: reports/demo, reports/demo-cranfield)")
+    demo.add_argument("--cache-dir", default="", help="folder of cached BM25 runs (default: the user cache)")
     demo.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
     return parser
 
 
-DEMO = {
-    "run": "package:dl19-passage/monot5.dl19.run.gz",
-    "baseline": "package:dl19-passage/run.msmarco-v1-passage.bm25-default.dl19.txt.gz",
-    "qrels": "package:dl19-passage/qrels.dl19-passage.txt",
-    "topics": "package:dl19-passage/topics.dl19-passage.txt",
-    "title": "TREC DL 2019 passage: monoT5 against BM25",
-    "run_name": "monoT5",
-    "baseline_name": "BM25",
-}
 
 
 def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
-    """Validate, then build the report; return the line to print."""
+    """Validate, build the BM25 baseline if asked, then build the report; return the line to print."""
     import shlex
     from pathlib import Path
 
+    from ndcg_report.baseline import with_bm25_baseline
     from ndcg_report.build import build_report
     from ndcg_report.report import validate_parameters
 
+    command = shlex.join(["ndcg-report", *argv])
+    bm25 = dict(BM25_DEFAULTS)
     if args.command == "demo":
-        values = dict(DEMO, command=shlex.join(["ndcg-report", *argv]))
+        values = {key: value for key, value in DEMOS[args.dataset].items() if key != "out"}
+        values["command"] = command
+        out = args.out or DEMOS[args.dataset]["out"]
     else:
         values = dict(
-            run=args.run, qrels=args.qrels, baseline=args.baseline, topics=args.topics, ks=args.cutoffs,
-            gain=args.gain, missing=args.missing, no_relevant=args.no_relevant, title=args.name, seed=args.seed,
-            run_name=args.run_name, baseline_name=args.baseline_name, command=shlex.join(["ndcg-report", *argv]),
+            run=args.run, qrels=args.qrels, baseline=args.baseline, corpus=args.corpus, topics=args.topics,
+            ks=args.cutoffs, gain=args.gain, missing=args.missing, no_relevant=args.no_relevant, title=args.name,
+            seed=args.seed, run_name=args.run_name, baseline_name=args.baseline_name, command=command,
         )
+        bm25 = {"k1": args.k1, "b": args.b, "top_k": args.top_k}
+        out = args.out
     if args.timeout < 1:
         raise ParameterError("--timeout must be at least 1 second")
     params = validate_parameters(**values)
     notebook = getattr(args, "notebook", "")
     if notebook and not Path(notebook).is_file():
         raise InputError(notebook, None, "no such notebook", "check the --notebook path")
-    result = build_report(params, Path(args.out), timeout=args.timeout, notebook=Path(notebook) if notebook else None)
+    params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=_log)
+    result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None)
     return f"built {result.out_dir / 'report.html'} in {result.seconds:.1f} s\n"
+
+
+def run_bm25(args: argparse.Namespace) -> str:
+    """Build (or reuse from the cache) the BM25 run of a corpus and topics; copy it to --out."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from ndcg_report.bm25_cache import cached_bm25_run
+
+    out = Path(args.out)
+    if out.is_dir():
+        raise ParameterError(f"--out {out} is a folder; give the path of the run file to write")
+    run_path, _ = cached_bm25_run(
+        args.corpus, args.topics, k1=args.k1, b=args.b, top_k=args.top_k, cache_dir=args.cache_dir or None,
+        progress=sys.stderr.isatty(), log=_log,
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        shutil.copyfile(run_path, temporary)
+        os.replace(temporary, out)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    return f"wrote {out}\n"
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 def run_eval(args: argparse.Namespace) -> str:
@@ -130,6 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "eval":
             output = run_eval(args)
+        elif args.command == "bm25":
+            output = run_bm25(args)
         else:
             output = run_build(args, argv)
     except (InputError, ParameterError) as exc:

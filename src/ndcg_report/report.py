@@ -34,7 +34,7 @@ class ReportParameters:
 
     run: Path
     qrels: Path
-    baseline: Path
+    baseline: Path | None  # None until the BM25 baseline of `corpus` is built
     topics: Path | None
     cutoffs: tuple
     gain: str
@@ -45,6 +45,8 @@ class ReportParameters:
     run_name: str
     baseline_name: str
     command: str = ""
+    corpus: Path | None = None  # set when the baseline is a BM25 run built from this corpus
+    bm25_settings: str = ""  # how that BM25 run was made (shown in the parameter table)
 
 
 def resolve_path(value: str, name: str, required: bool = True) -> Path | None:
@@ -64,23 +66,33 @@ def resolve_path(value: str, name: str, required: bool = True) -> Path | None:
 
 
 def validate_parameters(
-    run: str, qrels: str, baseline: str, topics: str = "", ks: str = "1,3,5,10,20,100,1000",
+    run: str, qrels: str, baseline: str = "", topics: str = "", ks: str = "1,3,5,10,20,100,1000",
     gain: str = "linear", missing: str = "zero", no_relevant: str = "skip", title: str = "",
     seed: int = 42, run_name: str = "", baseline_name: str = "", command: str = "",
+    corpus: str = "", bm25_settings: str = "",
 ) -> ReportParameters:
-    """Check every report parameter without reading the data; raise ParameterError/InputError."""
+    """Check every report parameter without reading the data; raise ParameterError/InputError.
+
+    The baseline is a run file, or (baseline "") a BM25 run still to be built from corpus + topics.
+    """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
+    if not baseline and not corpus:
+        raise ParameterError("a baseline is required: give a baseline run, or a corpus (and topics) to build BM25 from")
+    if corpus and not topics:
+        raise ParameterError("topics are required with a corpus: BM25 needs the query text")
     paths = {
         "run": resolve_path(run, "run"), "qrels": resolve_path(qrels, "qrels"),
-        "baseline": resolve_path(baseline, "baseline"), "topics": resolve_path(topics, "topics", required=False),
+        "baseline": resolve_path(baseline, "baseline", required=False),
+        "topics": resolve_path(topics, "topics", required=False),
+        "corpus": resolve_path(corpus, "corpus", required=False),
     }
     return ReportParameters(
         **paths, cutoffs=parse_cutoffs(ks), gain=check_choice("gain", gain, GAINS),
         missing=check_choice("missing", missing, MISSING_POLICIES),
         no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES),
         title=title or "NDCG report", seed=seed, run_name=run_name, baseline_name=baseline_name,
-        command=command,
+        command=command, bm25_settings=bm25_settings,
     )
 
 
@@ -111,6 +123,8 @@ class Report:
 
 def load_inputs(params: ReportParameters) -> tuple[Run, Run, Qrels, pd.Series | None]:
     """Read and check all input files; raise InputError for bad input or no query in common."""
+    if params.baseline is None:
+        raise ParameterError("no baseline run: build the corpus BM25 first (baseline.with_bm25_baseline)")
     qrels = read_qrels(params.qrels)
     run = read_run(params.run)
     baseline = read_run(params.baseline)
@@ -133,7 +147,7 @@ def load_report(params: ReportParameters) -> Report:
     files = pd.DataFrame([
         file_record(role, path)
         for role, path in (("run", params.run), ("baseline", params.baseline), ("qrels", params.qrels),
-                           ("topics", params.topics))
+                           ("topics", params.topics), ("corpus", params.corpus))
         if path is not None
     ])
     report = Report(params, run, baseline, qrels, topics, run_eval, baseline_eval, comparison, files)
@@ -270,6 +284,7 @@ def summary_record(report: Report) -> dict:
             "run": p.run.name, "baseline": p.baseline.name, "qrels": p.qrels.name,
             "topics": p.topics.name if p.topics else None, "cutoffs": [str(k) for k in p.cutoffs],
             "gain": p.gain, "missing": p.missing, "no_relevant": p.no_relevant, "seed": p.seed,
+            "corpus": p.corpus.name if p.corpus else None, "bm25": p.bm25_settings or None,
         },
         "files": report.files.to_dict(orient="records"),
         "systems": {
@@ -322,6 +337,8 @@ def parameters_table(report: Report) -> pd.DataFrame:
         "cut-offs": ", ".join(str(k) for k in p.cutoffs), "gain": p.gain, "missing queries": p.missing,
         "queries without relevant docs": p.no_relevant, "seed": str(p.seed), "ndcg-report version": __version__,
     }
+    if p.bm25_settings:
+        rows["baseline built from the corpus"] = p.bm25_settings
     return pd.DataFrame({"value": rows})
 
 
