@@ -1,0 +1,92 @@
+"""`ndcg-report bm25` and the corpus baseline of `build`/`demo cranfield`, end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ndcg_report import evaluate, read_qrels, read_run
+from ndcg_report.build import package_file
+
+CORPUS = Path(__file__).parent / "data" / "corpus"
+CRANFIELD = package_file("data", "cranfield")
+
+
+def cli(*args, cache: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NDCG_REPORT_CACHE=str(cache))
+    return subprocess.run([sys.executable, "-m", "ndcg_report.cli", *map(str, args)],
+                          capture_output=True, text=True, check=False, env=env)
+
+
+def test_bm25_writes_a_run_then_reuses_the_cache(tmp_path):
+    out = tmp_path / "runs" / "bm25.run"
+    first = cli("bm25", "--corpus", CORPUS / "tiny.jsonl", "--topics", CORPUS / "tiny_topics.tsv", "--out", out,
+                cache=tmp_path / "cache")
+    assert first.returncode == 0, first.stderr
+    assert "bm25: building run" in first.stderr and "reusing" not in first.stderr
+    lines = out.read_text().splitlines()
+    assert lines and all(line.split()[5] == "bm25" and len(line.split()) == 6 for line in lines)
+    assert read_run(out).table.num_rows == len(lines)
+    second = cli("bm25", "--corpus", CORPUS / "tiny.jsonl", "--topics", CORPUS / "tiny_topics.tsv", "--out", out,
+                 cache=tmp_path / "cache")
+    assert second.returncode == 0 and "bm25: reusing cached run" in second.stderr
+    assert out.read_text().splitlines() == lines
+    changed = cli("bm25", "--corpus", CORPUS / "tiny.jsonl", "--topics", CORPUS / "tiny_topics.tsv", "--out", out,
+                  "--k1", "1.2", cache=tmp_path / "cache")
+    assert changed.returncode == 0 and "bm25: building run" in changed.stderr
+
+
+@pytest.mark.parametrize("name, line, words", [
+    ("not_json.jsonl", 3, "not valid JSON"),
+    ("no_id.jsonl", 3, "no `_id` field"),
+    ("repeated_id.jsonl", 5, "repeats the one on line 2"),
+])
+def test_bad_corpus_lines_exit_2_with_file_and_line(tmp_path, name, line, words):
+    out = tmp_path / "bm25.run"
+    result = cli("bm25", "--corpus", CORPUS / name, "--topics", CORPUS / "tiny_topics.tsv", "--out", out,
+                 cache=tmp_path / "cache")
+    assert result.returncode == 2
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"ndcg-report: error: {CORPUS / name}:{line}: ") and words in message
+    assert "Traceback" not in result.stderr and not out.exists()
+    assert not list((tmp_path / "cache").rglob("*.run"))
+
+
+def test_build_with_corpus_needs_topics_and_fails_before_any_kernel(tmp_path):
+    result = cli("build", "--run", CRANFIELD / "bm25-rm3.run.gz", "--qrels", CRANFIELD / "qrels.txt",
+                 "--corpus", CRANFIELD / "corpus.jsonl", "--out", tmp_path / "out", cache=tmp_path / "cache")
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("ndcg-report: error: topics are required with a corpus: "
+                                     "BM25 needs the query text")
+    both = cli("build", "--run", CRANFIELD / "bm25-rm3.run.gz", "--qrels", CRANFIELD / "qrels.txt",
+               "--corpus", CRANFIELD / "corpus.jsonl", "--baseline", CRANFIELD / "bm25-rm3.run.gz",
+               "--out", tmp_path / "out", cache=tmp_path / "cache")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_demo_cranfield_builds_bm25_from_the_corpus_and_reuses_it(tmp_path):
+    cache = tmp_path / "cache"
+    result = cli("demo", "cranfield", "--out", tmp_path / "cranfield", cache=cache)
+    assert result.returncode == 0, result.stderr
+    assert "bm25: building run" in result.stderr
+    summary = json.loads((tmp_path / "cranfield" / "summary.json").read_text())
+    at10 = summary["comparison"]["10"]
+    assert at10["n"] == 225
+    qrels = read_qrels(CRANFIELD / "qrels.txt").table
+    (baseline_run,) = (cache / "bm25").glob("*.run")
+    expected = evaluate(read_run(baseline_run).table, qrels, cutoffs=[10]).mean(10)
+    assert at10["baseline_mean"] == pytest.approx(expected, abs=1e-12)
+    assert round(expected, 4) == 0.3516  # equal to the independent BM25 of tests/test_bm25.py
+    rm3 = evaluate(read_run(CRANFIELD / "bm25-rm3.run.gz").table, qrels, cutoffs=[10]).mean(10)
+    assert at10["run_mean"] == pytest.approx(rm3, abs=1e-12)
+    assert summary["parameters"]["corpus"] == "corpus.jsonl" and "k1=0.9" in summary["parameters"]["bm25"]
+    page = (tmp_path / "cranfield" / "report.html").read_text()
+    assert "corpus.jsonl" in page and "k1=0.9, b=0.4" in page
+    again = cli("demo", "cranfield", "--out", tmp_path / "cranfield", cache=cache)
+    assert again.returncode == 0 and "bm25: reusing cached run" in again.stderr
