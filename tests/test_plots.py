@@ -168,7 +168,7 @@ def test_scatter_plots_the_pairs_against_the_diagonal(dl19, pairs10):
     assert list(diagonal.get_xdata()) == [0, 1] and list(diagonal.get_ydata()) == [0, 1]
     assert ax.get_xlim() == (0, 1) and ax.get_ylim() == (0, 1) and ax.get_aspect() == 1
     above, below = int((pairs10["delta"] > 0).sum()), int((pairs10["delta"] < 0).sum())
-    assert (above, below) == (33, 10)
+    assert (above, below) == (33, 9)  # query 131843 ties at NDCG@10 0.9337 (equal gains at equal ranks)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == [f"monoT5 better: {above}", f"BM25 better: {below}", f"equal: {43 - above - below}"]
     assert "NDCG@10" in ax.get_title() and "43 queries" in ax.get_title()
