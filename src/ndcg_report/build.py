@@ -193,12 +193,43 @@ def _strip_style_comments(page: str) -> str:
 
 
 def _publish(staging: Path, out_dir: Path) -> None:
-    """Swap the finished staging folder into place with renames."""
-    if out_dir.exists():
+    """Swap the finished staging folder into place; out_dir is never missing, even if killed meanwhile.
+
+    Linux: one renameat2(RENAME_EXCHANGE) swaps the two folders atomically (staging then holds the old
+    report, which the caller removes). Elsewhere, or on a file system without it: rename the old
+    report away, then staging into place (out_dir is absent between the two renames).
+    """
+    if not out_dir.exists():
+        staging.rename(out_dir)
+    elif not _exchange(staging, out_dir):
         old = _new_folder(out_dir.parent, f".{out_dir.name}.old")
         old.rmdir()
         out_dir.rename(old)
         staging.rename(out_dir)
         shutil.rmtree(old, ignore_errors=True)
-    else:
-        staging.rename(out_dir)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Atomically exchange two paths with Linux renameat2(RENAME_EXCHANGE); False if unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import errno
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):  # no libc symbol (glibc < 2.28, some other libc)
+        return False
+    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # the file system or kernel lacks it
+        return False
+    raise OSError(code, os.strerror(code), str(second))

@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="", help="output folder (default: reports/demo, reports/demo-cranfield)")
     demo.add_argument("--cache-dir", default="", help="folder of cached BM25 runs (default: the user cache)")
     demo.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
+
+    batch = commands.add_parser(
+        "batch", help="build every report of a YAML config, with index.html and history (exit 3: root busy)")
+    batch.add_argument("config", help="YAML config listing the reports (see the README, 'Scheduled builds')")
+    batch.add_argument("-j", "--jobs", type=int, default=1,
+                       help="reports built at once, each in its own process (default 1, at most the CPU count)")
+    batch.add_argument("--force", action="store_true", help="rebuild reports whose inputs did not change")
     return parser
 
 
@@ -204,6 +211,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "batch":
+            from ndcg_report.batch import main as run_batch
+
+            return run_batch(args.config, jobs=args.jobs, force=args.force)
         if args.command == "eval":
             output = run_eval(args)
         elif args.command == "bm25":

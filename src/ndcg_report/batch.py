@@ -1,0 +1,469 @@
+"""`ndcg-report batch`: build every report of a config, N at a time, each in its own process.
+
+One report's failure never stops another: each report is `python -m ndcg_report.cli build ...` in a
+subprocess (its own kernel; a crash or a segfault stays there) publishing atomically into
+ROOT/NAME. The batch holds ROOT/.batch.lock (flock) for its whole run, keeps per-report history
+outside the report folders (history.py) and rewrites ROOT/index.html after every report.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ndcg_report import __version__
+from ndcg_report.batch_config import BM25_KEYS, BatchConfig, ReportConfig
+from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.history import (
+    append_history, history_dir, log_file, read_history, read_status, write_status, write_text_atomic,
+)
+from ndcg_report.index_page import ReportState, write_index
+from ndcg_report.report import resolve_path
+
+LOCK_NAME = ".batch.lock"
+EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
+_CHUNK = 1 << 20
+_STALE = re.compile(r"^\.(?P<name>.+)\.(?:staging|old)-(?P<pid>\d+)-[0-9a-f]{8}$")
+Log = Callable[[str], None]
+
+
+class BatchBusy(Exception):
+    """Another batch holds the lock of this output root."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str
+    status: str  # built, skipped or failed
+    step: str = ""
+    message: str = ""
+    seconds: float = 0.0
+    finished: str = ""
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    outcomes: tuple[Outcome, ...]
+    seconds: float
+    index: Path
+    interrupted: bool = False  # stopped by SIGTERM/SIGINT
+    index_ok: bool = True  # index.html was written every time
+
+
+    def count(self, status: str) -> int:
+        return sum(outcome.status == status for outcome in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        ok = self.count("failed") == 0 and not self.interrupted and self.index_ok
+        return EXIT_OK if ok else EXIT_FAILED
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def make_logger(stream=None) -> Log:
+    """A thread-safe logger: one timestamped line per call, flushed (no progress bars, no colours)."""
+    lock = threading.Lock()
+
+    def log(message: str) -> None:
+        with lock:
+            print(f"{utc_now()} {message}", file=stream or sys.stderr, flush=True)
+
+    return log
+
+
+# --- fingerprint -------------------------------------------------------------------------------
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for chunk in iter(lambda: stream.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
+    """(sha256 over the input files' sha256, the options and the ndcg-report version; per-file record).
+
+    Raises InputError for a missing input file. BM25 options count only for a corpus baseline.
+    """
+    files = {}
+    for item in report.inputs:
+        path = resolve_path(str(item.path), item.role)
+        files[item.role] = {"path": str(path), "sha256": file_sha256(path)}
+    options = asdict(report.options)
+    if not report.uses_corpus:
+        for key in BM25_KEYS:
+            options.pop(key)
+    material = {"files": {role: record["sha256"] for role, record in files.items()}, "options": options,
+                "version": __version__}
+    digest = hashlib.sha256(json.dumps(material, sort_keys=True).encode("utf-8")).hexdigest()
+    return digest, files
+
+
+# --- the lock ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def batch_lock(root: Path, config_path: Path) -> Iterator[None]:
+    """Hold an exclusive flock on ROOT/.batch.lock (released by the kernel if this process dies)."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+            raise BatchBusy(f"another batch is running on {root} ({_describe_holder(holder)}); "
+                            f"this one stops without building (lock {path})") from None
+        os.ftruncate(fd, 0)
+        holder = {"pid": os.getpid(), "started": utc_now(), "host": socket.gethostname(), "config": str(config_path)}
+        os.pwrite(fd, (json.dumps(holder) + "\n").encode("utf-8"), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _describe_holder(text: str) -> str:
+    try:
+        holder = json.loads(text)
+        return f"pid {holder['pid']} on {holder['host']}, started {holder['started']}, config {holder['config']}"
+    except (ValueError, KeyError, TypeError):
+        return "holder unknown"
+
+
+def clean_stale_folders(root: Path) -> list[Path]:
+    """Remove what killed processes left in ROOT: staging/old folders of builds whose pid is gone, and
+    temp files of atomic writes (only a batch, holding the lock, writes those)."""
+    removed = []
+    for entry in root.iterdir():
+        match = _STALE.match(entry.name)
+        if match and entry.is_dir() and not _alive(int(match["pid"])):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    for folder in (root, history_dir(root)):
+        for entry in folder.glob(".*.tmp") if folder.is_dir() else ():
+            if entry.is_file():
+                entry.unlink(missing_ok=True)
+                removed.append(entry)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether pid is a running process (a zombie, killed but not yet reaped, counts as dead)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
+
+
+# --- one report --------------------------------------------------------------------------------
+
+
+def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> list[str]:
+    """The `ndcg-report build` command of a report (`--flag=value`, so no value is read as a flag)."""
+    o = report.options
+    command = [sys.executable, "-m", "ndcg_report.cli", "build"]
+    command += [f"--{item.role}={item.path}" for item in report.inputs]
+    command += [f"--cutoffs={o.cutoffs}", f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
+                f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
+    if o.run_name:
+        command.append(f"--run-name={o.run_name}")
+    if o.baseline_name:
+        command.append(f"--baseline-name={o.baseline_name}")
+    if report.uses_corpus:
+        command += [f"--k1={o.k1!r}", f"--b={o.b!r}", f"--top-k={o.top_k}"]
+        if cache_dir is not None:
+            command.append(f"--cache-dir={cache_dir}")
+    command.append(f"--out={out}")
+    return command
+
+
+def headline(summary: dict) -> dict:
+    """The numbers the index shows, from a report's summary.json: k = 10, else the first cut-off."""
+    comparison = summary["comparison"]
+    k = "10" if "10" in comparison else next(iter(comparison))
+    row = comparison[k]
+    keys = ("n", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
+            "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
+    record = {key: row.get(key) for key in keys}
+    record.update(k=k, run_name=summary["systems"]["run"]["name"], baseline_name=summary["systems"]["baseline"]["name"],
+                  warnings=len(summary.get("warnings", [])))
+    return record
+
+
+class _Children:
+    """Running build processes, so a SIGTERM/SIGINT of the batch can stop them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: set[subprocess.Popen] = set()
+        self.stopping = 0  # the signal number once asked to stop
+
+    def stop(self, signum: int) -> None:
+        with self.lock:
+            self.stopping = signum
+            for process in self.running:
+                if process.poll() is None:
+                    process.terminate()
+
+
+class Batch:
+    def __init__(self, config: BatchConfig, *, jobs: int, force: bool, log: Log) -> None:
+        self.config, self.jobs, self.force, self.log = config, jobs, force, log
+        self.root = config.output
+        self.children = _Children()
+        self.total = len(config.reports)
+
+    def run_report(self, report: ReportConfig, number: int) -> Outcome:
+        try:
+            return self._run_report(report, number)
+        except Exception as exc:  # noqa: BLE001 - one report's surprise must not stop the batch
+            return self._failed(report, "batch", f"{type(exc).__name__}: {exc}", 0.0, {})
+
+    def _run_report(self, report: ReportConfig, number: int) -> Outcome:
+        name = report.name
+        if self.children.stopping:
+            return Outcome(name, "pending")
+        started = time.monotonic()
+        try:
+            digest, files = fingerprint(report)
+        except (InputError, ParameterError, OSError) as exc:
+            return self._failed(report, "validate", str(exc), time.monotonic() - started, {})
+        history = read_history(self.root, name)
+        status = read_status(self.root, name) or {}
+        last_good = history[-1] if history else None
+        out = self.root / name
+        if (not self.force and last_good is not None and last_good.get("fingerprint") == digest
+                and status.get("status") != "failed" and (out / "report.html").is_file()):
+            self.log(f"skip {name}: inputs unchanged since {last_good['time']} (use --force to rebuild)")
+            write_status(self.root, name, {"status": "skipped", "time": utc_now(), "fingerprint": digest,
+                                           "message": f"inputs unchanged since {last_good['time']}"})
+            return Outcome(name, "skipped", message=f"inputs unchanged since {_short(last_good['time'])}",
+                           finished=utc_now())
+        self.log(f"start {name} ({number}/{self.total}): {_reason(last_good, status, digest, files, self.force)}")
+        command = build_command(report, out, self.config.cache_dir)
+        with self.children.lock:
+            if self.children.stopping:
+                return Outcome(name, "pending")
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, errors="replace")
+            self.children.running.add(process)
+        try:
+            stdout, stderr = process.communicate()
+        finally:
+            with self.children.lock:
+                self.children.running.discard(process)
+        seconds = time.monotonic() - started
+        write_text_atomic(log_file(self.root, name), f"$ {shlex.join(command)}\n{stderr}{stdout}")
+        if process.returncode != 0:
+            step, message = _failure(process.returncode, stderr, self.children.stopping)
+            return self._failed(report, step, message, seconds, files, digest)
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        finished = utc_now()
+        record = {"time": finished, "duration_s": round(seconds, 1), "fingerprint": digest, "files": files,
+                  "version": __version__, **headline(summary)}
+        append_history(self.root, name, record)
+        write_status(self.root, name, {"status": "built", "time": finished, "fingerprint": digest,
+                                       "seconds": round(seconds, 1)})
+        self.log(f"done {name} in {seconds:.1f} s: NDCG@{record['k']} {_f(record['run_mean'])} vs "
+                 f"{_f(record['baseline_mean'])} ({_signed(record['delta'])}, "
+                 f"Holm randomization p={_p(record['holm_randomization_pvalue'])})")
+        return Outcome(name, "built", seconds=seconds, finished=finished)
+
+    def _failed(self, report: ReportConfig, step: str, message: str, seconds: float, files: dict,
+                digest: str = "") -> Outcome:
+        finished = utc_now()
+        write_status(self.root, report.name, {"status": "failed", "time": finished, "step": step, "message": message,
+                                              "fingerprint": digest, "seconds": round(seconds, 1)})
+        self.log(f"FAILED {report.name} in {seconds:.1f} s: step {step}: {message}")
+        return Outcome(report.name, "failed", step=step, message=message, seconds=seconds, finished=finished)
+
+    def states(self, outcomes: dict[str, Outcome]) -> list[ReportState]:
+        states = []
+        for report in self.config.reports:
+            outcome = outcomes.get(report.name) or Outcome(report.name, "pending")
+            states.append(ReportState(
+                name=report.name, title=report.options.title, status=outcome.status, step=outcome.step,
+                message=outcome.message, seconds=outcome.seconds if outcome.status == "built" else None,
+                finished=outcome.finished, has_report=(self.root / report.name / "report.html").is_file(),
+                history=tuple(read_history(self.root, report.name)),
+                previous=read_status(self.root, report.name) if outcome.status == "pending" else None,
+            ))
+        return states
+
+    def write_index(self, outcomes: dict[str, Outcome], batch_line: str) -> bool:
+        """Rewrite ROOT/index.html atomically; on error log it and return False (the batch goes on)."""
+        try:
+            write_index(self.root, self.states(outcomes), heading=f"NDCG reports: {self.config.path.name}",
+                        batch_line=batch_line)
+        except Exception as exc:  # noqa: BLE001 - a broken index must not stop the builds
+            self.log(f"index: FAILED to write {self.root / 'index.html'}: {type(exc).__name__}: {exc}")
+            return False
+        return True
+
+
+def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: Log | None = None) -> BatchResult:
+    """Build every report of config (jobs at a time); raise BatchBusy if another batch holds the root."""
+    log = log or make_logger()
+    if jobs < 1:
+        raise ParameterError(f"-j must be at least 1; got {jobs}")
+    started_at, started = utc_now(), time.monotonic()
+    batch = Batch(config, jobs=jobs, force=force, log=log)
+    with batch_lock(config.output, config.path), _stop_on_signals(batch.children):
+        for stale in clean_stale_folders(config.output):
+            log(f"removed {stale.name}: left by a build that did not finish")
+        outcomes: dict[str, Outcome] = {}
+
+        def progress_line() -> str:
+            return (f"Batch of {config.path.name} started {_short(started_at)}: {len(outcomes)} of {batch.total} "
+                    "reports finished so far.")
+
+        index_ok = batch.write_index(outcomes, progress_line())
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="report") as pool:
+            futures = {pool.submit(batch.run_report, report, number): report
+                       for number, report in enumerate(config.reports, start=1)}
+            for future in as_completed(futures):
+                try:
+                    outcome = future.result()
+                except Exception as exc:  # noqa: BLE001 - e.g. the status file could not be written
+                    outcome = Outcome(futures[future].name, "failed", "batch", f"{type(exc).__name__}: {exc}")
+                    log(f"FAILED {outcome.name}: step batch: {outcome.message}")
+                if outcome.status != "pending":
+                    outcomes[outcome.name] = outcome
+                    index_ok &= batch.write_index(outcomes, progress_line())
+        seconds = time.monotonic() - started
+        counts = (f"{sum(o.status == 'built' for o in outcomes.values())} built, "
+                  f"{sum(o.status == 'skipped' for o in outcomes.values())} skipped, "
+                  f"{sum(o.status == 'failed' for o in outcomes.values())} failed")
+        stopped = f"; stopped by signal {batch.children.stopping}" if batch.children.stopping else ""
+        index_ok &= batch.write_index(outcomes, f"Batch of {config.path.name} started {_short(started_at)}, "
+                                                f"finished {_short(utc_now())} in {seconds:.1f} s: {counts}{stopped}.")
+        index = config.output / "index.html"
+        result = BatchResult(tuple(outcomes.values()), seconds, index, interrupted=bool(batch.children.stopping),
+                             index_ok=index_ok)
+        log(f"batch: {counts}{stopped} in {seconds:.1f} s; index {index}"
+            + ("" if index_ok else " (NOT updated: see the error above)"))
+    return result
+
+
+@contextmanager
+def _stop_on_signals(children: _Children) -> Iterator[None]:
+    """On SIGTERM/SIGINT: stop the running builds, start no new one, and finish the index."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    for signum in previous:
+        signal.signal(signum, lambda number, frame: children.stop(number))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _reason(last_good: dict | None, status: dict, digest: str, files: dict, force: bool) -> str:
+    """Why a report is built: what differs from its last good build (for the log)."""
+    if last_good is None:
+        return "no earlier successful build"
+    since = f"since {last_good.get('time', '?')}"
+    if last_good.get("fingerprint") == digest:
+        if force:
+            return f"inputs unchanged {since}, rebuilding (--force)"
+        if status.get("status") == "failed":
+            return f"retrying: the last attempt failed at step {status.get('step', '?')}"
+        return "report.html is missing"
+    old = last_good.get("files", {})
+    changed = [role for role in files if old.get(role, {}).get("sha256") != files[role]["sha256"]]
+    changed += [role for role in old if role not in files]
+    if changed:
+        return f"{', '.join(changed)} changed {since}"
+    if last_good.get("version") != __version__:
+        return f"ndcg-report {last_good.get('version')} -> {__version__}"
+    return f"options changed {since}"
+
+
+def _failure(returncode: int, stderr: str, stopping: int) -> tuple[str, str]:
+    """(step, message) of a failed build from its exit code and the last line of its stderr."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    last = lines[-1] if lines else "no error output"
+    last = last.removeprefix("ndcg-report: error: ")
+    if stopping:
+        return "interrupted", f"the batch was stopped by signal {stopping}"
+    if returncode == 2:
+        return "validate", last
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return "crash", f"the build process was killed by {name} ({last})"
+    match = re.match(r"step (\w+) failed:?\s*", last)  # build's "step nbval failed in Cell 3: ..."
+    return (match[1], last[match.end():] or last) if match else ("build", last)
+
+
+def _short(time_text: str) -> str:
+    """'2026-11-23T11:40:02Z' -> '2026-11-23 11:40:02 UTC'."""
+    return f"{time_text[:10]} {time_text[11:19]} UTC" if len(time_text) >= 19 else time_text
+
+
+def _f(value: object) -> str:
+    return f"{value:.4f}" if isinstance(value, (int, float)) else "–"
+
+
+def _signed(value: object) -> str:
+    return f"{value:+.4f}" if isinstance(value, (int, float)) else "–"
+
+
+def _p(value: object) -> str:
+    if not isinstance(value, (int, float)):
+        return "–"
+    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def main(config_path: str, *, jobs: int = 1, force: bool = False) -> int:
+    """The `batch` subcommand: exit 0 all built or skipped, 1 a report failed, 3 the root is busy.
+
+    A config error raises ParameterError (the CLI prints it and exits 2) before anything is built.
+    """
+    from ndcg_report.batch_config import load_config
+
+    cpus = os.cpu_count() or 1
+    if not 1 <= jobs <= cpus:
+        raise ParameterError(f"-j must be between 1 and the number of CPUs ({cpus}); got {jobs}")
+    config = load_config(config_path)
+    try:
+        result = run_batch(config, jobs=jobs, force=force)
+    except BatchBusy as exc:
+        print(f"ndcg-report: error: {exc}", file=sys.stderr, flush=True)
+        return EXIT_BUSY
+    return result.exit_code

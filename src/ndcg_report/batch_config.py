@@ -1,0 +1,257 @@
+"""The `ndcg-report batch` config: YAML loaded and validated into frozen dataclasses.
+
+Every structural problem (unknown key, bad value, duplicate name) is a ParameterError naming the
+config file, the report and the key; nothing is built until the whole config is valid. Whether an
+input FILE exists is not checked here: a missing file fails only its own report (step validate).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ndcg_report.bm25_cache import BM25_DEFAULTS
+from ndcg_report.errors import ParameterError
+from ndcg_report.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, parse_cutoffs
+from ndcg_report.report import PACKAGE_PREFIX
+
+TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
+FILE_KEYS = ("run", "qrels", "baseline", "corpus", "topics")
+BM25_KEYS = ("k1", "b", "top_k")
+OPTION_KEYS = ("k", "gain", "missing", "no_relevant", "title", "run_name", "baseline_name", "seed", "timeout",
+               *BM25_KEYS)
+REPORT_KEYS = ("name", *FILE_KEYS, *OPTION_KEYS)
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "k": "1,3,5,10,20,100,1000", "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
+    "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, **BM25_DEFAULTS,
+}
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+RESERVED_NAMES = frozenset({"index.html"})
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """The options of `ndcg-report build` for one report (defaults applied, values checked)."""
+
+    cutoffs: str  # canonical, e.g. "1,3,5,10,all"
+    gain: str
+    missing: str
+    no_relevant: str
+    title: str  # default: the report name
+    run_name: str
+    baseline_name: str
+    seed: int
+    timeout: int
+    k1: float
+    b: float
+    top_k: int
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One input of a report: its role, the path as written in the config, the absolute path."""
+
+    role: str  # run, qrels, baseline, corpus or topics
+    spec: str
+    path: Path  # absolute; may not exist (checked when the report builds)
+
+
+@dataclass(frozen=True)
+class ReportConfig:
+    name: str
+    inputs: tuple[InputFile, ...]  # run, qrels, then baseline or corpus, then topics if given
+    options: ReportOptions
+
+    def path(self, role: str) -> Path | None:
+        return next((item.path for item in self.inputs if item.role == role), None)
+
+    @property
+    def uses_corpus(self) -> bool:
+        return self.path("corpus") is not None
+
+
+@dataclass(frozen=True)
+class BatchConfig:
+    path: Path  # the config file, absolute
+    output: Path  # the output root, absolute
+    cache_dir: Path | None  # BM25 cache folder passed to every build (None: the build's default)
+    reports: tuple[ReportConfig, ...]
+
+
+def load_config(path: str | Path) -> BatchConfig:
+    """Read and validate a batch config; raise ParameterError (one line) on any problem."""
+    label = str(path)
+    config_path = Path(path).expanduser().resolve()
+    if not config_path.is_file():
+        raise ParameterError(f"{label}: no such config file")
+    try:
+        data = yaml.load(config_path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (safe loader)
+    except UnicodeDecodeError:
+        raise ParameterError(f"{label}: not UTF-8 text") from None
+    except yaml.YAMLError as exc:
+        raise ParameterError(f"{label}: not valid YAML: {_yaml_problem(exc)}") from None
+    return parse_config(data, config_path, label)
+
+
+def parse_config(data: object, config_path: Path, label: str) -> BatchConfig:
+    """Validate already-parsed YAML; paths are relative to config_path's folder."""
+    base = config_path.parent
+    if not isinstance(data, dict):
+        raise ParameterError(f"{label}: the config must be a mapping with keys {', '.join(TOP_KEYS)}")
+    _check_keys(data, TOP_KEYS, f"{label}:")
+    if "output" not in data:
+        raise ParameterError(f"{label}: key 'output' is required (the folder the reports and index.html go to)")
+    output = _locate(_text(data["output"], f"{label}: key 'output'", path=True), base)
+    cache_dir = None
+    if data.get("cache_dir") is not None:
+        cache_dir = _locate(_text(data["cache_dir"], f"{label}: key 'cache_dir'", path=True), base)
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise ParameterError(f"{label}: key 'defaults' must be a mapping of report options")
+    _check_keys(defaults, OPTION_KEYS, f"{label}: defaults:")
+    merged_defaults = dict(DEFAULT_OPTIONS)
+    for key, value in defaults.items():
+        merged_defaults[key] = _option(key, value, f"{label}: defaults: key '{key}'")
+    reports = data.get("reports")
+    if not isinstance(reports, list) or not reports:
+        raise ParameterError(f"{label}: key 'reports' must be a non-empty list of reports")
+    parsed: list[ReportConfig] = []
+    seen: dict[str, str] = {}
+    for number, entry in enumerate(reports, start=1):
+        report = _parse_report(entry, number, merged_defaults, base, label)
+        folded = report.name.casefold()
+        if folded in seen:
+            raise ParameterError(f"{label}: report '{report.name}': key 'name': {report.name!r} is already used by "
+                                 f"report '{seen[folded]}' (names must be unique, ignoring case)")
+        seen[folded] = report.name
+        parsed.append(report)
+    return BatchConfig(path=config_path, output=output, cache_dir=cache_dir, reports=tuple(parsed))
+
+
+def _parse_report(entry: object, number: int, defaults: dict, base: Path, label: str) -> ReportConfig:
+    if not isinstance(entry, dict):
+        raise ParameterError(f"{label}: report #{number}: must be a mapping with at least name, run, qrels "
+                             "and baseline (or corpus and topics)")
+    if "name" not in entry:
+        raise ParameterError(f"{label}: report #{number}: key 'name' is required")
+    name = entry["name"]
+    if not isinstance(name, str):
+        raise ParameterError(f"{label}: report #{number}: key 'name': {name!r} must be a string (quote it)")
+    if not NAME_PATTERN.fullmatch(name) or name in RESERVED_NAMES:
+        raise ParameterError(
+            f"{label}: report #{number}: key 'name': {name!r} is not a safe folder name (letters, digits, '.', '_', "
+            "'-'; starting with a letter or digit; at most 80 characters; not index.html)"
+        )
+    where = f"{label}: report '{name}':"
+    _check_keys(entry, REPORT_KEYS, where)
+    for key in ("run", "qrels"):
+        if key not in entry:
+            raise ParameterError(f"{where} key '{key}' is required")
+    if ("baseline" in entry) == ("corpus" in entry):
+        raise ParameterError(f"{where} give exactly one of 'baseline' (a run) and 'corpus' (to build BM25 from)")
+    if "corpus" in entry and "topics" not in entry:
+        raise ParameterError(f"{where} key 'topics' is required with 'corpus' (BM25 needs the query text)")
+    if "baseline" in entry:
+        for key in BM25_KEYS:
+            if key in entry:
+                raise ParameterError(f"{where} key '{key}' applies only to a BM25 baseline built from a 'corpus'")
+    inputs = tuple(
+        InputFile(role, spec, _locate(spec, base))
+        for role in FILE_KEYS if role in entry
+        for spec in [_text(entry[role], f"{where} key '{role}'", path=True)]
+    )
+    values = dict(defaults)
+    for key in OPTION_KEYS:
+        if key in entry:
+            values[key] = _option(key, entry[key], f"{where} key '{key}'")
+    options = ReportOptions(
+        cutoffs=values["k"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
+        title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
+        seed=values["seed"], timeout=values["timeout"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
+    )
+    return ReportConfig(name=name, inputs=inputs, options=options)
+
+
+def _option(key: str, value: object, where: str) -> Any:
+    """The checked (and normalised) value of one report option."""
+    if key == "k":
+        if isinstance(value, bool) or not isinstance(value, (str, int, list)):
+            raise ParameterError(f"{where}: {value!r} must be cut-offs such as '1,10,100' or [1, 10, all]")
+        try:
+            return ",".join(str(k) for k in parse_cutoffs(str(value) if isinstance(value, int) else value))
+        except ParameterError as exc:
+            raise ParameterError(f"{where}: {exc}") from None
+    if key in ("gain", "missing", "no_relevant"):
+        choices = {"gain": GAINS, "missing": MISSING_POLICIES, "no_relevant": NO_RELEVANT_POLICIES}[key]
+        if value not in choices:
+            raise ParameterError(f"{where}: {value!r} is not one of {', '.join(choices)}")
+        return value
+    if key in ("title", "run_name", "baseline_name"):
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ParameterError(f"{where}: {value!r} must be text")
+        return str(value)
+    if key in ("seed", "timeout", "top_k"):
+        lowest = {"seed": 0, "timeout": 1, "top_k": 1}[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
+            raise ParameterError(f"{where}: {value!r} must be a whole number >= {lowest}")
+        return value
+    if key in ("k1", "b"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ParameterError(f"{where}: {value!r} must be a number")
+        if key == "k1" and value < 0:
+            raise ParameterError(f"{where}: {value!r} must be >= 0")
+        if key == "b" and not 0 <= value <= 1:
+            raise ParameterError(f"{where}: {value!r} must be between 0 and 1")
+        return float(value)
+    raise AssertionError(key)  # pragma: no cover - keys are checked before
+
+
+def _check_keys(mapping: dict, known: tuple[str, ...], where: str) -> None:
+    for key in mapping:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f" (known keys: {', '.join(known)})"
+            raise ParameterError(f"{where} unknown key {str(key)!r}{hint}")
+
+
+def _text(value: object, where: str, path: bool = False) -> str:
+    if not isinstance(value, str) or not value.strip():
+        kind = "a path" if path else "text"
+        raise ParameterError(f"{where}: {value!r} must be {kind} (a non-empty string)")
+    return value
+
+
+def _locate(spec: str, base: Path) -> Path:
+    """Absolute path of spec: `package:REL` inside ndcg_report/data, else relative to base (the config's folder)."""
+    if spec.startswith(PACKAGE_PREFIX):
+        return Path(str(resources.files("ndcg_report") / "data" / spec[len(PACKAGE_PREFIX):])).resolve()
+    path = Path(spec).expanduser()
+    return (path if path.is_absolute() else base / path).resolve()
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"line {mark.line + 1}: {problem}" if mark is not None else problem
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that rejects a key repeated in one mapping (PyYAML keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)

@@ -1,0 +1,288 @@
+"""index.html of a batch output root: one row per report, and NDCG@10 across builds per report.
+
+Offline and self-contained like the reports: inline CSS, no script, figures as PNG data URIs made
+with matplotlib's Figure API (deterministic: plots._RC, no PNG metadata). Every text is escaped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ndcg_report.history import write_text_atomic
+
+MAX_PLOTTED_BUILDS = 90
+SIGNIFICANCE = 0.05
+RUN_COLOUR = "#0072B2"
+BASELINE_COLOUR = "#D55E00"
+
+
+@dataclass(frozen=True)
+class ReportState:
+    """What the index shows for one report."""
+
+    name: str
+    title: str
+    status: str  # built, skipped, failed or pending (not finished in this batch yet)
+    step: str = ""  # failed: the failing step
+    message: str = ""  # failed: the error; skipped: why
+    seconds: float | None = None
+    finished: str = ""  # UTC ISO time this batch finished the report
+    has_report: bool = False  # NAME/report.html exists (the last good report)
+    history: tuple[dict, ...] = field(default_factory=tuple)
+    previous: dict | None = None  # pending: the status of the previous batch, if any
+
+
+def render_index(states: list[ReportState], *, heading: str, batch_line: str) -> str:
+    """The whole index.html as text."""
+    rows = "\n".join(_row(state) for state in states)
+    sections = "\n".join(_history_section(state) for state in states)
+    generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(heading)}</title>
+<style>
+body {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 1rem; color: #222; }}
+main {{ max-width: 1250px; }}
+h1 {{ font-size: 1.5rem; margin-bottom: 0.3rem; }}
+h2 {{ font-size: 1.2rem; margin-top: 2rem; }}
+h3 {{ font-size: 1.05rem; margin-bottom: 0.2rem; }}
+p.batch, p.note, p.generated {{ color: #555; margin: 0.2rem 0; }}
+table {{ border-collapse: collapse; margin-top: 1rem; font-size: 0.92rem; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 0.3rem 0.45rem; text-align: left; vertical-align: top; }}
+th {{ background: #f4f4f4; }}
+td.num {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}
+td.state {{ min-width: 11rem; max-width: 19rem; }}
+td.name {{ min-width: 8rem; max-width: 12rem; }}
+.status {{ font-weight: 600; white-space: nowrap; }}
+.built {{ color: #1a7f37; }}
+.skipped {{ color: #555; }}
+.failed {{ color: #b42318; }}
+.pending {{ color: #9a6700; }}
+.detail {{ font-weight: normal; color: #555; font-size: 0.85rem; max-width: 28rem; overflow-wrap: anywhere; }}
+.sig {{ font-weight: 700; }}
+.down {{ color: #b42318; }}
+.up {{ color: #1a7f37; }}
+img {{ max-width: 100%; height: auto; }}
+</style>
+</head>
+<body>
+<main>
+<h1>{html.escape(heading)}</h1>
+<p class="batch">{html.escape(batch_line)}</p>
+<table>
+<thead><tr><th>report</th><th>status</th><th>NDCG@k run</th><th>baseline</th><th>delta</th>
+<th>p (Holm)</th><th>queries</th><th>run vs previous build</th><th>last good build</th><th>link</th></tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table>
+<p class="note">Numbers are those of the last good build of each report, at k = 10 (or the report's first
+cut-off without 10). p: paired randomization test, Holm-adjusted across the report's cut-offs;
+<span class="sig">bold with *</span> when below {SIGNIFICANCE}. A failed report keeps its last good report.</p>
+<h2>NDCG across builds</h2>
+{sections}
+<p class="generated">Generated {generated}.</p>
+</main>
+</body>
+</html>
+"""
+
+
+def write_index(root: Path, states: list[ReportState], *, heading: str, batch_line: str) -> Path:
+    """Render and write ROOT/index.html atomically (temp file + os.replace)."""
+    path = root / "index.html"
+    write_text_atomic(path, render_index(states, heading=heading, batch_line=batch_line))
+    return path
+
+
+def _row(state: ReportState) -> str:
+    last = state.history[-1] if state.history else None
+    cells = [
+        f'<td class="name"><a href="#history-{_e(state.name)}">{_e(state.name)}</a>'
+        + (f'<div class="detail">{_e(state.title)}</div>' if state.title and state.title != state.name else "") + "</td>",
+        f'<td class="state">{_status(state)}</td>',
+    ]
+    if last is None:
+        cells += ['<td class="num">–</td>'] * 6
+    else:
+        k = _e(str(last.get("k", "10")))
+        significant = _is_significant(last)
+        p_text = _p(last.get("holm_randomization_pvalue")) + (" *" if significant else "")
+        cells += [
+            f'<td class="num">{_f(last.get("run_mean"))}<div class="detail">{_e(last.get("run_name", ""))} @{k}</div></td>',
+            f'<td class="num">{_f(last.get("baseline_mean"))}<div class="detail">{_e(last.get("baseline_name", ""))}</div></td>',
+            f'<td class="num">{_signed(last.get("delta"))}<div class="detail">95% CI [{_signed(last.get("ci_low"))}, '
+            f'{_signed(last.get("ci_high"))}]</div></td>',
+            f'<td class="num{" sig" if significant else ""}">{p_text}</td>',
+            f'<td class="num">{_e(str(last.get("n", "–")))}</td>',
+            f'<td class="num">{_change(state.history)}</td>',
+        ]
+    when = f'{_e(last["time"][:10])}<div class="detail">{_e(last["time"][11:16])} UTC</div>' if last else "never"
+    cells.append(f'<td class="num">{when}</td>')
+    cells.append(f'<td><a href="{_e(state.name)}/report.html">report.html</a></td>' if state.has_report else "<td>–</td>")
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _status(state: ReportState) -> str:
+    if state.status == "built":
+        detail = f"in {state.seconds:.1f} s" if state.seconds is not None else ""
+    elif state.status == "skipped":
+        detail = state.message or "inputs unchanged"
+    elif state.status == "failed":
+        detail = f"step {state.step}: {state.message}"
+        if state.has_report:
+            detail += " (the last good report is kept)"
+    else:
+        previous = state.previous or {}
+        detail = "not finished in this batch"
+        if previous.get("status"):
+            detail += f"; previous batch: {previous['status']}"
+            if previous.get("status") == "failed":
+                detail += f" at step {previous.get('step', '?')}"
+    label = {"failed": "FAILED"}.get(state.status, state.status)
+    return f'<span class="status {_e(state.status)}">{_e(label)}</span><div class="detail">{_e(detail)}</div>'
+
+
+def _history_section(state: ReportState) -> str:
+    anchor = f'id="history-{_e(state.name)}"'
+    if not state.history:
+        return f'<section {anchor}><h3>{_e(state.name)}</h3><p class="note">No successful build yet.</p></section>'
+    shown = state.history[-MAX_PLOTTED_BUILDS:]
+    uri = history_data_uri(tuple(shown))
+    k = str(shown[-1].get("k", "10"))
+    first, last = shown[0], shown[-1]
+    note = (f"{len(state.history)} successful build{'s' if len(state.history) != 1 else ''}"
+            + (f", the last {len(shown)} plotted" if len(shown) < len(state.history) else "")
+            + f"; first {_short_time(first['time'])}, last {_short_time(last['time'])}.")
+    if state.status == "failed":
+        note += f" The last attempt failed at step {state.step}; the numbers and the report are those of the last good build."
+    alt = f"NDCG@{k} of run and baseline, and their delta with its 95% CI, across the builds of {state.name}"
+    return (f'<section {anchor}><h3>{_e(state.name)}</h3>'
+            f'<img src="{uri}" alt="{_e(alt)}" width="760" height="260">'
+            f'<p class="note">{_e(note)}</p></section>')
+
+
+_FIGURES: dict[tuple, str] = {}
+
+
+def history_data_uri(history: tuple[dict, ...]) -> str:
+    """PNG data URI of the history figure (memoised: the index is rewritten after every report)."""
+    key = tuple(
+        (r.get("time"), r.get("run_mean"), r.get("baseline_mean"), r.get("delta"), r.get("ci_low"), r.get("ci_high"),
+         r.get("holm_randomization_pvalue"), r.get("k"), r.get("run_name"), r.get("baseline_name"))
+        for r in history
+    )
+    if key not in _FIGURES:
+        from ndcg_report.plots import figure_to_data_uri
+
+        _FIGURES[key] = figure_to_data_uri(history_figure(history))
+    return _FIGURES[key]
+
+
+def history_figure(history: tuple[dict, ...]):
+    """Left: NDCG@k of run and baseline per build; right: delta with its 95% CI (filled = significant)."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from ndcg_report.plots import _RC, literal
+
+    x = list(range(1, len(history) + 1))
+    k = literal(history[-1].get("k", "10"))
+    run = [_number(r.get("run_mean")) for r in history]
+    base = [_number(r.get("baseline_mean")) for r in history]
+    delta = [_number(r.get("delta")) for r in history]
+    low = [d - _number(r.get("ci_low")) for d, r in zip(delta, history)]
+    high = [_number(r.get("ci_high")) - d for d, r in zip(delta, history)]
+    ticks = _tick_positions(len(history))
+    labels = [_tick_label(history[i - 1].get("time", "")) for i in ticks]
+    with matplotlib.rc_context(_RC):
+        figure = Figure(figsize=(7.6, 2.6), dpi=100, layout="constrained")
+        left, right = figure.subplots(1, 2, width_ratios=(3, 2))
+        left.plot(x, run, marker="o", color=RUN_COLOUR, label=literal(history[-1].get("run_name") or "run"))
+        left.plot(x, base, marker="s", color=BASELINE_COLOUR, label=literal(history[-1].get("baseline_name") or "baseline"))
+        values = [v for v in run + base if not math.isnan(v)]
+        if values:
+            span = max(values) - min(values)
+            pad = max(0.02, 0.15 * span)
+            left.set_ylim(max(0.0, min(values) - pad), min(1.0, max(values) + pad))
+        left.set_ylabel(f"NDCG@{k}")
+        left.set_title(f"Mean NDCG@{k} per build", fontsize=10)
+        left.legend(loc="best", fontsize=8)
+        right.axhline(0.0, color="#999999", linewidth=0.8)
+        for i, (xi, d, r) in enumerate(zip(x, delta, history)):
+            significant = _is_significant(r)
+            right.errorbar([xi], [d], yerr=[[low[i]], [high[i]]], fmt="o", color=RUN_COLOUR, capsize=3,
+                           markerfacecolor=RUN_COLOUR if significant else "white")
+        right.set_ylabel("delta (run − baseline)")
+        right.set_title("Delta, 95% CI (filled: p < 0.05, Holm)", fontsize=10)
+        for ax in (left, right):
+            ax.set_xticks(ticks, labels, fontsize=7, rotation=30, ha="right")
+            ax.set_xlim(0.5, len(history) + 0.5)
+            ax.set_xlabel("build", fontsize=8)
+            ax.grid(axis="y", alpha=0.3)
+    return figure
+
+
+def _tick_positions(n: int, most: int = 8) -> list[int]:
+    if n <= most:
+        return list(range(1, n + 1))
+    step = math.ceil(n / most)
+    positions = list(range(n, 0, -step))[::-1]
+    return positions
+
+
+def _tick_label(time: str) -> str:
+    """'2026-11-23T11:40:02Z' -> '11-23 11:40'."""
+    return f"{time[5:10]} {time[11:16]}" if len(time) >= 16 else time
+
+
+def _short_time(time: str) -> str:
+    return f"{time[:10]} {time[11:16]} UTC" if len(time) >= 16 else time
+
+
+def _is_significant(record: dict) -> bool:
+    p = record.get("holm_randomization_pvalue")
+    return isinstance(p, (int, float)) and p < SIGNIFICANCE
+
+
+def _change(history: tuple[dict, ...]) -> str:
+    if len(history) < 2:
+        return "–"
+    now, before = _number(history[-1].get("run_mean")), _number(history[-2].get("run_mean"))
+    if math.isnan(now) or math.isnan(before):
+        return "–"
+    change = now - before
+    css = "down" if change < -5e-5 else "up" if change > 5e-5 else ""
+    return f'<span class="{css}">{change:+.4f}</span>'
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+
+
+def _f(value: object) -> str:
+    number = _number(value)
+    return "–" if math.isnan(number) else f"{number:.4f}"
+
+
+def _signed(value: object) -> str:
+    number = _number(value)
+    return "–" if math.isnan(number) else f"{number:+.4f}"
+
+
+def _p(value: object) -> str:
+    number = _number(value)
+    if math.isnan(number):
+        return "–"
+    return "&lt;0.0001" if number < 1e-4 else f"{number:.4f}"
+
+
+def _e(text: str) -> str:
+    return html.escape(str(text), quote=True)

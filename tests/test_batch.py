@@ -1,0 +1,459 @@
+"""`ndcg-report batch`: config validation, failure isolation, index, history, skipping, lock, SIGKILL."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import html.parser
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+import yaml
+
+from ndcg_report import build as build_module
+from ndcg_report.batch import _failure, fingerprint
+from ndcg_report.batch_config import load_config
+from ndcg_report.errors import ParameterError
+from ndcg_report.history import append_history, history_file, read_history
+
+SMALL = Path(__file__).parent / "data" / "small"
+EXAMPLES = Path(__file__).parent.parent / "examples"
+OUTPUTS = ["per_query.csv", "report.html", "report.ipynb", "summary.json"]
+TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+
+
+def batch_cli(*args, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ndcg_report.cli", "batch", *map(str, args)],
+                          capture_output=True, text=True, check=False, cwd=cwd)
+
+
+def write_config(path: Path, reports: list[dict], **top) -> Path:
+    path.write_text(yaml.safe_dump({"output": "out", **top, "reports": reports}, sort_keys=False))
+    return path
+
+
+def copy_inputs(folder: Path) -> Path:
+    """The small fixtures under folder/inputs, plus bad.txt: the run with one NaN score."""
+    inputs = folder / "inputs"
+    shutil.copytree(SMALL, inputs)
+    lines = (inputs / "monot5.txt").read_text().splitlines()
+    fields = lines[5].split()
+    fields[4] = "nan"
+    lines[5] = " ".join(fields)
+    (inputs / "bad.txt").write_text("\n".join(lines) + "\n")
+    return inputs
+
+
+GOOD_A = {"name": "good-a", "run": "inputs/monot5.txt", "baseline": "inputs/bm25.txt", "qrels": "inputs/qrels.txt",
+          "topics": "inputs/topics.txt", "run_name": "monoT5", "baseline_name": "BM25"}
+GOOD_B = {"name": "good-b", "run": "inputs/bm25.txt", "baseline": "inputs/monot5.txt", "qrels": "inputs/qrels.txt",
+          "k": "10,100", "gain": "exponential", "title": "swapped <b>&</b> systems"}
+BAD = {"name": "bad-nan", "run": "inputs/bad.txt", "baseline": "inputs/bm25.txt", "qrels": "inputs/qrels.txt"}
+
+
+def snapshot(out: Path) -> dict:
+    return {
+        "index": (out / "index.html").read_text(),
+        "history": {name: read_history(out, name) for name in ("good-a", "good-b", "bad-nan")},
+        "files": {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
+                  and p.parent.name in ("good-a", "good-b")},
+    }
+
+
+@pytest.fixture(scope="module")
+def first_batch(tmp_path_factory):
+    """Three reports, one with a NaN score in its run, built at -j 2: (folder, result, snapshot)."""
+    folder = tmp_path_factory.mktemp("batch")
+    copy_inputs(folder)
+    config = write_config(folder / "nightly.yml", [GOOD_A, GOOD_B, BAD], defaults={"k": [1, 5, 10, 100, "all"]})
+    result = batch_cli(config, "-j", "2")
+    return folder, result, snapshot(folder / "out")
+
+
+@pytest.fixture(scope="module")
+def second_batch(first_batch):
+    """The same config again, nothing changed."""
+    folder = first_batch[0]
+    result = batch_cli(folder / "nightly.yml", "-j", "2")
+    return folder, result, snapshot(folder / "out")
+
+
+@pytest.fixture(scope="module")
+def forced_batch(second_batch):
+    """A one-report config on the same root, with --force."""
+    folder = second_batch[0]
+    config = write_config(folder / "one.yml", [GOOD_A], defaults={"k": [1, 5, 10, 100, "all"]})
+    result = batch_cli(config, "--force")
+    return folder, result, snapshot(folder / "out")
+
+
+class _Page(html.parser.HTMLParser):
+    """Rows of the index table as lists of cell texts, and every src/href."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.links: list[str] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        self.links += [value for key, value in attrs if key in ("src", "href") and value]
+        if tag == "tr":
+            self.rows.append([])
+        elif tag == "td":
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._cell is not None:
+            self.rows[-1].append(" ".join(" ".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def index_rows(page: str) -> dict[str, list[str]]:
+    parser = _Page()
+    parser.feed(page)
+    parser.close()
+    return {row[0].split()[0]: row for row in parser.rows if row}
+
+
+def test_one_bad_report_fails_alone_and_the_index_shows_it(first_batch):
+    folder, result, snap = first_batch
+    out = folder / "out"
+    assert result.returncode == 1, result.stderr
+    for name in ("good-a", "good-b"):
+        assert sorted(p.name for p in (out / name).iterdir()) == OUTPUTS
+        assert json.loads((out / name / "summary.json").read_text())["comparison"]["10"]["n"] > 0
+    assert not (out / "bad-nan").exists()
+    assert not [p.name for p in out.iterdir() if ".staging" in p.name or p.name.endswith(".tmp")]
+    lines = result.stderr.splitlines()
+    assert all(re.match(TIME + " ", line) for line in lines), result.stderr
+    assert any(re.search(r"start good-a \(1/3\): no earlier successful build$", line) for line in lines)
+    assert any(re.search(r"done good-a in \d+\.\d s: NDCG@10 0\.\d{4} vs 0\.\d{4} \([+-]0\.\d{4}, Holm randomization "
+                         r"p=0\.\d{4}\)$", line) for line in lines), result.stderr
+    failed = [line for line in lines if " FAILED bad-nan in " in line]
+    assert len(failed) == 1 and "step validate:" in failed[0] and "bad.txt:6:" in failed[0], result.stderr
+    assert re.search(r"batch: 2 built, 0 skipped, 1 failed in \d+\.\d s; index .*out/index\.html$", lines[-1])
+    assert "\r" not in result.stderr and "%|" not in result.stderr  # no progress bars
+    rows = index_rows(snap["index"])
+    assert set(rows) == {"good-a", "good-b", "bad-nan"}
+    assert rows["bad-nan"][1].startswith("FAILED step validate:") and "bad.txt:6" in rows["bad-nan"][1]
+    assert rows["bad-nan"][-1] == "–"  # no earlier good report to link to
+    assert rows["good-a"][1].startswith("built in") and rows["good-a"][-1] == "report.html"
+    summary = json.loads((out / "good-a" / "summary.json").read_text())["comparison"]["10"]
+    assert rows["good-a"][2].startswith(f"{summary['run_mean']:.4f}")
+    assert rows["good-a"][4] == f"{summary['delta']:+.4f} 95% CI [{summary['ci_low']:+.4f}, {summary['ci_high']:+.4f}]"
+    assert '<a href="good-a/report.html">' in snap["index"] and '<a href="bad-nan/report.html">' not in snap["index"]
+    assert (out / ".history" / "bad-nan.log").read_text().count("bad.txt:6") == 1
+
+
+def test_history_has_one_line_per_good_report_with_hashes_and_numbers(first_batch):
+    folder, _, snap = first_batch
+    history = snap["history"]
+    assert len(history["good-a"]) == 1 and len(history["good-b"]) == 1 and history["bad-nan"] == []
+    record = history["good-a"][0]
+    summary = json.loads((folder / "out" / "good-a" / "summary.json").read_text())["comparison"]["10"]
+    for key in ("run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
+                "holm_randomization_pvalue", "n"):
+        assert record[key] == summary[key]
+    assert re.fullmatch(TIME, record["time"]) and record["duration_s"] > 0 and record["k"] == "10"
+    for role, name in (("run", "monot5.txt"), ("baseline", "bm25.txt"), ("qrels", "qrels.txt"), ("topics", "topics.txt")):
+        assert record["files"][role]["sha256"] == hashlib.sha256((SMALL / name).read_bytes()).hexdigest()
+    assert history["good-b"][0]["fingerprint"] != record["fingerprint"]
+    # good-b is exponential gain with k = 10,100 and its own title
+    assert json.loads((folder / "out" / "good-b" / "summary.json").read_text())["parameters"]["gain"] == "exponential"
+
+
+def test_unchanged_rerun_skips_and_force_rebuilds(second_batch, forced_batch):
+    _, result, snap = second_batch
+    assert result.returncode == 1  # bad-nan is retried (its last attempt failed) and fails again
+    for name in ("good-a", "good-b"):
+        assert re.search(rf"{TIME} skip {name}: inputs unchanged since {TIME} \(use --force to rebuild\)", result.stderr)
+        assert f"start {name}" not in result.stderr
+        assert len(snap["history"][name]) == 1
+    assert "start bad-nan (3/3): no earlier successful build" in result.stderr and "FAILED bad-nan" in result.stderr
+    assert "batch: 0 built, 2 skipped, 1 failed" in result.stderr.splitlines()[-1]
+    rows = index_rows(snap["index"])
+    assert rows["good-a"][1].startswith("skipped inputs unchanged since")
+    _, forced, forced_snap = forced_batch
+    assert forced.returncode == 0, forced.stderr
+    assert re.search(rf"start good-a \(1/1\): inputs unchanged since {TIME}, rebuilding \(--force\)$", forced.stderr,
+                     re.M), forced.stderr
+    assert " skip good-a" not in forced.stderr
+    assert len(forced_snap["history"]["good-a"]) == 2 and len(forced_snap["history"]["good-b"]) == 1
+    assert forced_snap["history"]["good-a"][0]["fingerprint"] == forced_snap["history"]["good-a"][1]["fingerprint"]
+    assert set(index_rows(forced_snap["index"])) == {"good-a"}  # the index lists the reports of its config
+
+
+def test_index_is_offline_escaped_and_embeds_the_history_plots(first_batch):
+    page = first_batch[2]["index"]
+    parser = _Page()
+    parser.feed(page)
+    assert not re.search(r"https?://", page)
+    assert "<script" not in page and "<link" not in page and "@import" not in page
+    assert all(link.startswith(("data:image/png;base64,", "#")) or re.fullmatch(r"[\w.-]+/report\.html", link)
+               for link in parser.links), parser.links
+    images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 2  # good-a and good-b have a history; bad-nan has none yet
+    import base64
+
+    assert all(base64.b64decode(image)[:8] == b"\x89PNG\r\n\x1a\n" for image in images)
+    assert "swapped &lt;b&gt;&amp;&lt;/b&gt; systems" in page and "<b>&</b>" not in page
+
+
+def test_sigkill_mid_build_leaves_published_reports_and_index_intact(first_batch, tmp_path):
+    folder = tmp_path / "copy"
+    shutil.copytree(first_batch[0], folder)
+    out = folder / "out"
+    before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
+              and p.parent.name in ("good-a", "good-b")}
+    history_before = {name: history_file(out, name).read_bytes() for name in ("good-a", "good-b")}
+    config = write_config(folder / "good.yml", [GOOD_A, GOOD_B], defaults={"k": [1, 5, 10, 100, "all"]})
+    log = (tmp_path / "batch.log").open("w")
+    process = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", "batch", str(config), "--force"],
+                               stdout=log, stderr=log, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not list(out.glob(".good-a.staging-*")):
+            assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "batch.log").read_text()
+            time.sleep(0.05)
+        second = batch_cli(config)  # a second batch on the same root, at the same time
+        time.sleep(2.0)  # well inside papermill
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        log.close()
+    assert second.returncode == 3
+    assert second.stderr.count("\n") == 1
+    assert f"another batch is running on {out} (pid {process.pid} on " in second.stderr
+    assert "start good-a (1/2)" in (tmp_path / "batch.log").read_text()
+    for name in ("good-a", "good-b"):  # every published report: all four files, readable, unchanged
+        assert sorted(p.name for p in (out / name).iterdir()) == OUTPUTS
+        assert (out / name / "report.html").read_text().rstrip().endswith("</html>")
+        json.loads((out / name / "summary.json").read_text())
+        nbformat.read(out / name / "report.ipynb", as_version=4)
+        assert len(pd.read_csv(out / name / "per_query.csv")) > 0
+        assert history_file(out, name).read_bytes() == history_before[name]
+    assert {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
+            and p.parent.name in ("good-a", "good-b")} == before
+    rows = index_rows((out / "index.html").read_text())
+    assert set(rows) == {"good-a", "good-b"} and rows["good-b"][1].startswith("pending")
+    assert rows["good-a"][-1] == "report.html"
+    assert list(out.glob(".good-a.staging-*"))  # what the killed build left ...
+    again = batch_cli(config)
+    assert again.returncode == 0, again.stderr
+    assert "removed .good-a.staging-" in again.stderr, (again.stderr, _processes(out))  # ... cleaned by the next batch
+    assert "batch: 0 built, 2 skipped, 0 failed" in again.stderr
+    assert not [p for p in out.iterdir() if ".staging" in p.name or ".old" in p.name or p.name.endswith(".tmp")]
+
+
+def test_sigterm_stops_the_builds_and_finishes_the_index(first_batch, tmp_path):
+    folder = tmp_path / "copy"
+    shutil.copytree(first_batch[0], folder)
+    out = folder / "out"
+    before = (out / "good-a" / "report.html").read_bytes()
+    config = write_config(folder / "a.yml", [GOOD_A], defaults={"k": [1, 5, 10, 100, "all"]})
+    process = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", "batch", str(config), "--force"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not list(out.glob(".good-a.staging-*")):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)  # the batch alone, as `kill PID` or a CI cancel would
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # what the stopped build may have left running
+        except ProcessLookupError:
+            pass
+    assert process.returncode == 1
+    assert re.search(r"FAILED good-a in \d+\.\d s: step interrupted: the batch was stopped by signal 15$", stderr, re.M)
+    assert "batch: 0 built, 0 skipped, 1 failed; stopped by signal 15 in" in stderr.splitlines()[-1]
+    assert (out / "good-a" / "report.html").read_bytes() == before
+    assert index_rows((out / "index.html").read_text())["good-a"][1].startswith("FAILED step interrupted")
+
+
+def _processes(out: Path) -> list[str]:
+    """Diagnostics: the state of the processes named by leftover staging folders."""
+    states = []
+    for folder in out.glob(".*.staging-*"):
+        pid = folder.name.split("staging-")[1].split("-")[0]
+        stat = Path(f"/proc/{pid}/stat")
+        states.append(f"{folder.name}: {stat.read_text()[:80] if stat.exists() else 'gone'}")
+    return states
+
+
+def test_lock_held_by_another_batch_exits_3_with_one_line(tmp_path):
+    config = write_config(tmp_path / "lock.yml", [{**BAD, "run": "inputs/missing.txt"}])
+    (tmp_path / "out").mkdir()
+    with open(tmp_path / "out" / ".batch.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock.write(json.dumps({"pid": 4242, "host": "nightly-box", "started": "2026-11-23T01:00:00Z",
+                               "config": "other.yml"}))
+        lock.flush()
+        result = batch_cli(config)
+    assert result.returncode == 3
+    assert result.stderr == (
+        f"ndcg-report: error: another batch is running on {tmp_path / 'out'} (pid 4242 on nightly-box, started "
+        f"2026-11-23T01:00:00Z, config other.yml); this one stops without building (lock {tmp_path / 'out'}/.batch.lock)\n"
+    )
+    assert not (tmp_path / "out" / "index.html").exists()
+    released = batch_cli(config)  # the lock is free again: the batch runs (and its one report fails)
+    assert released.returncode == 1
+    assert re.search(r"FAILED bad-nan in \d+\.\d s: step validate: .*inputs/missing\.txt: no such file; "
+                     r"check the run path$", released.stderr.splitlines()[-2])
+    assert "FAILED" in index_rows((tmp_path / "out" / "index.html").read_text())["bad-nan"][1]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"gain": "expo"}, "nightly.yml: report 'msmarco-dev': key 'gain': 'expo' is not one of linear, exponential"),
+        ({"gian": "linear"}, "nightly.yml: report 'msmarco-dev': unknown key 'gian' (did you mean 'gain'?)"),
+        ({"k": "0,10"}, "nightly.yml: report 'msmarco-dev': key 'k': cut-off '0' must be a whole number >= 1 or 'all'"),
+        ({"seed": -1}, "nightly.yml: report 'msmarco-dev': key 'seed': -1 must be a whole number >= 0"),
+        ({"corpus": "c.jsonl"}, "nightly.yml: report 'msmarco-dev': give exactly one of 'baseline' (a run) and 'corpus'"),
+        ({"baseline": None, "corpus": "c.jsonl", "topics": None},
+         "nightly.yml: report 'msmarco-dev': key 'topics' is required with 'corpus'"),
+        ({"k1": 1.2}, "nightly.yml: report 'msmarco-dev': key 'k1' applies only to a BM25 baseline built from a 'corpus'"),
+        ({"run": None}, "nightly.yml: report 'msmarco-dev': key 'run' is required"),
+        ({"run": ""}, "nightly.yml: report 'msmarco-dev': key 'run': '' must be a path"),
+        ({"name": "../up"}, "nightly.yml: report #1: key 'name': '../up' is not a safe folder name"),
+        ({"timeout": 0}, "nightly.yml: report 'msmarco-dev': key 'timeout': 0 must be a whole number >= 1"),
+    ],
+)
+def test_config_errors_name_the_report_and_the_key(tmp_path, monkeypatch, change, message):
+    report = {"name": "msmarco-dev", "run": "r.txt", "baseline": "b.txt", "qrels": "q.txt", "topics": "t.txt"}
+    report.update(change)
+    report = {key: value for key, value in report.items() if value is not None}
+    write_config(tmp_path / "nightly.yml", [report])
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ParameterError) as error:
+        load_config("nightly.yml")
+    assert str(error.value).startswith(message), str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("reports: []\n", "nightly.yml: key 'output' is required"),
+        ("output: out\nreports: []\n", "nightly.yml: key 'reports' must be a non-empty list"),
+        ("output: out\ndefaults: {missing: maybe}\nreports: [{name: a}]\n",
+         "nightly.yml: defaults: key 'missing': 'maybe' is not one of zero, skip"),
+        ("output: out\nouput: x\n", "nightly.yml: unknown key 'ouput' (did you mean 'output'?)"),
+        ("output: out\nreports:\n  - name: a\n    name: b\n", "nightly.yml: not valid YAML: line 4: key 'name' appears twice"),
+        ("output: [out\n", "nightly.yml: not valid YAML: line 2:"),
+        ("output: out\nreports:\n  - {name: a, run: r, baseline: b, qrels: q}\n  - {name: A, run: r, baseline: b, qrels: q}\n",
+         "nightly.yml: report 'A': key 'name': 'A' is already used by report 'a'"),
+    ],
+)
+def test_config_file_level_errors(tmp_path, monkeypatch, text, message):
+    (tmp_path / "nightly.yml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ParameterError) as error:
+        load_config("nightly.yml")
+    assert str(error.value).startswith(message), str(error.value)
+
+
+def test_config_error_exits_2_with_one_line_before_building(tmp_path):
+    write_config(tmp_path / "nightly.yml", [{**GOOD_A, "gain": "expo"}])
+    result = batch_cli("nightly.yml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == ("ndcg-report: error: nightly.yml: report 'good-a': key 'gain': 'expo' is not one of "
+                             "linear, exponential\n")
+    assert not (tmp_path / "out").exists()
+    assert batch_cli("nightly.yml", "-j", "0", cwd=tmp_path).returncode == 2
+
+
+def test_paths_are_relative_to_the_config_and_package_paths_resolve(tmp_path):
+    (tmp_path / "conf").mkdir()
+    config = write_config(tmp_path / "conf" / "c.yml", [
+        {"name": "x", "run": "../inputs/run.txt", "qrels": "package:cranfield/qrels.txt",
+         "corpus": "package:cranfield/corpus.jsonl", "topics": "package:cranfield/topics.tsv", "k1": 1.2},
+    ], output="../reports", cache_dir="cache", defaults={"k": 10, "b": 0.75})
+    loaded = load_config(config)
+    assert loaded.output == tmp_path / "reports" and loaded.cache_dir == tmp_path / "conf" / "cache"
+    report = loaded.reports[0]
+    assert report.path("run") == tmp_path / "inputs" / "run.txt" and report.path("baseline") is None
+    assert report.path("corpus").is_file() and report.path("corpus").name == "corpus.jsonl"
+    assert (report.options.cutoffs, report.options.k1, report.options.b, report.options.title) == ("10", 1.2, 0.75, "x")
+
+
+def test_example_config_is_valid_and_its_inputs_exist():
+    config = load_config(EXAMPLES / "nightly.yml")
+    assert [r.name for r in config.reports] == ["dl19-monot5", "cranfield-rm3"]
+    for report in config.reports:
+        assert all(item.path.is_file() for item in report.inputs)
+    assert config.reports[1].uses_corpus and not config.reports[0].uses_corpus
+
+
+def test_fingerprint_covers_bytes_and_options_but_not_unused_bm25_options(tmp_path):
+    copy_inputs(tmp_path)
+    config = write_config(tmp_path / "c.yml", [GOOD_A, {**GOOD_A, "name": "seeded", "seed": 7}])
+    first, seeded = (fingerprint(r)[0] for r in load_config(config).reports)
+    assert first != seeded
+    write_config(tmp_path / "c.yml", [GOOD_A], defaults={"k1": 2.0})  # a default that baseline reports ignore
+    assert fingerprint(load_config(config).reports[0])[0] == first
+    with open(tmp_path / "inputs" / "qrels.txt", "a") as qrels:
+        qrels.write("\n")
+    assert fingerprint(load_config(config).reports[0])[0] != first
+
+
+def test_history_skips_a_torn_line(tmp_path):
+    append_history(tmp_path, "r", {"time": "t1", "run_mean": 0.5})
+    with open(history_file(tmp_path, "r"), "ab") as stream:
+        stream.write(b'{"time": "t2", "run_me')  # a write cut by a crash
+    assert read_history(tmp_path, "r") == [{"time": "t1", "run_mean": 0.5}]
+
+
+@pytest.mark.parametrize("exchange", [True, False])
+def test_publish_swaps_folders_and_never_leaves_out_dir_missing(tmp_path, monkeypatch, exchange):
+    if not exchange:
+        monkeypatch.setattr(build_module, "_exchange", lambda first, second: False)
+    out, staging = tmp_path / "out", tmp_path / ".out.staging-1-abcdef01"
+    out.mkdir()
+    (out / "report.html").write_text("old")
+    staging.mkdir()
+    (staging / "report.html").write_text("new")
+    build_module._publish(staging, out)
+    assert (out / "report.html").read_text() == "new"
+    if exchange and sys.platform.startswith("linux"):
+        assert (staging / "report.html").read_text() == "old"  # the caller removes it
+    assert not list(tmp_path.glob(".out.old-*"))
+
+
+def test_failure_step_comes_from_the_exit_code_and_the_last_line():
+    assert _failure(2, "bm25: ...\nndcg-report: error: r.txt:3: score 'nan' is not finite; fix\n", 0) == (
+        "validate", "r.txt:3: score 'nan' is not finite; fix")
+    assert _failure(1, "ndcg-report: error: step nbval failed in Cell 3: outputs differ\n", 0) == (
+        "nbval", "in Cell 3: outputs differ")
+    assert _failure(1, "ndcg-report: error: step papermill failed: cell 4 (`x`): KeyError: 'a'\n", 0) == (
+        "papermill", "cell 4 (`x`): KeyError: 'a'")
+    assert _failure(-11, "", 0) == ("crash", "the build process was killed by SIGSEGV (no error output)")
+    assert _failure(-15, "", signal.SIGTERM)[0] == "interrupted"
+
+
+def test_the_start_line_says_why_a_report_is_built():
+    from ndcg_report.batch import _reason
+
+    files = {"run": {"sha256": "new"}, "qrels": {"sha256": "q"}}
+    good = {"time": "T", "fingerprint": "f", "version": "0.1.0", "files": {"run": {"sha256": "old"}, "qrels": {"sha256": "q"}}}
+    assert _reason(None, {}, "f", files, False) == "no earlier successful build"
+    assert _reason(good, {}, "g", files, False) == "run changed since T"
+    assert _reason(good, {}, "f", files, True) == "inputs unchanged since T, rebuilding (--force)"
+    assert _reason(good, {"status": "failed", "step": "nbval"}, "f", files, False) == (
+        "retrying: the last attempt failed at step nbval")
