@@ -25,4 +25,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run_benchmark.py
 
 clean:
-	rm -rf $(VENV) reports/demo build src/*.egg-info .pytest_cache
+	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/nightly build src/*.egg-info .pytest_cache
