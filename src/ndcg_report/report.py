@@ -313,8 +313,10 @@ def save_outputs(report: Report, folder: str | Path) -> None:
 
 
 def table_html(frame: pd.DataFrame, index: bool = True) -> str:
-    """A DataFrame as an HTML table with every cell and header escaped."""
-    return frame.to_html(escape=True, index=index, border=0, classes="ndcg-table", na_rep="–")
+    """A DataFrame as an HTML table with every cell and header escaped; floats with 4 decimals."""
+    return frame.to_html(
+        escape=True, index=index, border=0, classes="ndcg-table", na_rep="–", float_format="{:.4f}".format,
+    )
 
 
 def text_html(text: str, tag: str = "p") -> str:
