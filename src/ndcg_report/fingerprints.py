@@ -6,6 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+_ROWS_PER_SLICE = 1 << 20
 DOCID_KEY = "docid_key"  # optional uint64 column of a run or qrels table: docid_fingerprints(docid)
 
 
@@ -13,12 +14,22 @@ def docid_fingerprints(docids: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A uint64 fingerprint per string (equal strings, equal fingerprints; collisions rare)."""
     if isinstance(docids, pa.ChunkedArray):
         docids = docids.combine_chunks()
+    fingerprints = np.zeros(len(docids), dtype=np.uint64)
     if len(docids) == 0:
-        return np.zeros(0, dtype=np.uint64)
+        return fingerprints
     width = max(8, -(-int(pc.max(pc.binary_length(docids)).as_py()) // 8) * 8)
+    for start in range(0, len(docids), _ROWS_PER_SLICE):  # bounds the padded copy: slice x width bytes
+        piece = docids.slice(start, _ROWS_PER_SLICE)
+        fingerprints[start : start + len(piece)] = _padded_fingerprints(piece, width)
+    return fingerprints
+
+
+def _padded_fingerprints(docids: pa.Array, width: int) -> np.ndarray:
+    """Fingerprints of strings right-padded with NUL to `width` bytes, read as uint64 words."""
     padded = pc.utf8_rpad(docids, width=width, padding="\x00")
     offsets = np.frombuffer(padded.buffers()[1], dtype=np.int32)[padded.offset : padded.offset + len(padded) + 1]
-    words = np.frombuffer(padded.buffers()[2], dtype=np.uint64, count=int(offsets[-1]) // 8, offset=int(offsets[0]))
+    words = np.frombuffer(padded.buffers()[2], dtype=np.uint64, count=int(offsets[-1] - offsets[0]) // 8,
+                          offset=int(offsets[0]))
     words = words.reshape(len(padded), width // 8)
     fingerprint = words[:, 0].copy()
     with np.errstate(over="ignore"):
