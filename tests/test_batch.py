@@ -457,3 +457,15 @@ def test_the_start_line_says_why_a_report_is_built():
     assert _reason(good, {}, "f", files, True) == "inputs unchanged since T, rebuilding (--force)"
     assert _reason(good, {"status": "failed", "step": "nbval"}, "f", files, False) == (
         "retrying: the last attempt failed at step nbval")
+
+
+def test_unusable_output_root_and_odd_yaml_keys_are_one_line_errors(tmp_path):
+    (tmp_path / "rootfile").write_text("x")
+    config = tmp_path / "c.yml"
+    config.write_text("output: rootfile\nreports:\n  - name: a\n    run: r\n    qrels: q\n    baseline: b\n")
+    result = batch_cli(config)
+    assert result.returncode == 2 and "output root" in result.stderr and "Traceback" not in result.stderr
+    config.write_text("? [a, b]\n: 1\n")
+    result = batch_cli(config)
+    assert result.returncode == 2 and "a mapping key must be a plain name" in result.stderr
+    assert "Traceback" not in result.stderr

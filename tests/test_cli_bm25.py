@@ -90,3 +90,44 @@ def test_demo_cranfield_builds_bm25_from_the_corpus_and_reuses_it(tmp_path):
     assert "corpus.jsonl" in page and "k1=0.9, b=0.4" in page
     again = cli("demo", "cranfield", "--out", tmp_path / "cranfield", cache=cache)
     assert again.returncode == 0 and "bm25: reusing cached run" in again.stderr
+
+
+def test_unusable_out_and_cache_folders_fail_before_building(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    args = ["bm25", "--corpus", CORPUS / "tiny.jsonl", "--topics", CORPUS / "tiny_topics.tsv"]
+    bad_out = cli(*args, "--out", afile / "run", cache=tmp_path / "cache")
+    assert bad_out.returncode == 2 and "its folder cannot be created" in bad_out.stderr
+    assert "building" not in bad_out.stderr and "Traceback" not in bad_out.stderr
+    bad_cache = cli(*args, "--out", tmp_path / "run", "--cache-dir", afile, cache=tmp_path / "cache")
+    assert bad_cache.returncode == 2 and "BM25 cache folder" in bad_cache.stderr and "Traceback" not in bad_cache.stderr
+    written = cli(*args, "--out", tmp_path / "new" / "run", cache=tmp_path / "cache")
+    assert written.returncode == 0 and (tmp_path / "new" / "run").stat().st_mode & 0o044 == 0o044
+
+
+def test_a_run_with_no_hit_at_all_is_an_error_not_an_empty_file(tmp_path):
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("q1\tthe of and\n")
+    result = cli("bm25", "--corpus", CORPUS / "tiny.jsonl", "--topics", topics, "--out", tmp_path / "run",
+                 cache=tmp_path / "cache")
+    assert result.returncode == 2 and "BM25 retrieved no document for any topic" in result.stderr
+    assert not (tmp_path / "run").exists() and not list((tmp_path / "cache").rglob("*.run"))
+
+
+def test_build_refuses_an_out_folder_holding_other_files(tmp_path):
+    out = tmp_path / "data"
+    out.mkdir()
+    (out / "NOTES.txt").write_text("mine")
+    result = cli("build", "--run", CRANFIELD / "bm25-rm3.run.gz", "--qrels", CRANFIELD / "qrels.txt",
+                 "--corpus", CRANFIELD / "corpus.jsonl", "--topics", CRANFIELD / "topics.tsv", "--out", out,
+                 cache=tmp_path / "cache")
+    assert result.returncode == 2 and "holds files that are not a report's (NOTES.txt)" in result.stderr
+    assert (out / "NOTES.txt").read_text() == "mine" and not (tmp_path / "cache").exists()
+
+
+def test_build_with_corpus_checks_the_qrels_before_building_bm25(tmp_path):
+    result = cli("build", "--run", CRANFIELD / "bm25-rm3.run.gz", "--qrels", tmp_path / "missing.txt",
+                 "--corpus", CRANFIELD / "corpus.jsonl", "--topics", CRANFIELD / "topics.tsv",
+                 "--out", tmp_path / "out", cache=tmp_path / "cache")
+    assert result.returncode == 2 and "missing.txt: no such file" in result.stderr
+    assert "bm25: building" not in result.stderr

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ndcg_report import InputError, evaluate, read_qrels, read_run, read_topics
@@ -162,3 +163,34 @@ def test_topics_errors(tmp_path):
         read_topics(write(tmp_path / "t", "1 a b\n"))
     with pytest.raises(InputError, match=r":1: not valid UTF-8"):
         read_topics(write(tmp_path / "t", b"1\tcaf\xe9\n"))
+
+
+@pytest.mark.parametrize("other", ["d123456789", "dé", "éééééééé", "x" * 2000, "d1\u00a0b"])
+def test_judgements_match_whatever_the_other_docids_look_like(tmp_path, other):
+    # fingerprints depend on each docid's own bytes only: a long or non-ASCII docid elsewhere in
+    # the run (or none in the qrels) must not stop d1 from matching its judgement
+    qrels = write(tmp_path / "qrels", "q1 0 d1 1\n")
+    run = write(tmp_path / "run", f"q1 Q0 {other} 1 3 t\nq1 Q0 d1 2 2 t\n")
+    assert means(run, qrels)["10"] == pytest.approx(1 / np.log2(3))
+
+
+def test_non_ascii_duplicates_are_found(tmp_path):
+    write(tmp_path / "qrels", "q1 0 d1 1\n")
+    write(tmp_path / "run", "q1 Q0 dé 1 3 t\nq1 Q0 d1 2 2 t\nq1 Q0 dé 3 1 t\n")
+    result = cli("eval", tmp_path / "qrels", tmp_path / "run")
+    assert result.returncode == 2
+    assert result.stderr.strip().endswith("run:3: duplicate run entry for query 'q1', document 'dé' "
+                                          "(first on line 1); keep one line per (query, document)")
+
+
+def test_line_numbers_with_carriage_return_line_ends(tmp_path):
+    write(tmp_path / "qrels", "q1 0 d1 1\n")
+    write(tmp_path / "run", "q1 Q0 d1 1 1 t\rq1 Q0 d2 2 nan t\r")
+    result = cli("eval", tmp_path / "qrels", tmp_path / "run")
+    assert result.returncode == 2 and "run:2: score is nan" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_topic_ids_with_white_space_are_rejected(tmp_path):
+    path = write(tmp_path / "topics", "q1\tcats\nq 2\tdogs\n")
+    with pytest.raises(InputError, match=r"topics:2: topic id 'q 2' contains white space"):
+        read_topics(path)

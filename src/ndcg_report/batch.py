@@ -450,6 +450,16 @@ def _p(value: object) -> str:
     return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
+def _check_output_root(root: Path) -> None:
+    """Create the output root; ParameterError if it cannot be a writable folder."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError(f"output root {root} cannot be created ({exc.strerror}); set `output` to a folder") from None
+    if not os.access(root, os.W_OK | os.X_OK):
+        raise ParameterError(f"output root {root} is not writable; set `output` to a writable folder")
+
+
 def main(config_path: str, *, jobs: int = 1, force: bool = False) -> int:
     """The `batch` subcommand: exit 0 all built or skipped, 1 a report failed, 3 the root is busy.
 
@@ -461,6 +471,7 @@ def main(config_path: str, *, jobs: int = 1, force: bool = False) -> int:
     if not 1 <= jobs <= cpus:
         raise ParameterError(f"-j must be between 1 and the number of CPUs ({cpus}); got {jobs}")
     config = load_config(config_path)
+    _check_output_root(config.output)
     try:
         result = run_batch(config, jobs=jobs, force=force)
     except BatchBusy as exc:

@@ -43,6 +43,7 @@ def cached_bm25_run(
     say = log if log is not None else _stderr
     corpus_path, topics_path = Path(corpus_path), Path(topics_path)
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    _check_cache_folder(folder)
     corpus_sha = _input_sha256(corpus_path)
     topics_sha = _input_sha256(topics_path)
     key = cache_key(corpus_sha=corpus_sha, topics_sha=topics_sha, k1=k1, b=b, top_k=top_k)
@@ -147,6 +148,13 @@ def _build(
         corpus_path, topics, k1=float(metadata_fields["k1"]), b=float(metadata_fields["b"]),
         top_k=int(metadata_fields["top_k"]), progress=progress,
     )
+    if table.num_rows == 0:
+        from ndcg_report.errors import InputError
+
+        raise InputError(
+            corpus_path, None, f"BM25 retrieved no document for any topic of {topics_path}",
+            "check that corpus and topics belong together (stop words and one-letter words are not indexed)",
+        )
     write_trec_run(table, run_path, tag="bm25")
     meta = {
         **metadata_fields, "run_sha256": _sha256_of_file(run_path), "lines": table.num_rows,
@@ -154,6 +162,20 @@ def _build(
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     atomic_write_lines(meta_path, [json.dumps(meta, indent=2, sort_keys=True), "\n"])
+
+
+def _check_cache_folder(folder: Path) -> None:
+    """Create the cache folder; ParameterError if it cannot be a writable folder."""
+    from ndcg_report.errors import ParameterError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError(f"BM25 cache folder {folder} cannot be created ({exc.strerror}); "
+                             "set --cache-dir or NDCG_REPORT_CACHE to a writable folder") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ParameterError(f"BM25 cache folder {folder} is not writable; "
+                             "set --cache-dir or NDCG_REPORT_CACHE to a writable folder")
 
 
 def _stderr(message: str) -> None:

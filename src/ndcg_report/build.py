@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from ndcg_report.errors import BuildError
+from ndcg_report.errors import BuildError, ParameterError
 from ndcg_report.report import ReportParameters, load_inputs
 
 NOTEBOOK = "ndcg_report.ipynb"
@@ -57,8 +57,9 @@ def build_report(
     notebook: a customised copy of the report notebook (default: the one shipped in the package).
     """
     started = dt.datetime.now(dt.timezone.utc)
-    load_inputs(params)  # bad input fails here, before any kernel starts
     out_dir = out_dir.resolve()
+    check_out_dir(out_dir)
+    load_inputs(params)  # bad input fails here, before any kernel starts
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = _new_folder(out_dir.parent, f".{out_dir.name}.staging")
     try:
@@ -86,6 +87,21 @@ def build_report(
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds())
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """Raise ParameterError unless out_dir is absent, empty or an earlier report (it gets replaced)."""
+    if not out_dir.exists():
+        return
+    if not out_dir.is_dir():
+        raise ParameterError(f"--out {out_dir} is a file; give a folder for the report")
+    others = sorted(entry.name for entry in out_dir.iterdir() if entry.name not in OUTPUTS)
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        raise ParameterError(
+            f"--out {out_dir} holds files that are not a report's ({shown}) and would be replaced; "
+            "give an empty folder or the folder of an earlier report"
+        )
 
 
 def _new_folder(parent: Path, prefix: str) -> Path:

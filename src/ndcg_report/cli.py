@@ -125,8 +125,9 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
     from pathlib import Path
 
     from ndcg_report.baseline import with_bm25_baseline
-    from ndcg_report.build import build_report
-    from ndcg_report.report import validate_parameters
+    from ndcg_report.build import build_report, check_out_dir
+    from ndcg_report.read_inputs import read_topics
+    from ndcg_report.report import load_run_and_qrels, validate_parameters
 
     command = shlex.join(["ndcg-report", *argv])
     bm25 = dict(BM25_DEFAULTS)
@@ -148,6 +149,10 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
     notebook = getattr(args, "notebook", "")
     if notebook and not Path(notebook).is_file():
         raise InputError(notebook, None, "no such notebook", "check the --notebook path")
+    check_out_dir(Path(out).resolve())
+    if params.baseline is None:  # check run, qrels and topics before a long BM25 build
+        load_run_and_qrels(params)
+        read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=_log)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None)
     return f"built {result.out_dir / 'report.html'} in {result.seconds:.1f} s\n"
@@ -165,20 +170,33 @@ def run_bm25(args: argparse.Namespace) -> str:
     out = Path(args.out)
     if out.is_dir():
         raise ParameterError(f"--out {out} is a folder; give the path of the run file to write")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError(f"--out {out}: its folder cannot be created ({exc.strerror})") from None
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise ParameterError(f"--out {out}: its folder is not writable")
     run_path, _ = cached_bm25_run(
         args.corpus, args.topics, k1=args.k1, b=args.b, top_k=args.top_k, cache_dir=args.cache_dir or None,
         progress=sys.stderr.isatty(), log=_log,
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     os.close(handle)
     try:
         shutil.copyfile(run_path, temporary)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would, not mkstemp's 0600
         os.replace(temporary, out)
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
     return f"wrote {out}\n"
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM during a build: raise, so the running papermill/nbval child is killed and staging removed."""
+    raise BuildError("stopped by SIGTERM; the previous report in --out is left as it was")
 
 
 def _log(message: str) -> None:
@@ -220,6 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "bm25":
             output = run_bm25(args)
         else:
+            import signal
+
+            signal.signal(signal.SIGTERM, _stop_on_sigterm)
             output = run_build(args, argv)
     except (InputError, ParameterError) as exc:
         print(f"ndcg-report: error: {exc}", file=sys.stderr)

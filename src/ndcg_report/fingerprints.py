@@ -11,31 +11,48 @@ DOCID_KEY = "docid_key"  # optional uint64 column of a run or qrels table: docid
 
 
 def docid_fingerprints(docids: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A uint64 fingerprint per string (equal strings, equal fingerprints; collisions rare)."""
+    """A uint64 fingerprint per string, a function of its bytes alone (collisions rare, never misses).
+
+    Mixes the byte length and the string's 8-byte little-endian words, read straight from the
+    Arrow data buffer (the last word zero-filled past the end), so any two tables agree.
+    """
     if isinstance(docids, pa.ChunkedArray):
-        docids = docids.combine_chunks()
-    fingerprints = np.zeros(len(docids), dtype=np.uint64)
-    if len(docids) == 0:
-        return fingerprints
-    width = max(8, -(-int(pc.max(pc.binary_length(docids)).as_py()) // 8) * 8)
-    for start in range(0, len(docids), _ROWS_PER_SLICE):  # bounds the padded copy: slice x width bytes
-        piece = docids.slice(start, _ROWS_PER_SLICE)
-        fingerprints[start : start + len(piece)] = _padded_fingerprints(piece, width)
-    return fingerprints
+        docids = docids.combine_chunks() if docids.num_chunks else pa.array([], docids.type)
+    n = len(docids)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    offset_type = np.int64 if pa.types.is_large_string(docids.type) or pa.types.is_large_binary(docids.type) else np.int32
+    offsets = np.frombuffer(docids.buffers()[1], dtype=offset_type)[docids.offset : docids.offset + n + 1]
+    data = docids.buffers()[2]
+    padded = np.zeros((data.size if data is not None else 0) + 8, dtype=np.uint8)
+    if data is not None:
+        padded[: data.size] = np.frombuffer(data, dtype=np.uint8)
+    words_at = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))  # 8 bytes from any byte
+    fingerprint = np.empty(n, dtype=np.uint64)
+    for start in range(0, n, _ROWS_PER_SLICE):  # slices bound the temporary arrays
+        stop = min(n, start + _ROWS_PER_SLICE)
+        fingerprint[start:stop] = _mix_words(words_at, offsets[start : stop + 1])
+    return fingerprint
 
 
-def _padded_fingerprints(docids: pa.Array, width: int) -> np.ndarray:
-    """Fingerprints of strings right-padded with NUL to `width` bytes, read as uint64 words."""
-    padded = pc.utf8_rpad(docids, width=width, padding="\x00")
-    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int32)[padded.offset : padded.offset + len(padded) + 1]
-    words = np.frombuffer(padded.buffers()[2], dtype=np.uint64, count=int(offsets[-1] - offsets[0]) // 8,
-                          offset=int(offsets[0]))
-    words = words.reshape(len(padded), width // 8)
-    fingerprint = words[:, 0].copy()
+def _mix_words(words_at: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Fingerprints of the strings between consecutive offsets: length, then each 8-byte word."""
+    starts = offsets[:-1].astype(np.int64)
+    lengths = np.diff(offsets).astype(np.int64)
+    fingerprint = splitmix64(lengths.astype(np.uint64) + np.uint64(0x632BE59BD9B4E019))
+    rows = np.flatnonzero(lengths > 0)
+    word = 0
     with np.errstate(over="ignore"):
-        for column in range(1, words.shape[1]):
-            fingerprint *= np.uint64(0x9E3779B97F4A7C15)
-            fingerprint ^= words[:, column]
+        while len(rows):
+            left = lengths[rows] - 8 * word  # bytes of this row from this word on (> 0)
+            values = words_at[starts[rows] + 8 * word]
+            short = left < 8
+            if short.any():
+                values[short] &= (np.uint64(1) << (8 * left[short]).astype(np.uint64)) - np.uint64(1)
+            values ^= fingerprint[rows]
+            fingerprint[rows] = splitmix64(values)
+            rows = rows[left > 8]
+            word += 1
     return fingerprint
 
 

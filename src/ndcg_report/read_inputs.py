@@ -107,7 +107,7 @@ def read_topics(path: str | Path) -> "pd.Series":
     qids: list[str] = []
     queries: list[str] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(re.split(r"\r\n?|\n", text), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -115,6 +115,9 @@ def read_topics(path: str | Path) -> "pd.Series":
         qid = qid.strip()
         if not tab or not qid:
             raise InputError(path, number, "expected `qid<TAB>query text`", "separate the id and the text with a tab")
+        if any(char.isspace() for char in qid):
+            raise InputError(path, number, f"topic id {qid!r} contains white space",
+                             "use the query ids of the qrels (no spaces)")
         if qid in seen:
             raise InputError(path, number, f"topic {qid!r} already given on line {seen[qid]}", "keep one line per topic")
         seen[qid] = number
@@ -294,8 +297,8 @@ def _diagnose(path: Path, text: bytes, layout: _Layout, exc: Exception | None) -
 def _line_of_row(text: bytes, row: int) -> int:
     """The 1-based file line of data row `row` (blank and comment lines do not count as rows)."""
     seen = -1
-    for number, raw in enumerate(text.split(b"\n"), start=1):
-        if raw.strip() and not raw.lstrip().startswith(b"#"):
+    for number, raw in enumerate(re.split(rb"\r\n?|\n", text), start=1):  # line ends as pyarrow reads them
+        if raw.strip() and not raw.lstrip().lstrip(b"\xef\xbb\xbf").startswith(b"#"):
             seen += 1
             if seen == row:
                 return number

@@ -125,16 +125,26 @@ def load_inputs(params: ReportParameters) -> tuple[Run, Run, Qrels, pd.Series | 
     """Read and check all input files; raise InputError for bad input or no query in common."""
     if params.baseline is None:
         raise ParameterError("no baseline run: build the corpus BM25 first (baseline.with_bm25_baseline)")
+    run, qrels = load_run_and_qrels(params)
+    baseline = read_run(params.baseline)
+    _check_common_query(baseline, "baseline", qrels)
+    topics = read_topics(params.topics) if params.topics else None
+    return run, baseline, qrels, topics
+
+
+def load_run_and_qrels(params: ReportParameters) -> tuple[Run, Qrels]:
+    """Read and check the run and the qrels (before a BM25 baseline is built, so typos fail fast)."""
     qrels = read_qrels(params.qrels)
     run = read_run(params.run)
-    baseline = read_run(params.baseline)
-    topics = read_topics(params.topics) if params.topics else None
+    _check_common_query(run, "run", qrels)
+    return run, qrels
+
+
+def _check_common_query(system: Run, role: str, qrels: Qrels) -> None:
     judged = set(qrels.table["qid"].chunk(0).dictionary.to_pylist())
-    for role, system in (("run", run), ("baseline", baseline)):
-        if not judged & set(system.table["qid"].chunk(0).dictionary.to_pylist()):
-            raise InputError(system.path, None, f"the {role} has no query in common with the qrels {qrels.path}",
-                             "check that they are for the same topics")
-    return run, baseline, qrels, topics
+    if not judged & set(system.table["qid"].chunk(0).dictionary.to_pylist()):
+        raise InputError(system.path, None, f"the {role} has no query in common with the qrels {qrels.path}",
+                         "check that they are for the same topics")
 
 
 def load_report(params: ReportParameters) -> Report:
