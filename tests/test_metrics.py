@@ -192,14 +192,12 @@ def test_dl19_monot5_out_of_rank_order(dl19):
     assert means == {"10": 0.7215, "100": 0.6314, "all": 0.6619}
 
 
-def test_docids_with_equal_fingerprints_keep_their_own_labels():
-    # "a" and "a\x00" pad to the same bytes, so their 64-bit keys collide: the join and the
-    # duplicate check must fall back to comparing the docids themselves.
-    from ndcg_report.fingerprints import docid_fingerprints
-    import pyarrow as pa
+def test_docids_with_equal_fingerprints_keep_their_own_labels(monkeypatch):
+    # Force every docid to the same 64-bit fingerprint: the join and the duplicate check must fall
+    # back to comparing the docids themselves, so collisions never change a label.
+    import ndcg_report.metrics as metrics_module
 
-    keys = docid_fingerprints(pa.array(["a", "a\x00", "b"]))
-    assert keys[0] == keys[1] != keys[2]
+    monkeypatch.setattr(metrics_module, "docid_fingerprints", lambda docids: np.zeros(len(docids), np.uint64))
     run = pd.DataFrame({"qid": "q1", "docid": ["a\x00", "b", "a"], "score": [3.0, 2.0, 1.0]})
     qrels = pd.DataFrame({"qid": "q1", "docid": ["a", "a\x00", "b"], "rel": [1.0, 3.0, 0.0]})
     evaluation = evaluate(run, qrels, cutoffs=[3])
@@ -211,14 +209,24 @@ def test_docids_with_equal_fingerprints_keep_their_own_labels():
 def test_duplicate_check_is_exact_under_fingerprint_collisions():
     import pyarrow as pa
 
-    from ndcg_report.fingerprints import docid_fingerprints
     from ndcg_report.read_inputs import first_duplicate_pair
 
     docids = pa.array(["a", "a\x00", "b", "a"])
+    colliding = np.zeros(len(docids), np.uint64)
     codes = np.array([0, 0, 0, 1], dtype=np.int32)
-    assert first_duplicate_pair(codes, docids, docid_fingerprints(docids)) is None
+    assert first_duplicate_pair(codes, docids, colliding) is None
     codes = np.array([0, 0, 0, 0], dtype=np.int32)
-    assert first_duplicate_pair(codes, docids, docid_fingerprints(docids)) == (0, 3)
+    assert first_duplicate_pair(codes, docids, colliding) == (0, 3)
+
+
+def test_fingerprints_depend_on_the_string_alone():
+    import pyarrow as pa
+
+    from ndcg_report.fingerprints import docid_fingerprints
+
+    short = docid_fingerprints(pa.array(["d1", "a"]))
+    mixed = docid_fingerprints(pa.array(["x" * 300, "d1", "é", "a", "a\x00", ""]))
+    assert short[0] == mixed[1] and short[1] == mixed[3] and len(set(mixed.tolist())) == 6
 
 
 def test_equal_gain_vectors_give_bit_identical_ndcg_whatever_the_file_order():
