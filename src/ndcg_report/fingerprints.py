@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 _ROWS_PER_SLICE = 1 << 20
+_BYTE_MASKS = np.array([(1 << (8 * kept)) - 1 for kept in range(9)], dtype=np.uint64)  # low `kept` bytes
 DOCID_KEY = "docid_key"  # optional uint64 column of a run or qrels table: docid_fingerprints(docid)
 
 
@@ -39,20 +40,21 @@ def _mix_words(words_at: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Fingerprints of the strings between consecutive offsets: length, then each 8-byte word."""
     starts = offsets[:-1].astype(np.int64)
     lengths = np.diff(offsets).astype(np.int64)
-    fingerprint = splitmix64(lengths.astype(np.uint64) + np.uint64(0x632BE59BD9B4E019))
-    rows = np.flatnonzero(lengths > 0)
+    fingerprint = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    rows = np.flatnonzero(lengths > 0) if len(lengths) and lengths.min() == 0 else None  # None: every row
     word = 0
-    with np.errstate(over="ignore"):
-        while len(rows):
-            left = lengths[rows] - 8 * word  # bytes of this row from this word on (> 0)
-            values = words_at[starts[rows] + 8 * word]
-            short = left < 8
-            if short.any():
-                values[short] &= (np.uint64(1) << (8 * left[short]).astype(np.uint64)) - np.uint64(1)
-            values ^= fingerprint[rows]
+    while rows is None or len(rows):
+        left = (lengths if rows is None else lengths[rows]) - 8 * word  # bytes from this word on, > 0
+        values = words_at[(starts if rows is None else starts[rows]) + 8 * word]
+        values &= _BYTE_MASKS[np.minimum(left, 8)]  # zero the bytes past the string's end
+        values ^= fingerprint if rows is None else fingerprint[rows]
+        if rows is None:
+            fingerprint = splitmix64(values)
+            rows = np.flatnonzero(left > 8)
+        else:
             fingerprint[rows] = splitmix64(values)
             rows = rows[left > 8]
-            word += 1
+        word += 1
     return fingerprint
 
 
