@@ -196,7 +196,10 @@ def evaluate(
     ideal_gain = gains_of(labels, gain)
     ideal_order = np.lexsort((-ideal_gain, qrels_codes))
     ideal_q = qrels_codes[ideal_order]
-    ideal_rank = np.arange(len(ideal_q)) - np.searchsorted(ideal_q, ideal_q, side="left")
+    ideal_rank = np.arange(len(ideal_q))  # position within the query's block of sorted judgements
+    if len(ideal_q):
+        block_starts = np.flatnonzero(np.concatenate(([True], ideal_q[1:] != ideal_q[:-1])))
+        ideal_rank -= np.repeat(block_starts, np.diff(np.append(block_starts, len(ideal_q))))
     ideal_discounted = ideal_gain[ideal_order] / np.log2(ideal_rank + 2.0)
     num_rel = np.bincount(qrels_codes, weights=labels > 0, minlength=n_qrels_q).astype(np.int64)
 

@@ -39,8 +39,11 @@ def rank_within_query(qid_codes: np.ndarray, scores: np.ndarray, docids: pa.Arra
     rank_sorted -= np.repeat(starts, np.diff(np.append(starts, n)))
     if order is None and not tie_edge.any():
         return Ranks(rank=rank_sorted, tied_lines=0)
-    if order is None:
-        order = np.arange(n, dtype=np.int64)
+    if order is None:  # presorted with ties: only the tied lines move, within their tie groups
+        positions, lines = _reorder_ties(None, tie_edge, docids)
+        rank = rank_sorted
+        rank[lines] = rank_sorted[positions]
+        return Ranks(rank=rank, tied_lines=len(positions))
     tied_lines = 0
     if tie_edge.any():
         order, tied_lines = _break_ties_by_docid(order, tie_edge, docids)
@@ -61,14 +64,23 @@ def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarra
 
 def _break_ties_by_docid(order: np.ndarray, tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, int]:
     """Reorder each run of tied positions by docid descending, in place; return order and tied lines."""
-    in_tie = np.zeros(len(order), dtype=bool)
+    positions, lines = _reorder_ties(order, tie_edge, docids)
+    order[positions] = lines  # order is the caller's own array
+    return order, len(positions)
+
+
+def _reorder_ties(order: np.ndarray | None, tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(tied positions, the lines they hold once each tie group is sorted by docid descending).
+
+    order maps positions to lines (None: the identity, a presorted run).
+    """
+    in_tie = np.zeros(len(tie_edge) + 1, dtype=bool)
     in_tie[:-1] |= tie_edge
     in_tie[1:] |= tie_edge
     positions = np.flatnonzero(in_tie)
     starts_group = np.concatenate(([True], ~tie_edge[positions[1:] - 1]))
     group = np.cumsum(starts_group)
-    lines = order[positions]
+    lines = positions if order is None else order[positions]
     subset = pa.table({"group": from_numpy(group), "docid": docids.take(from_numpy(lines))})
     within = pc.sort_indices(subset, sort_keys=[("group", "ascending"), ("docid", "descending")])
-    order[positions] = lines[as_numpy(within)]  # order is the caller's own array
-    return order, len(positions)
+    return positions, lines[as_numpy(within)]
