@@ -32,14 +32,14 @@ from ndcg_report import __version__
 from ndcg_report.batch_config import BM25_KEYS, BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.history import (
-    append_history, history_dir, log_file, read_history, read_status, write_status, write_text_atomic,
+    append_history, history_dir, log_file, read_history, read_status, write_status,
 )
+from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
 from ndcg_report.index_page import ReportState, write_index
 from ndcg_report.report import resolve_path
 
 LOCK_NAME = ".batch.lock"
 EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
-_CHUNK = 1 << 20
 _STALE = re.compile(r"^\.(?P<name>.+)\.(?:staging|old)-(?P<pid>\d+)-[0-9a-f]{8}$")
 Log = Callable[[str], None]
 
@@ -92,14 +92,6 @@ def make_logger(stream=None) -> Log:
 
 
 # --- fingerprint -------------------------------------------------------------------------------
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for chunk in iter(lambda: stream.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
@@ -452,12 +444,9 @@ def _p(value: object) -> str:
 
 def _check_output_root(root: Path) -> None:
     """Create the output root; ParameterError if it cannot be a writable folder."""
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ParameterError(f"output root {root} cannot be created ({exc.strerror}); set `output` to a folder") from None
-    if not os.access(root, os.W_OK | os.X_OK):
-        raise ParameterError(f"output root {root} is not writable; set `output` to a writable folder")
+    problem = folder_problem(root)
+    if problem:
+        raise ParameterError(f"output root {root} {problem}; set `output` to a writable folder")
 
 
 def main(config_path: str, *, jobs: int = 1, force: bool = False) -> int:

@@ -8,10 +8,8 @@ only token ids of the whole corpus are held, never its raw text.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -23,6 +21,7 @@ import pyarrow.compute as pc
 import scipy.sparse as sp
 
 from ndcg_report.errors import ParameterError
+from ndcg_report.files import write_lines_atomic
 from ndcg_report.read_corpus import DEFAULT_BATCH_SIZE, iter_corpus
 
 if TYPE_CHECKING:
@@ -177,25 +176,7 @@ def write_trec_run(table: "pa.Table | pd.DataFrame", path: str | Path, tag: str 
         f"{qid} Q0 {docid} {rank} {score} {tag}\n"
         for qid, docid, rank, score in zip(columns["qid"], columns["docid"], columns["rank"].tolist(), score_text)
     )
-    return atomic_write_lines(Path(path), lines)
-
-
-def atomic_write_lines(path: Path, lines: Iterable[str]) -> Path:
-    """Write text lines to a temp file beside path, then rename it over path (atomic on POSIX)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", newline="\n", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            for chunk in _chunks(lines, 8192):
-                handle.write("".join(chunk))
-        os.chmod(handle.name, 0o644)
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-    return path
+    return write_lines_atomic(Path(path), lines)
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -358,17 +339,6 @@ def _columns(table: "pa.Table | pd.DataFrame") -> dict[str, np.ndarray | list]:
         "score": table["score"].to_numpy().astype(np.float64),
         "rank": table["rank"].to_numpy().astype(np.int64),
     }
-
-
-def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    chunk: list[str] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def _bar(enabled: bool, **kwargs):

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
+from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
+
 CACHE_ENV = "NDCG_REPORT_CACHE"
 BM25_DEFAULTS = {"k1": 0.9, "b": 0.4, "top_k": 1000}  # Anserini's BM25 defaults, top 1000
 _FORMAT = 1  # bump when the run a key stands for changes meaning
-_CHUNK = 1 << 20
 
 
 def cached_bm25_run(
@@ -105,7 +106,7 @@ def _input_sha256(path: Path) -> str:
     from ndcg_report.errors import InputError
 
     try:
-        return _sha256_of_file(path)
+        return file_sha256(path)
     except FileNotFoundError:
         raise InputError(path, None, "no such file", "check the path") from None
     except IsADirectoryError:
@@ -114,22 +115,13 @@ def _input_sha256(path: Path) -> str:
         raise InputError(path, None, "permission denied", "make the file readable") from None
 
 
-def _sha256_of_file(path: Path) -> str:
-    """Hex sha256 of the file's bytes, read in chunks (raises OSError)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _entry_state(run_path: Path, meta_path: Path) -> str:
     """'ok' if both files exist and the run matches its recorded sha256, 'missing' if neither, else 'corrupt'."""
     if not run_path.exists() and not meta_path.exists():
         return "missing"
     try:
         recorded = json.loads(meta_path.read_text(encoding="utf-8"))["run_sha256"]
-        return "ok" if _sha256_of_file(run_path) == recorded else "corrupt"
+        return "ok" if file_sha256(run_path) == recorded else "corrupt"
     except (OSError, ValueError, LookupError, TypeError):
         return "corrupt"
 
@@ -139,7 +131,7 @@ def _build(
     metadata_fields: dict[str, object],
 ) -> None:
     """Build the run, write it to run_path, then write its metadata (both atomically)."""
-    from ndcg_report.bm25 import atomic_write_lines, build_bm25_run, write_trec_run
+    from ndcg_report.bm25 import build_bm25_run, write_trec_run
     from ndcg_report.read_inputs import read_topics
 
     started = time.perf_counter()
@@ -157,24 +149,20 @@ def _build(
         )
     write_trec_run(table, run_path, tag="bm25")
     meta = {
-        **metadata_fields, "run_sha256": _sha256_of_file(run_path), "lines": table.num_rows,
+        **metadata_fields, "run_sha256": file_sha256(run_path), "lines": table.num_rows,
         "queries": len(topics), "build_seconds": round(time.perf_counter() - started, 3),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    atomic_write_lines(meta_path, [json.dumps(meta, indent=2, sort_keys=True), "\n"])
+    write_text_atomic(meta_path, json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
 def _check_cache_folder(folder: Path) -> None:
     """Create the cache folder; ParameterError if it cannot be a writable folder."""
     from ndcg_report.errors import ParameterError
 
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ParameterError(f"BM25 cache folder {folder} cannot be created ({exc.strerror}); "
-                             "set --cache-dir or NDCG_REPORT_CACHE to a writable folder") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ParameterError(f"BM25 cache folder {folder} is not writable; "
+    problem = folder_problem(folder)
+    if problem:
+        raise ParameterError(f"BM25 cache folder {folder} {problem}; "
                              "set --cache-dir or NDCG_REPORT_CACHE to a writable folder")
 
 

@@ -160,37 +160,22 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
 
 def run_bm25(args: argparse.Namespace) -> str:
     """Build (or reuse from the cache) the BM25 run of a corpus and topics; copy it to --out."""
-    import os
-    import shutil
-    import tempfile
     from pathlib import Path
 
     from ndcg_report.bm25_cache import cached_bm25_run
+    from ndcg_report.files import copy_file_atomic, folder_problem
 
     out = Path(args.out)
     if out.is_dir():
         raise ParameterError(f"--out {out} is a folder; give the path of the run file to write")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ParameterError(f"--out {out}: its folder cannot be created ({exc.strerror})") from None
-    if not os.access(out.parent, os.W_OK | os.X_OK):
-        raise ParameterError(f"--out {out}: its folder is not writable")
+    problem = folder_problem(out.parent)
+    if problem:
+        raise ParameterError(f"--out {out}: its folder {problem}")
     run_path, _ = cached_bm25_run(
         args.corpus, args.topics, k1=args.k1, b=args.b, top_k=args.top_k, cache_dir=args.cache_dir or None,
         progress=sys.stderr.isatty(), log=_log,
     )
-    handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
-        shutil.copyfile(run_path, temporary)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would, not mkstemp's 0600
-        os.replace(temporary, out)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    copy_file_atomic(run_path, out)
     return f"wrote {out}\n"
 
 

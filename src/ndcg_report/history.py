@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
+
+from ndcg_report.files import write_text_atomic
 
 HISTORY_DIR = ".history"
 
@@ -78,19 +79,3 @@ def read_status(root: Path, name: str) -> dict | None:
     except (FileNotFoundError, ValueError):
         return None
     return status if isinstance(status, dict) else None
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write text to a temp file in path's folder, fsync it, then os.replace it onto path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ndcg_report.history import write_text_atomic
+from ndcg_report.files import write_text_atomic
 
 MAX_PLOTTED_BUILDS = 90
 SIGNIFICANCE = 0.05
