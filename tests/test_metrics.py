@@ -192,27 +192,29 @@ def test_dl19_monot5_out_of_rank_order(dl19):
     assert means == {"10": 0.7215, "100": 0.6314, "all": 0.6619}
 
 
-def test_docids_with_equal_fingerprints_keep_their_own_labels(monkeypatch):
-    # Force every docid to the same 64-bit fingerprint: the join and the duplicate check must fall
-    # back to comparing the docids themselves, so collisions never change a label.
+def test_docids_with_equal_keys_keep_their_own_labels(monkeypatch):
+    # Force every (query, docid) pair to the same 64-bit key: the join must fall back to comparing
+    # the queries and docids themselves, so collisions never change a label.
     import ndcg_report.metrics as metrics_module
 
-    monkeypatch.setattr(metrics_module, "docid_fingerprints", lambda docids: np.zeros(len(docids), np.uint64))
-    run = pd.DataFrame({"qid": "q1", "docid": ["a\x00", "b", "a"], "score": [3.0, 2.0, 1.0]})
-    qrels = pd.DataFrame({"qid": "q1", "docid": ["a", "a\x00", "b"], "rel": [1.0, 3.0, 0.0]})
-    evaluation = evaluate(run, qrels, cutoffs=[3])
+    monkeypatch.setattr(metrics_module, "pair_keys", lambda qids, docids: np.zeros(len(docids), np.uint64))
+    run = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a\x00", "b", "a", "a"], "score": [3.0, 2.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a", "a\x00", "b", "b"], "rel": [1.0, 3.0, 0.0, 2.0]})
+    evaluation = evaluate(run, qrels, cutoffs=[3], no_relevant="zero")
     dcg = 3 + 0 / math.log2(3) + 1 / math.log2(4)
     idcg = 3 + 1 / math.log2(3)
     assert at(evaluation, "ndcg", "3") == pytest.approx(dcg / idcg)
+    assert evaluation.ndcg[list(evaluation.qids).index("q2"), 0] == 0.0  # q2's `a` is unjudged
 
 
-def test_duplicate_check_is_exact_under_fingerprint_collisions():
+def test_duplicate_check_is_exact_under_key_collisions():
     import pyarrow as pa
 
+    from ndcg_report.pair_index import build_pair_index
     from ndcg_report.read_inputs import first_duplicate_pair
 
     docids = pa.array(["a", "a\x00", "b", "a"])
-    colliding = np.zeros(len(docids), np.uint64)
+    colliding = build_pair_index(np.zeros(len(docids), np.uint64))
     codes = np.array([0, 0, 0, 1], dtype=np.int32)
     assert first_duplicate_pair(codes, docids, colliding) is None
     codes = np.array([0, 0, 0, 0], dtype=np.int32)
@@ -222,11 +224,14 @@ def test_duplicate_check_is_exact_under_fingerprint_collisions():
 def test_fingerprints_depend_on_the_string_alone():
     import pyarrow as pa
 
-    from ndcg_report.fingerprints import docid_fingerprints
+    from ndcg_report.fingerprints import pair_keys, string_fingerprints
 
-    short = docid_fingerprints(pa.array(["d1", "a"]))
-    mixed = docid_fingerprints(pa.array(["x" * 300, "d1", "é", "a", "a\x00", ""]))
+    short = string_fingerprints(pa.array(["d1", "a"]))
+    mixed = string_fingerprints(pa.array(["x" * 300, "d1", "é", "a", "a\x00", ""]))
     assert short[0] == mixed[1] and short[1] == mixed[3] and len(set(mixed.tolist())) == 6
+    one = pair_keys(pa.array(["q1", "q2"]), pa.array(["d1", "d1"]))
+    other = pair_keys(pa.array(["q9", "q2", "q1"]), pa.array(["x", "d1", "d1"]))
+    assert one[0] == other[2] and one[1] == other[1] and one[0] != one[1]
 
 
 def test_equal_gain_vectors_give_bit_identical_ndcg_whatever_the_file_order():

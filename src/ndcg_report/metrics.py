@@ -12,11 +12,14 @@ import pyarrow.compute as pc
 
 from ndcg_report.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import ParameterError
-from ndcg_report.fingerprints import DOCID_KEY, docid_fingerprints, pair_keys
+from ndcg_report.fingerprints import pair_keys
+from ndcg_report.pair_index import PairIndex, build_pair_index, candidate_matches
 from ndcg_report.ranking import rank_within_query
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ndcg_report.read_inputs import Qrels, Run
 
 Cutoff = int | Literal["all"]
 DEFAULT_CUTOFFS: tuple[Cutoff, ...] = (1, 3, 5, 10, 20, 100, 1000)
@@ -157,44 +160,48 @@ def gains_of(labels: np.ndarray, gain: str) -> np.ndarray:
 
 
 def evaluate(
-    run: "pa.Table | pd.DataFrame",
-    qrels: "pa.Table | pd.DataFrame",
+    run: "Run | pa.Table | pd.DataFrame",
+    qrels: "Qrels | pa.Table | pd.DataFrame",
     cutoffs: str | list | tuple = DEFAULT_CUTOFFS,
     gain: str = "linear",
     missing: str = "zero",
     no_relevant: str = "skip",
 ) -> Evaluation:
-    """NDCG@k of `run` (qid, docid, score) against `qrels` (qid, docid, rel) for every cut-off."""
+    """NDCG@k of `run` (qid, docid, score) against `qrels` (qid, docid, rel) for every cut-off.
+
+    Takes what read_run / read_qrels return, or tables (pyarrow or pandas) with those columns.
+    """
     ks = parse_cutoffs(cutoffs)
     check_choice("gain", gain, GAINS)
     check_choice("missing", missing, MISSING_POLICIES)
     check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
-    run = _as_table(run, "score")
-    qrels = _as_table(qrels, "rel")
+    run, run_pairs = _table_and_pairs(run, "score")
+    qrels, qrels_pairs = _table_and_pairs(qrels, "rel")
 
     qrels_qids, qrels_codes = _qid_codes(qrels)
     run_qids, run_codes_local = _qid_codes(run)
     n_qrels_q = len(qrels_qids)
     qrels_position = {qid: i for i, qid in enumerate(qrels_qids)}
-    run_to_code = np.array([qrels_position.get(qid, -1) for qid in run_qids], dtype=np.int64)
+    run_to_code = np.array([qrels_position.get(qid, -1) for qid in run_qids], dtype=np.intp)
     run_only = run_to_code < 0
     run_to_code[run_only] = n_qrels_q + np.arange(int(run_only.sum()))
-    run_codes = run_to_code[run_codes_local]  # intp: np.bincount is several times slower on int32
     n_codes = n_qrels_q + int(run_only.sum())
+    num_ret = np.bincount(run_codes_local, minlength=len(run_qids))
+    num_ret = np.bincount(run_to_code, weights=num_ret, minlength=n_codes)[:n_qrels_q].astype(np.int64)
 
-    ranks = rank_within_query(run_codes, column_numpy(run, "score"), run["docid"].combine_chunks())
-    num_ret = np.bincount(run_codes, minlength=n_codes)[:n_qrels_q]
-
-    judged_rows, judged_labels = _judged_run_lines(run_codes, run, qrels_codes, qrels)
-    in_rank_order = np.lexsort((ranks.rank[judged_rows], run_codes[judged_rows]))
-    judged_rows, judged_labels = judged_rows[in_rank_order], judged_labels[in_rank_order]
-    judged_q = run_codes[judged_rows]  # summed in rank order, as trec_eval does: equal gain
-    judged_rank = ranks.rank[judged_rows]  # vectors give bit-identical DCG whatever the file order
+    judged_rows, judged_labels = _judged_run_lines(run_to_code, run_codes_local, run, run_pairs,
+                                                   qrels_codes, qrels, qrels_pairs)
+    ranks = rank_within_query(run_codes_local, column_numpy(run, "score"), run["docid"].combine_chunks(), judged_rows)
+    judged_q = run_to_code[run_codes_local[judged_rows]]
+    # Summed in rank order, as trec_eval does: equal gain vectors give bit-identical DCG whatever the file order.
+    in_rank_order = np.argsort(judged_q * (int(ranks.rank.max(initial=0)) + 1) + ranks.rank)
+    judged_q, judged_labels, judged_rank = judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order]
     judged_discounted = gains_of(judged_labels, gain) / np.log2(judged_rank + 2.0)
 
     labels = column_numpy(qrels, "rel")
     ideal_gain = gains_of(labels, gain)
-    ideal_order = np.lexsort((-ideal_gain, qrels_codes))
+    positive = np.flatnonzero(ideal_gain > 0)  # judgements with no gain add nothing to IDCG
+    ideal_order = positive[np.lexsort((-ideal_gain[positive], qrels_codes[positive]))]
     ideal_q = qrels_codes[ideal_order]
     ideal_rank = np.arange(len(ideal_q))  # position within the query's block of sorted judgements
     if len(ideal_q):
@@ -204,7 +211,7 @@ def evaluate(
     num_rel = np.bincount(qrels_codes, weights=labels > 0, minlength=n_qrels_q).astype(np.int64)
 
     in_run = num_ret > 0
-    has_relevant = np.bincount(qrels_codes, weights=ideal_gain > 0, minlength=n_qrels_q) > 0
+    has_relevant = np.bincount(ideal_q, minlength=n_qrels_q) > 0
     averaged = np.ones(n_qrels_q, dtype=bool)
     if missing == "skip":
         averaged &= in_run | ~has_relevant
@@ -241,6 +248,15 @@ def evaluate(
     )
 
 
+def _table_and_pairs(data: "Run | Qrels | pa.Table | pd.DataFrame", value_column: str) -> tuple[pa.Table, PairIndex]:
+    """The table of a read run or qrels (with its pair index), or of a table given directly."""
+    pairs = getattr(data, "pairs", None)
+    table = _as_table(getattr(data, "table", data), value_column)
+    if pairs is None:
+        pairs = build_pair_index(pair_keys(table["qid"], table["docid"]))
+    return table, pairs
+
+
 def _as_table(data: "pa.Table | pd.DataFrame", value_column: str) -> pa.Table:
     """Accept a pyarrow Table or a DataFrame with qid, docid and the value column."""
     if not isinstance(data, pa.Table):
@@ -262,60 +278,20 @@ def _qid_codes(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
         column = column.dictionary_encode()
     return (
         np.asarray(column.dictionary.to_pylist(), dtype=object),
-        as_numpy(column.indices).astype(np.intp),
+        as_numpy(column.indices),
     )
 
 
 def _judged_run_lines(
-    run_codes: np.ndarray, run: pa.Table, qrels_codes: np.ndarray, qrels: pa.Table
+    run_to_code: np.ndarray, run_codes_local: np.ndarray, run: pa.Table, run_pairs: PairIndex,
+    qrels_codes: np.ndarray, qrels: pa.Table, qrels_pairs: PairIndex,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(run row, qrels label) of every run line that has a judgement, in run row order.
+    """(run row, qrels label) of every run line that has a judgement.
 
-    Matches 64-bit (query, docid) keys: a bitmap over hashed qrels keys picks candidate run
-    lines, a binary search over the sorted qrels keys finds their partners, and only pairs with
-    equal query and docid are kept, so a key collision can never attach a wrong label.
+    Lines whose (query, docid) keys agree are candidates; only those with equal query and docid
+    are kept, so a key collision can never attach a wrong label.
     """
-    if len(run_codes) == 0 or len(qrels_codes) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-    run_keys = pair_keys(run_codes, _docid_keys(run))
-    qrels_keys = pair_keys(qrels_codes, _docid_keys(qrels))
-    bits = min(27, max(10, len(qrels_keys).bit_length() + 4))  # about 16 slots per judgement
-    present = np.zeros(1 << bits, dtype=bool)
-    present[_slots(qrels_keys, bits)] = True
-    candidates = np.flatnonzero(present[_slots(run_keys, bits)])
-    by_key = np.argsort(qrels_keys, kind="stable")
-    sorted_keys = qrels_keys[by_key]
-    wanted = run_keys[candidates]
-    first = np.searchsorted(sorted_keys, wanted, side="left")
-    if np.any(sorted_keys[1:] == sorted_keys[:-1]):  # two judgements share a key (a collision)
-        count = np.searchsorted(sorted_keys, wanted, side="right") - first
-    else:
-        count = (sorted_keys[np.minimum(first, len(sorted_keys) - 1)] == wanted).astype(np.int64)
-    rows = np.repeat(candidates, count)
-    qrows = by_key[np.repeat(first, count) + _ranks_within(count)]
-    same = run_codes[rows] == qrels_codes[qrows]
+    rows, qrows = candidate_matches(run_pairs, qrels_pairs)
+    same = run_to_code[run_codes_local[rows]] == qrels_codes[qrows]
     same &= as_numpy(pc.equal(run["docid"].take(from_numpy(rows)), qrels["docid"].take(from_numpy(qrows))))
     return rows[same], column_numpy(qrels, "rel")[qrows[same]]
-
-
-def _slots(keys: np.ndarray, bits: int) -> np.ndarray:
-    """Fibonacci hashing: the top `bits` bits of key * 2^64/phi, as bitmap positions."""
-    with np.errstate(over="ignore"):
-        slots = keys * np.uint64(0x9E3779B97F4A7C15)
-    slots >>= np.uint64(64 - bits)
-    return slots.view(np.int64)
-
-
-def _ranks_within(count: np.ndarray) -> np.ndarray:
-    """0, 1, ..., count[i] - 1 for each i, concatenated."""
-    total = int(count.sum())
-    starts = np.cumsum(count) - count
-    return np.arange(total, dtype=np.int64) - np.repeat(starts, count)
-
-
-def _docid_keys(table: pa.Table) -> np.ndarray:
-    """The table's docid fingerprints: its `docid_key` column (set by the readers) or computed now."""
-    if DOCID_KEY in table.column_names:
-        return column_numpy(table, DOCID_KEY)
-    return docid_fingerprints(table["docid"])
-

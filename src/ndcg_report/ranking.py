@@ -13,43 +13,62 @@ from ndcg_report.columns import as_numpy, from_numpy
 
 @dataclass(frozen=True)
 class Ranks:
-    """0-based rank of every run line within its query, and how many lines had tied scores."""
+    """0-based rank within its query of each requested run line, and how many lines had tied scores."""
 
     rank: np.ndarray
     tied_lines: int
 
 
-def rank_within_query(qid_codes: np.ndarray, scores: np.ndarray, docids: pa.Array) -> Ranks:
-    """Rank lines per query by score (float64, descending), ties by docid descending (bytes)."""
+def rank_within_query(
+    qid_codes: np.ndarray, scores: np.ndarray, docids: pa.Array, rows: np.ndarray | None = None
+) -> Ranks:
+    """Rank lines per query by score (float64, descending), ties by docid descending (bytes).
+
+    Returns the ranks of `rows` (default: every line). A run already grouped by query in score
+    order, as runs are written, is ranked without sorting; then only `rows` get a rank.
+    """
     n = len(qid_codes)
+    rows = np.arange(n, dtype=np.int64) if rows is None else rows
     if n == 0:
         return Ranks(rank=np.zeros(0, dtype=np.int64), tied_lines=0)
     boundary = qid_codes[1:] != qid_codes[:-1]
-    order: np.ndarray | None = None
-    q_sorted, s_sorted = qid_codes, scores
-    if not _is_presorted(qid_codes, scores, boundary):
-        order = np.argsort(-scores, kind="quicksort")
-        order = order[np.argsort(qid_codes[order], kind="stable")]
-        q_sorted, s_sorted = qid_codes[order], scores[order]
-        boundary = q_sorted[1:] != q_sorted[:-1]
+    if _is_presorted(qid_codes, scores, boundary):
+        return _presorted_ranks(scores, boundary, docids, rows)
+    order = np.argsort(-scores, kind="quicksort")
+    order = order[np.argsort(qid_codes[order], kind="stable")]
+    q_sorted, s_sorted = qid_codes[order], scores[order]
+    boundary = q_sorted[1:] != q_sorted[:-1]
     tie_edge = ~boundary
     tie_edge &= s_sorted[1:] == s_sorted[:-1]
     starts = np.flatnonzero(np.concatenate(([True], boundary)))
     rank_sorted = np.arange(n, dtype=np.int64)
     rank_sorted -= np.repeat(starts, np.diff(np.append(starts, n)))
-    if order is None and not tie_edge.any():
-        return Ranks(rank=rank_sorted, tied_lines=0)
-    if order is None:  # presorted with ties: only the tied lines move, within their tie groups
-        positions, lines = _reorder_ties(None, tie_edge, docids)
-        rank = rank_sorted
-        rank[lines] = rank_sorted[positions]
-        return Ranks(rank=rank, tied_lines=len(positions))
     tied_lines = 0
     if tie_edge.any():
-        order, tied_lines = _break_ties_by_docid(order, tie_edge, docids)
+        positions, lines = _reorder_ties(order, tie_edge, docids)
+        order[positions] = lines
+        tied_lines = len(positions)
     rank = np.empty(n, dtype=np.int64)
     rank[order] = rank_sorted
-    return Ranks(rank=rank, tied_lines=tied_lines)
+    return Ranks(rank=rank[rows], tied_lines=tied_lines)
+
+
+def _presorted_ranks(scores: np.ndarray, boundary: np.ndarray, docids: pa.Array, rows: np.ndarray) -> Ranks:
+    """Ranks of `rows` in a run grouped by query in non-increasing score order."""
+    starts = np.flatnonzero(np.concatenate(([True], boundary)))
+    rank = rows - starts[np.searchsorted(starts, rows, side="right") - 1]
+    tie_edge = ~boundary
+    tie_edge &= scores[1:] == scores[:-1]
+    if not tie_edge.any():
+        return Ranks(rank=rank, tied_lines=0)
+    positions, lines = _reorder_ties(None, tie_edge, docids)  # line lines[i] moves to positions[i]
+    by_line = np.argsort(lines)
+    tied_sorted = lines[by_line]
+    slot = np.minimum(np.searchsorted(tied_sorted, rows), len(tied_sorted) - 1)
+    moved = tied_sorted[slot] == rows
+    new_position = positions[by_line[slot[moved]]]
+    rank[moved] = new_position - starts[np.searchsorted(starts, new_position, side="right") - 1]
+    return Ranks(rank=rank, tied_lines=len(positions))
 
 
 def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarray) -> bool:
@@ -60,13 +79,6 @@ def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarra
     rising = scores[1:] > scores[:-1]
     rising &= ~boundary
     return not rising.any()
-
-
-def _break_ties_by_docid(order: np.ndarray, tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, int]:
-    """Reorder each run of tied positions by docid descending, in place; return order and tied lines."""
-    positions, lines = _reorder_ties(order, tie_edge, docids)
-    order[positions] = lines  # order is the caller's own array
-    return order, len(positions)
 
 
 def _reorder_ties(order: np.ndarray | None, tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:

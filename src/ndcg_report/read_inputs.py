@@ -17,7 +17,8 @@ import pyarrow.csv as pacsv
 
 from ndcg_report.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import InputError
-from ndcg_report.fingerprints import DOCID_KEY, docid_fingerprints, pair_keys
+from ndcg_report.fingerprints import pair_keys
+from ndcg_report.pair_index import PairIndex, build_pair_index, rows_sharing_a_key
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,19 +56,21 @@ QRELS_LAYOUT = _Layout(
 
 @dataclass(frozen=True)
 class Run:
-    """A parsed run: `table` has qid (dictionary), docid (string), score (float64), docid_key (uint64)."""
+    """A parsed run: `table` has qid (dictionary), docid (string), score (float64); `pairs` indexes its rows."""
 
     path: str
     table: pa.Table
     tag: str
+    pairs: PairIndex
 
 
 @dataclass(frozen=True)
 class Qrels:
-    """Parsed qrels: `table` has qid (dictionary), docid (string), rel (float64), docid_key (uint64)."""
+    """Parsed qrels: `table` has qid (dictionary), docid (string), rel (float64); `pairs` indexes its rows."""
 
     path: str
     table: pa.Table
+    pairs: PairIndex
 
 
 def read_run(path: str | Path) -> Run:
@@ -80,8 +83,8 @@ def read_run(path: str | Path) -> Run:
             path, line_of_row(int(bad[0])), f"score is {scores[bad[0]]} (NaN or infinite)",
             "give every retrieved document a finite score",
         )
-    table = _reject_duplicates(path, line_of_row, table, "run")
-    return Run(path=str(path), table=table, tag=_first_tag(Path(path)))
+    pairs = _reject_duplicates(path, line_of_row, table, "run")
+    return Run(path=str(path), table=table, tag=_first_tag(Path(path)), pairs=pairs)
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -94,8 +97,8 @@ def read_qrels(path: str | Path) -> Qrels:
             path, line_of_row(int(bad[0])), f"relevance label is {labels[bad[0]]}",
             "labels must be finite integers or decimals",
         )
-    table = _reject_duplicates(path, line_of_row, table, "qrels")
-    return Qrels(path=str(path), table=table)
+    pairs = _reject_duplicates(path, line_of_row, table, "qrels")
+    return Qrels(path=str(path), table=table, pairs=pairs)
 
 
 def read_topics(path: str | Path) -> "pd.Series":
@@ -318,16 +321,9 @@ def _first_tag(path: Path) -> str:
 # --- duplicate (qid, docid) pairs -----------------------------------------------------------
 
 
-def first_duplicate_pair(qid_codes: np.ndarray, docids: pa.Array, docid_keys: np.ndarray) -> tuple[int, int] | None:
+def first_duplicate_pair(qid_codes: np.ndarray, docids: pa.Array, pairs: PairIndex) -> tuple[int, int] | None:
     """(first row, repeating row) of the earliest-repeated (qid, docid) pair, or None."""
-    key = pair_keys(qid_codes, docid_keys)
-    key.sort()
-    if not np.any(key[1:] == key[:-1]):
-        return None
-    collided = np.unique(key[1:][key[1:] == key[:-1]])
-    key = pair_keys(qid_codes, docid_keys)
-    slot = np.minimum(np.searchsorted(collided, key), len(collided) - 1)
-    rows = np.flatnonzero(collided[slot] == key)
+    rows = rows_sharing_a_key(pairs)
     seen: dict[tuple[int, str], int] = {}
     for row, code, docid in zip(rows.tolist(), qid_codes[rows].tolist(), docids.take(from_numpy(rows)).to_pylist()):
         first = seen.setdefault((code, docid), row)
@@ -336,18 +332,17 @@ def first_duplicate_pair(qid_codes: np.ndarray, docids: pa.Array, docid_keys: np
     return None
 
 
-def _reject_duplicates(path: str | Path, line_of_row: Callable[[int], int], table: pa.Table, kind: str) -> pa.Table:
-    """Raise InputError on a repeated (qid, docid); return the table with its `docid_key` column."""
-    docids = table["docid"].chunk(0)
-    docid_keys = docid_fingerprints(docids)
-    found = first_duplicate_pair(as_numpy(table["qid"].chunk(0).indices), docids, docid_keys)
+def _reject_duplicates(path: str | Path, line_of_row: Callable[[int], int], table: pa.Table, kind: str) -> PairIndex:
+    """Raise InputError on a repeated (qid, docid); return the index of the table's pairs."""
+    qids, docids = table["qid"].chunk(0), table["docid"].chunk(0)
+    pairs = build_pair_index(pair_keys(qids, docids))
+    found = first_duplicate_pair(as_numpy(qids.indices), docids, pairs)
     if found is not None:
         first, second = found
-        qid = table["qid"][second].as_py()
-        docid = table["docid"][second].as_py()
         raise InputError(
             path, line_of_row(second),
-            f"duplicate {kind} entry for query {qid!r}, document {docid!r} (first on line {line_of_row(first)})",
+            f"duplicate {kind} entry for query {qids[second].as_py()!r}, document {docids[second].as_py()!r}"
+            f" (first on line {line_of_row(first)})",
             "keep one line per (query, document)",
         )
-    return table.append_column(DOCID_KEY, from_numpy(docid_keys))
+    return pairs

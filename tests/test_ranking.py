@@ -1,0 +1,71 @@
+"""Ranks of run lines and the (query, docid) pair index, against plain Python references."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ndcg_report.pair_index import build_pair_index, candidate_matches, rows_sharing_a_key
+from ndcg_report.ranking import rank_within_query
+
+
+def reference_ranks(codes: list[int], scores: list[float], docids: list[str]) -> list[int]:
+    """trec_eval's order per query: score descending, then docid descending by bytes."""
+    ranks = [0] * len(codes)
+    for code in set(codes):
+        lines = [i for i in range(len(codes)) if codes[i] == code]
+        lines.sort(key=lambda i: (scores[i], docids[i].encode()), reverse=True)
+        for rank, line in enumerate(lines):
+            ranks[line] = rank
+    return ranks
+
+
+@st.composite
+def run_lines(draw) -> tuple[np.ndarray, np.ndarray, list[str], bool]:
+    """Lines of a few queries with heavily tied scores, presorted as runs are written, or shuffled."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    presorted = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    codes, scores, docids = [], [], []
+    for code in rng.permutation(int(rng.integers(1, 5))):
+        n = int(rng.integers(1, 30))
+        names = list(dict.fromkeys(f"d{rng.integers(0, 50)}{'é' * int(rng.integers(0, 2))}" for _ in range(n)))
+        values = np.sort(rng.integers(0, 4, len(names)).astype(float))[::-1]
+        codes += [int(code)] * len(names)
+        scores += values.tolist()
+        docids += names
+    order = np.arange(len(codes)) if presorted else rng.permutation(len(codes))
+    return (np.array(codes, dtype=np.int32)[order], np.array(scores)[order],
+            [docids[i] for i in order], presorted)
+
+
+@settings(max_examples=150, deadline=None)
+@given(run_lines(), st.integers(0, 2**32 - 1))
+def test_ranks_of_any_rows_match_the_reference(lines, seed):
+    codes, scores, docids, _ = lines
+    expected = np.array(reference_ranks(codes.tolist(), scores.tolist(), docids))
+    ranks = rank_within_query(codes, scores, pa.array(docids))
+    assert ranks.rank.tolist() == expected.tolist()
+    rows = np.sort(np.random.default_rng(seed).choice(len(codes), size=len(codes) // 2, replace=False))
+    assert rank_within_query(codes, scores, pa.array(docids), rows).rank.tolist() == expected[rows].tolist()
+    tied = sum(1 for i in range(len(codes)) if any(
+        j != i and codes[j] == codes[i] and scores[j] == scores[i] for j in range(len(codes))))
+    assert ranks.tied_lines == tied
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 7), max_size=40), st.lists(st.integers(0, 7), max_size=40), st.integers(0, 62))
+def test_pair_index_finds_every_equal_key_under_heavy_collisions(left_keys, right_keys, shift):
+    # keys from a tiny set, moved to any bit position: many entries share their high bits
+    left = np.array(left_keys, dtype=np.uint64) << np.uint64(shift)
+    right = np.array(right_keys, dtype=np.uint64) << np.uint64(shift)
+    left_index, right_index = build_pair_index(left.copy()), build_pair_index(right.copy())
+    rows, partners = candidate_matches(left_index, right_index)
+    found = set(zip(rows.tolist(), partners.tolist()))
+    assert len(found) == len(rows) and rows.tolist() == sorted(rows.tolist())
+    equal = {(i, j) for i in range(len(left)) for j in range(len(right)) if left[i] == right[j]}
+    assert equal <= found  # candidates may include more (equal high bits); callers verify them
+    repeated = {i for i in range(len(left)) for j in range(len(left)) if i != j and left[i] == left[j]}
+    assert repeated <= set(rows_sharing_a_key(left_index).tolist())
