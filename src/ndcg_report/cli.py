@@ -199,7 +199,7 @@ def run_eval(args: argparse.Namespace) -> str:
         raise ParameterError("--digits must be between 0 and 17")
     qrels = read_qrels(args.qrels)
     run = read_run(args.run)
-    evaluation = evaluate(run.table, qrels.table, cutoffs, args.gain, args.missing, args.no_relevant)
+    evaluation = evaluate(run, qrels, cutoffs, args.gain, args.missing, args.no_relevant)
     if evaluation.counts.in_both == 0:
         raise InputError(args.run, None, f"no query in common with the qrels {args.qrels}",
                          "check that the run and the qrels are for the same topics")

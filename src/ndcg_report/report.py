@@ -151,8 +151,8 @@ def load_report(params: ReportParameters) -> Report:
     """Read the inputs, evaluate both systems and compare them."""
     run, baseline, qrels, topics = load_inputs(params)
     options = dict(cutoffs=params.cutoffs, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant)
-    run_eval = evaluate(run.table, qrels.table, **options)
-    baseline_eval = evaluate(baseline.table, qrels.table, **options)
+    run_eval = evaluate(run, qrels, **options)
+    baseline_eval = evaluate(baseline, qrels, **options)
     comparison = compare(run_eval, baseline_eval, seed=params.seed)
     files = pd.DataFrame([
         file_record(role, path)
