@@ -63,36 +63,41 @@ def pair_keys(qids: pa.Array | pa.ChunkedArray, docids: pa.Array | pa.ChunkedArr
 
 
 def _mix_words(words_at: np.ndarray, offsets: np.ndarray, seed: np.ndarray | None) -> np.ndarray:
-    """Fingerprints of the strings between consecutive offsets: seed and length, then each 8-byte word."""
-    starts = offsets[:-1].astype(np.int64)
-    lengths = np.diff(offsets).astype(np.int64)
-    fingerprint = lengths.astype(np.uint64)
-    fingerprint *= _GOLDEN
+    """Fingerprints of the strings between consecutive offsets: seed, length and first word, then each next word."""
+    starts = offsets[:-1]
+    lengths = offsets[1:] - starts
+    fingerprint = words_at[starts]
+    fingerprint &= _BYTE_MASKS[np.minimum(lengths, 8)]  # zero the bytes past the string's end
+    scratch = lengths.astype(np.uint64)
+    scratch *= _GOLDEN
+    fingerprint ^= scratch
     if seed is not None:
         fingerprint ^= seed
-    rows = np.flatnonzero(lengths > 0) if len(lengths) and lengths.min() == 0 else None  # None: every row
-    word = 0
-    while rows is None or len(rows):
-        left = (lengths if rows is None else lengths[rows]) - 8 * word  # bytes from this word on, > 0
-        values = words_at[(starts if rows is None else starts[rows]) + 8 * word]
-        values &= _BYTE_MASKS[np.minimum(left, 8)]  # zero the bytes past the string's end
-        values ^= fingerprint if rows is None else fingerprint[rows]
-        if rows is None:
-            fingerprint = splitmix64(values)
-            rows = np.flatnonzero(left > 8)
-        else:
-            fingerprint[rows] = splitmix64(values)
-            rows = rows[left > 8]
+    splitmix64(fingerprint, scratch)
+    rows = np.flatnonzero(lengths > 8)
+    word = 1
+    while len(rows):
+        left = lengths[rows] - 8 * word  # bytes from this word on, > 0
+        values = words_at[starts[rows] + 8 * word]
+        values &= _BYTE_MASKS[np.minimum(left, 8)]
+        values ^= fingerprint[rows]
+        fingerprint[rows] = splitmix64(values)
+        rows = rows[left > 8]
         word += 1
     return fingerprint
 
 
-def splitmix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, in place: a bijection of uint64 that scatters structured keys."""
+def splitmix64(x: np.ndarray, scratch: np.ndarray | None = None) -> np.ndarray:
+    """splitmix64's finaliser, in place: a bijection of uint64 that scatters structured keys.
+
+    `scratch`, a uint64 array of x's shape, saves allocating temporaries.
+    """
+    scratch = np.empty_like(x) if scratch is None else scratch
     with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
+        for shift, multiplier in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+            np.right_shift(x, np.uint64(shift), out=scratch)
+            x ^= scratch
+            x *= np.uint64(multiplier)
+        np.right_shift(x, np.uint64(31), out=scratch)
+        x ^= scratch
     return x

@@ -185,13 +185,13 @@ def evaluate(
     run_to_code = np.array([qrels_position.get(qid, -1) for qid in run_qids], dtype=np.intp)
     run_only = run_to_code < 0
     run_to_code[run_only] = n_qrels_q + np.arange(int(run_only.sum()))
-    n_codes = n_qrels_q + int(run_only.sum())
-    num_ret = np.bincount(run_codes_local, minlength=len(run_qids))
-    num_ret = np.bincount(run_to_code, weights=num_ret, minlength=n_codes)[:n_qrels_q].astype(np.int64)
 
     judged_rows, judged_labels = _judged_run_lines(run_to_code, run_codes_local, run, run_pairs,
                                                    qrels_codes, qrels, qrels_pairs)
-    ranks = rank_within_query(run_codes_local, column_numpy(run, "score"), run["docid"].combine_chunks(), judged_rows)
+    ranks = rank_within_query(run_codes_local, column_numpy(run, "score"), run["docid"].combine_chunks(),
+                              judged_rows, n_queries=len(run_qids))
+    num_ret = np.zeros(n_qrels_q, dtype=np.int64)
+    num_ret[run_to_code[~run_only]] = ranks.lines_per_query[: len(run_qids)][~run_only]
     judged_q = run_to_code[run_codes_local[judged_rows]]
     # Summed in rank order, as trec_eval does: equal gain vectors give bit-identical DCG whatever the file order.
     in_rank_order = np.argsort(judged_q * (int(ranks.rank.max(initial=0)) + 1) + ranks.rank)
@@ -220,19 +220,13 @@ def evaluate(
     if missing == "skip" and no_relevant == "zero":
         averaged &= in_run | has_relevant  # trec_eval without -c skips every query absent from the run
 
-    columns = {name: np.empty((n_qrels_q, len(ks))) for name in ("dcg", "idcg", "ndcg", "judged")}
-    for column, k in enumerate(ks):
-        limit = np.inf if k == "all" else k
-        dcg = np.bincount(judged_q, weights=judged_discounted * (judged_rank < limit), minlength=n_qrels_q)
-        idcg = np.bincount(ideal_q, weights=ideal_discounted * (ideal_rank < limit), minlength=n_qrels_q)
-        judged_count = np.bincount(judged_q, weights=judged_rank < limit, minlength=n_qrels_q)
-        shown = np.minimum(num_ret, limit)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ndcg = np.where(idcg > 0, dcg / idcg, 0.0)
-            columns["judged"][:, column] = np.where(shown > 0, judged_count / shown, np.nan)
-        columns["dcg"][:, column] = dcg
-        columns["idcg"][:, column] = idcg
-        columns["ndcg"][:, column] = np.where(averaged, ndcg, np.nan)
+    dcg, judged_count = _sums_below_cutoffs(judged_q, judged_rank, judged_discounted, ks, n_qrels_q)
+    idcg, _ = _sums_below_cutoffs(ideal_q, ideal_rank, ideal_discounted, ks, n_qrels_q)
+    shown = np.minimum(num_ret[:, None], [np.inf if k == "all" else k for k in ks])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ndcg = np.where(idcg > 0, dcg / idcg, 0.0)
+        judged = np.where(shown > 0, judged_count / shown, np.nan)
+    columns = {"dcg": dcg, "idcg": idcg, "ndcg": np.where(averaged[:, None], ndcg, np.nan), "judged": judged}
 
     counts = QueryCounts(
         in_run=len(run_qids), in_qrels=n_qrels_q, in_both=int(in_run.sum()),
@@ -246,6 +240,26 @@ def evaluate(
         counts=counts, cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant,
         tied_lines=ranks.tied_lines,
     )
+
+
+def _sums_below_cutoffs(
+    query: np.ndarray, rank: np.ndarray, values: np.ndarray, ks: tuple[Cutoff, ...], n_queries: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per query (rows) and cut-off (columns): sum of `values` and count of entries with rank < k.
+
+    Sums run in array order, as np.bincount adds. The largest cut-off goes first and each next
+    one keeps a subset of the entries, so small cut-offs cost little.
+    """
+    sums = np.empty((n_queries, len(ks)))
+    counts = np.empty((n_queries, len(ks)), dtype=np.int64)
+    for column in reversed(range(len(ks))):
+        if ks[column] != "all":
+            keep = rank < ks[column]
+            if not keep.all():
+                query, rank, values = query[keep], rank[keep], values[keep]
+        sums[:, column] = np.bincount(query, weights=values, minlength=n_queries)
+        counts[:, column] = np.bincount(query, minlength=n_queries)
+    return sums, counts
 
 
 def _table_and_pairs(data: "Run | Qrels | pa.Table | pd.DataFrame", value_column: str) -> tuple[pa.Table, PairIndex]:

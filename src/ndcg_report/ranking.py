@@ -13,27 +13,35 @@ from ndcg_report.columns import as_numpy, from_numpy
 
 @dataclass(frozen=True)
 class Ranks:
-    """0-based rank within its query of each requested run line, and how many lines had tied scores."""
+    """0-based rank within its query of each requested run line, lines per query code, tied lines."""
 
     rank: np.ndarray
+    lines_per_query: np.ndarray
     tied_lines: int
 
 
 def rank_within_query(
-    qid_codes: np.ndarray, scores: np.ndarray, docids: pa.Array, rows: np.ndarray | None = None
+    qid_codes: np.ndarray, scores: np.ndarray, docids: pa.Array, rows: np.ndarray | None = None,
+    n_queries: int = 0,
 ) -> Ranks:
     """Rank lines per query by score (float64, descending), ties by docid descending (bytes).
 
-    Returns the ranks of `rows` (default: every line). A run already grouped by query in score
-    order, as runs are written, is ranked without sorting; then only `rows` get a rank.
+    Returns the ranks of `rows` (default: every line) and the line count of each query code (at
+    least `n_queries` of them). A run already grouped by query in score order, as runs are
+    written, is ranked without sorting; then only `rows` get a rank.
     """
     n = len(qid_codes)
     rows = np.arange(n, dtype=np.int64) if rows is None else rows
     if n == 0:
-        return Ranks(rank=np.zeros(0, dtype=np.int64), tied_lines=0)
+        return Ranks(rank=np.zeros(0, dtype=np.int64), lines_per_query=np.zeros(n_queries, dtype=np.int64), tied_lines=0)
     boundary = qid_codes[1:] != qid_codes[:-1]
     if _is_presorted(qid_codes, scores, boundary):
-        return _presorted_ranks(scores, boundary, docids, rows)
+        starts = np.flatnonzero(np.concatenate(([True], boundary)))
+        lines_per_query = np.zeros(max(n_queries, int(qid_codes[starts].max()) + 1), dtype=np.int64)
+        lines_per_query[qid_codes[starts]] = np.diff(np.append(starts, n))  # one block per query
+        rank, tied_lines = _presorted_ranks(scores, boundary, starts, docids, rows)
+        return Ranks(rank=rank, lines_per_query=lines_per_query, tied_lines=tied_lines)
+    lines_per_query = np.bincount(qid_codes, minlength=n_queries)
     order = np.argsort(-scores, kind="quicksort")
     order = order[np.argsort(qid_codes[order], kind="stable")]
     q_sorted, s_sorted = qid_codes[order], scores[order]
@@ -50,17 +58,18 @@ def rank_within_query(
         tied_lines = len(positions)
     rank = np.empty(n, dtype=np.int64)
     rank[order] = rank_sorted
-    return Ranks(rank=rank[rows], tied_lines=tied_lines)
+    return Ranks(rank=rank[rows], lines_per_query=lines_per_query, tied_lines=tied_lines)
 
 
-def _presorted_ranks(scores: np.ndarray, boundary: np.ndarray, docids: pa.Array, rows: np.ndarray) -> Ranks:
-    """Ranks of `rows` in a run grouped by query in non-increasing score order."""
-    starts = np.flatnonzero(np.concatenate(([True], boundary)))
+def _presorted_ranks(
+    scores: np.ndarray, boundary: np.ndarray, starts: np.ndarray, docids: pa.Array, rows: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """(ranks of `rows`, tied lines) in a run grouped by query (blocks at `starts`) in score order."""
     rank = rows - starts[np.searchsorted(starts, rows, side="right") - 1]
     tie_edge = ~boundary
     tie_edge &= scores[1:] == scores[:-1]
     if not tie_edge.any():
-        return Ranks(rank=rank, tied_lines=0)
+        return rank, 0
     positions, lines = _reorder_ties(None, tie_edge, docids)  # line lines[i] moves to positions[i]
     by_line = np.argsort(lines)
     tied_sorted = lines[by_line]
@@ -68,7 +77,7 @@ def _presorted_ranks(scores: np.ndarray, boundary: np.ndarray, docids: pa.Array,
     moved = tied_sorted[slot] == rows
     new_position = positions[by_line[slot[moved]]]
     rank[moved] = new_position - starts[np.searchsorted(starts, new_position, side="right") - 1]
-    return Ranks(rank=rank, tied_lines=len(positions))
+    return rank, len(positions)
 
 
 def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarray) -> bool:
