@@ -138,6 +138,17 @@ def test_missing_file(tmp_path):
     assert f"{tmp_path / 'nope.txt'}: no such file" in result.stderr
 
 
+def test_with_both_files_bad_the_qrels_error_comes_first(tmp_path):
+    # the two files are read at the same time; the report is as if the qrels were read first
+    run = write(tmp_path / "run.txt", "q1 Q0 d1 1 oops tag\n")
+    qrels = write(tmp_path / "qrels.txt", "q1 0 d1 1\nq1 0 d1 2\n")
+    result = cli("eval", qrels, run)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"ndcg-report: error: {qrels}:2: duplicate qrels entry")
+    result = cli("eval", write(tmp_path / "good.txt", GOOD_QRELS), run)
+    assert result.returncode == 2 and f"{run}:1: score 'oops' is not a number" in result.stderr
+
+
 def test_corrupt_gzip(tmp_path):
     run = write(tmp_path / "run.gz", gzip.compress(GOOD_RUN.encode())[:-12])
     result = cli("eval", write(tmp_path / "qrels.txt", GOOD_QRELS), run)

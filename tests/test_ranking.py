@@ -7,7 +7,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ndcg_report.pair_index import build_pair_index, candidate_matches, rows_sharing_a_key
+from ndcg_report.pair_index import PairIndex, build_pair_index, candidate_matches, rows_sharing_a_key
 from ndcg_report.ranking import rank_within_query
 
 
@@ -55,13 +55,24 @@ def test_ranks_of_any_rows_match_the_reference(lines, seed):
     assert ranks.tied_lines == tied
 
 
+def wide_index(keys: np.ndarray, row_bits: int) -> PairIndex:
+    """An index with more row bits than its size needs (as for files of billions of lines)."""
+    packed = keys & ~np.uint64((1 << row_bits) - 1)
+    packed |= np.arange(len(keys), dtype=np.uint64)
+    return PairIndex(packed=np.sort(packed), row_bits=row_bits)
+
+
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.integers(0, 7), max_size=40), st.lists(st.integers(0, 7), max_size=40), st.integers(0, 62))
-def test_pair_index_finds_every_equal_key_under_heavy_collisions(left_keys, right_keys, shift):
+@given(st.lists(st.integers(0, 7), max_size=40), st.lists(st.integers(0, 7), max_size=40), st.integers(0, 62),
+       st.booleans())
+def test_pair_index_finds_every_equal_key_under_heavy_collisions(left_keys, right_keys, shift, wide):
     # keys from a tiny set, moved to any bit position: many entries share their high bits
     left = np.array(left_keys, dtype=np.uint64) << np.uint64(shift)
     right = np.array(right_keys, dtype=np.uint64) << np.uint64(shift)
-    left_index, right_index = build_pair_index(left.copy()), build_pair_index(right.copy())
+    if wide:  # 33 + 33 row bits: the rows no longer fit in one word together
+        left_index, right_index = wide_index(left, 33), wide_index(right, 33)
+    else:
+        left_index, right_index = build_pair_index(left.copy()), build_pair_index(right.copy())
     rows, partners = candidate_matches(left_index, right_index)
     found = set(zip(rows.tolist(), partners.tolist()))
     assert len(found) == len(rows) and rows.tolist() == sorted(rows.tolist())

@@ -190,6 +190,8 @@ def _log(message: str) -> None:
 
 def run_eval(args: argparse.Namespace) -> str:
     """Evaluate and render; nothing is printed until everything has succeeded."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from ndcg_report.metrics import evaluate, parse_cutoffs
     from ndcg_report.output_formats import format_csv, format_json, format_trec
     from ndcg_report.read_inputs import read_qrels, read_run
@@ -197,8 +199,12 @@ def run_eval(args: argparse.Namespace) -> str:
     cutoffs = parse_cutoffs(args.cutoffs)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
-    qrels = read_qrels(args.qrels)
-    run = read_run(args.run)
+    with ThreadPoolExecutor(1) as pool:  # the qrels are read while the run is (NumPy and pyarrow release the GIL)
+        qrels_read = pool.submit(read_qrels, args.qrels)
+        try:
+            run = read_run(args.run)
+        finally:
+            qrels = qrels_read.result()  # a bad qrels file is reported first, as if read first
     evaluation = evaluate(run, qrels, cutoffs, args.gain, args.missing, args.no_relevant)
     if evaluation.counts.in_both == 0:
         raise InputError(args.run, None, f"no query in common with the qrels {args.qrels}",

@@ -68,7 +68,15 @@ def candidate_matches(left: PairIndex, right: PairIndex) -> tuple[np.ndarray, np
         found_left.append(entries)
         found_right.append(owners)
         entries = entries + 1
-    left_rows = (left.packed[np.concatenate(found_left)] & np.uint64((1 << left.row_bits) - 1)).astype(np.int64)
-    right_rows = (right.packed[np.concatenate(found_right)] & np.uint64((1 << right.row_bits) - 1)).astype(np.int64)
-    by_left = np.argsort(left_rows)
-    return left_rows[by_left], right_rows[by_left]
+    left_rows = left.packed[np.concatenate(found_left)] & np.uint64((1 << left.row_bits) - 1)
+    right_rows = right.packed[np.concatenate(found_right)] & np.uint64((1 << right.row_bits) - 1)
+    if left.row_bits + right.row_bits <= 64:  # sort both rows packed in one word: faster than argsort
+        left_rows <<= np.uint64(right.row_bits)
+        left_rows |= right_rows
+        left_rows.sort()
+        right_rows = left_rows & np.uint64((1 << right.row_bits) - 1)
+        left_rows >>= np.uint64(right.row_bits)
+    else:
+        by_left = np.argsort(left_rows, kind="stable")
+        left_rows, right_rows = left_rows[by_left], right_rows[by_left]
+    return left_rows.astype(np.int64), right_rows.astype(np.int64)
