@@ -234,6 +234,20 @@ def test_fingerprints_depend_on_the_string_alone():
     assert one[0] == other[2] and one[1] == other[1] and one[0] != one[1]
 
 
+def test_fingerprints_agree_wherever_the_string_sits_in_its_buffer():
+    # strings near a buffer's end are read from a padded copy, the others in place
+    import pyarrow as pa
+
+    from ndcg_report.fingerprints import string_fingerprints
+
+    for text in ["", "a", "é", "1234567", "12345678", "123456789", "x" * 17, "ü" * 9]:
+        alone = string_fingerprints(pa.array([text]))[0]
+        first = string_fingerprints(pa.array([text, "y" * 40]))[0]
+        unaligned = string_fingerprints(pa.array(["z" * 13, text, "y" * 40]))[1]
+        sliced = string_fingerprints(pa.array(["w" * 5, text, "v" * 30]).slice(1, 1))[0]
+        assert alone == first == unaligned == sliced, text
+
+
 def test_equal_gain_vectors_give_bit_identical_ndcg_whatever_the_file_order():
     # DCG is summed in rank order, so a tie between two systems is exactly 0, not -1e-16
     # (which would count as a loss in win/tie/loss and change the Wilcoxon test).

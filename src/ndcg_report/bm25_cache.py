@@ -12,7 +12,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 
 from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
@@ -95,6 +94,8 @@ def _versions() -> dict[str, str]:
 
 
 def _version_of(distribution: str) -> str:
+    from importlib import metadata  # here, not at the top: `ndcg-report eval` needs no package metadata
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

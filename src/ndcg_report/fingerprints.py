@@ -16,40 +16,13 @@ _BYTE_MASKS = np.array([(1 << (8 * kept)) - 1 for kept in range(9)], dtype=np.ui
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def string_fingerprints(strings: pa.Array | pa.ChunkedArray, seeds: np.ndarray | None = None) -> np.ndarray:
-    """A uint64 per string, a function of its bytes (and its seed) alone; collisions rare, never misses.
+def string_fingerprints(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A uint64 per string, a function of its bytes alone (collisions rare, never misses).
 
-    Mixes the seed, the byte length and the string's 8-byte little-endian words, read straight
-    from the Arrow data buffer (the last word zero-filled past the end), so any two tables agree.
+    Mixes the byte length and the string's 8-byte little-endian words, read straight from the
+    Arrow data buffer (the last word zero-filled past the end), so any two tables agree.
     """
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks() if strings.num_chunks else pa.array([], strings.type)
-    n = len(strings)
-    if n == 0:
-        return np.zeros(0, dtype=np.uint64)
-    offset_type = np.int64 if pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type) else np.int32
-    offsets = np.frombuffer(strings.buffers()[1], dtype=offset_type)[strings.offset : strings.offset + n + 1]
-    data = strings.buffers()[2]
-    padded = np.zeros((data.size if data is not None else 0) + 8, dtype=np.uint8)
-    if data is not None:
-        padded[: data.size] = np.frombuffer(data, dtype=np.uint8)
-    words_at = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))  # 8 bytes from any byte
-    fingerprint = np.empty(n, dtype=np.uint64)
-
-    def mix_slice(start: int) -> None:
-        stop = min(n, start + _ROWS_PER_SLICE)
-        seed = None if seeds is None else seeds[start:stop]
-        fingerprint[start:stop] = _mix_words(words_at, offsets[start : stop + 1], seed)
-
-    slice_starts = range(0, n, _ROWS_PER_SLICE)
-    threads = min(len(slice_starts), _MAX_THREADS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-    if threads <= 1:
-        for start in slice_starts:
-            mix_slice(start)
-    else:
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(mix_slice, slice_starts))
-    return fingerprint
+    return _fingerprints(strings, None, None)
 
 
 def pair_keys(qids: pa.Array | pa.ChunkedArray, docids: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -58,8 +31,49 @@ def pair_keys(qids: pa.Array | pa.ChunkedArray, docids: pa.Array | pa.ChunkedArr
         qids = qids.combine_chunks() if qids.num_chunks else pa.array([], qids.type)
     if not pa.types.is_dictionary(qids.type):
         qids = qids.dictionary_encode()
-    query_words = string_fingerprints(qids.dictionary)
-    return string_fingerprints(docids, query_words[as_numpy(qids.indices)])
+    return _fingerprints(docids, string_fingerprints(qids.dictionary), as_numpy(qids.indices))
+
+
+def _fingerprints(strings: pa.Array | pa.ChunkedArray, seed_words: np.ndarray | None, seed_codes: np.ndarray | None) -> np.ndarray:
+    """Fingerprints of strings, row i seeded by seed_words[seed_codes[i]] (no seed if None)."""
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks() if strings.num_chunks else pa.array([], strings.type)
+    n = len(strings)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    offset_type = np.int64 if pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type) else np.int32
+    offsets = np.frombuffer(strings.buffers()[1], dtype=offset_type)[strings.offset : strings.offset + n + 1]
+    data = strings.buffers()[2]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
+    # Strings ending 8 bytes or more before the buffer's end are read in place; the last few from a padded copy.
+    in_place = int(np.searchsorted(offsets[1:], len(data) - 7, side="right"))
+    tail_start = int(offsets[in_place])
+    tail = np.zeros(len(data) - tail_start + 8, dtype=np.uint8)
+    tail[: len(data) - tail_start] = data[tail_start:]
+    fingerprint = np.empty(n, dtype=np.uint64)
+
+    def mix_slice(start: int) -> None:
+        stop = min(in_place, start + _ROWS_PER_SLICE)
+        seed = None if seed_words is None else seed_words[seed_codes[start:stop]]
+        fingerprint[start:stop] = _mix_words(_words_at(data), offsets[start : stop + 1], seed)
+
+    slice_starts = range(0, in_place, _ROWS_PER_SLICE)
+    threads = min(len(slice_starts), _MAX_THREADS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    if threads <= 1:
+        for start in slice_starts:
+            mix_slice(start)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(mix_slice, slice_starts))
+    if in_place < n:
+        seed = None if seed_words is None else seed_words[seed_codes[in_place:]]
+        fingerprint[in_place:] = _mix_words(_words_at(tail), offsets[in_place:] - tail_start, seed)
+    return fingerprint
+
+
+def _words_at(data: np.ndarray) -> np.ndarray:
+    """The little-endian 8-byte word starting at each byte that has 7 more after it (a view, no copy)."""
+    return np.ndarray((max(len(data) - 7, 0),), dtype="<u8", buffer=data, strides=(1,))
 
 
 def _mix_words(words_at: np.ndarray, offsets: np.ndarray, seed: np.ndarray | None) -> np.ndarray:
