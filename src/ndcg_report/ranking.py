@@ -42,20 +42,20 @@ def rank_within_query(
         rank, tied_lines = _presorted_ranks(scores, boundary, starts, docids, rows)
         return Ranks(rank=rank, lines_per_query=lines_per_query, tied_lines=tied_lines)
     lines_per_query = np.bincount(qid_codes, minlength=n_queries)
-    order = np.argsort(-scores, kind="quicksort")
-    order = order[np.argsort(qid_codes[order], kind="stable")]
+    lines = pa.table({"query": from_numpy(qid_codes), "score": from_numpy(scores), "docid": docids})
+    order = as_numpy(pc.sort_indices(lines, sort_keys=[("query", "ascending"), ("score", "descending"),
+                                                       ("docid", "descending")]))
     q_sorted, s_sorted = qid_codes[order], scores[order]
     boundary = q_sorted[1:] != q_sorted[:-1]
     tie_edge = ~boundary
     tie_edge &= s_sorted[1:] == s_sorted[:-1]
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[:-1] |= tie_edge
+    in_tie[1:] |= tie_edge
+    tied_lines = int(in_tie.sum())
     starts = np.flatnonzero(np.concatenate(([True], boundary)))
     rank_sorted = np.arange(n, dtype=np.int64)
     rank_sorted -= np.repeat(starts, np.diff(np.append(starts, n)))
-    tied_lines = 0
-    if tie_edge.any():
-        positions, lines = _reorder_ties(order, tie_edge, docids)
-        order[positions] = lines
-        tied_lines = len(positions)
     rank = np.empty(n, dtype=np.int64)
     rank[order] = rank_sorted
     return Ranks(rank=rank[rows], lines_per_query=lines_per_query, tied_lines=tied_lines)
@@ -70,7 +70,7 @@ def _presorted_ranks(
     tie_edge &= scores[1:] == scores[:-1]
     if not tie_edge.any():
         return rank, 0
-    positions, lines = _reorder_ties(None, tie_edge, docids)  # line lines[i] moves to positions[i]
+    positions, lines = _reorder_ties(tie_edge, docids)  # line lines[i] moves to positions[i]
     by_line = np.argsort(lines)
     tied_sorted = lines[by_line]
     slot = np.minimum(np.searchsorted(tied_sorted, rows), len(tied_sorted) - 1)
@@ -90,18 +90,14 @@ def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarra
     return not rising.any()
 
 
-def _reorder_ties(order: np.ndarray | None, tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(tied positions, the lines they hold once each tie group is sorted by docid descending).
-
-    order maps positions to lines (None: the identity, a presorted run).
-    """
+def _reorder_ties(tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(tied lines of a presorted run, the lines they hold once each tie group is sorted by docid descending)."""
     in_tie = np.zeros(len(tie_edge) + 1, dtype=bool)
     in_tie[:-1] |= tie_edge
     in_tie[1:] |= tie_edge
     positions = np.flatnonzero(in_tie)
     starts_group = np.concatenate(([True], ~tie_edge[positions[1:] - 1]))
     group = np.cumsum(starts_group)
-    lines = positions if order is None else order[positions]
-    subset = pa.table({"group": from_numpy(group), "docid": docids.take(from_numpy(lines))})
+    subset = pa.table({"group": from_numpy(group), "docid": docids.take(from_numpy(positions))})
     within = pc.sort_indices(subset, sort_keys=[("group", "ascending"), ("docid", "descending")])
-    return positions, lines[as_numpy(within)]
+    return positions, positions[as_numpy(within)]
