@@ -11,6 +11,9 @@ import pyarrow.compute as pc
 from ndcg_report.columns import as_numpy, from_numpy
 
 
+_MIN_SCORE_BITS = 8  # below this, a run not in rank order is sorted by pyarrow alone
+
+
 @dataclass(frozen=True)
 class Ranks:
     """0-based rank within its query of each requested run line, lines per query code, tied lines."""
@@ -42,23 +45,12 @@ def rank_within_query(
         rank, tied_lines = _presorted_ranks(scores, boundary, starts, docids, rows)
         return Ranks(rank=rank, lines_per_query=lines_per_query, tied_lines=tied_lines)
     lines_per_query = np.bincount(qid_codes, minlength=n_queries)
-    lines = pa.table({"query": from_numpy(qid_codes), "score": from_numpy(scores), "docid": docids})
-    order = as_numpy(pc.sort_indices(lines, sort_keys=[("query", "ascending"), ("score", "descending"),
-                                                       ("docid", "descending")]))
-    q_sorted, s_sorted = qid_codes[order], scores[order]
-    boundary = q_sorted[1:] != q_sorted[:-1]
-    tie_edge = ~boundary
-    tie_edge &= s_sorted[1:] == s_sorted[:-1]
-    in_tie = np.zeros(n, dtype=bool)
-    in_tie[:-1] |= tie_edge
-    in_tie[1:] |= tie_edge
-    tied_lines = int(in_tie.sum())
-    starts = np.flatnonzero(np.concatenate(([True], boundary)))
-    rank_sorted = np.arange(n, dtype=np.int64)
-    rank_sorted -= np.repeat(starts, np.diff(np.append(starts, n)))
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = rank_sorted
-    return Ranks(rank=rank[rows], lines_per_query=lines_per_query, tied_lines=tied_lines)
+    order, tied_lines = _trec_eval_order(qid_codes, scores, docids, lines_per_query)
+    position = np.empty(n, dtype=np.int64)  # where each line lands in that order
+    position[order] = np.arange(n)
+    query_starts = np.cumsum(lines_per_query) - lines_per_query
+    rank = position[rows] - query_starts[qid_codes[rows]]
+    return Ranks(rank=rank, lines_per_query=lines_per_query, tied_lines=tied_lines)
 
 
 def _presorted_ranks(
@@ -78,6 +70,79 @@ def _presorted_ranks(
     new_position = positions[by_line[slot[moved]]]
     rank[moved] = new_position - starts[np.searchsorted(starts, new_position, side="right") - 1]
     return rank, len(positions)
+
+
+def _trec_eval_order(
+    qid_codes: np.ndarray, scores: np.ndarray, docids: pa.Array, lines_per_query: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """(line numbers sorted by query code, score descending, docid descending; lines in score ties).
+
+    One sort of packed words (query code, the score's leading bits over the run's score range,
+    line number); lines whose words tie (equal scores, or scores too close for those bits) are
+    then put in exact order by pyarrow.
+    """
+    n = len(qid_codes)
+    query_bits = max(1, (len(lines_per_query) - 1).bit_length())
+    line_bits = max(1, (n - 1).bit_length())
+    score_bits = 64 - query_bits - line_bits
+    if score_bits < _MIN_SCORE_BITS:  # too few bits left for the score to help: pyarrow sorts every line
+        lines = _exact_order(qid_codes, scores, docids, np.arange(n), np.zeros(n, dtype=np.int64))
+        return lines, _lines_in_ties(qid_codes, scores, lines, np.zeros(n, dtype=np.int64))
+    words = _descending_score_words(scores)
+    words -= words.min()
+    spare = int(words.max()).bit_length() - score_bits
+    if spare > 0:
+        words >>= np.uint64(spare)
+    words <<= np.uint64(line_bits)
+    words |= np.arange(n, dtype=np.uint64)
+    words |= qid_codes.astype(np.uint64) << np.uint64(64 - query_bits)
+    words.sort()
+    order = (words & np.uint64((1 << line_bits) - 1)).astype(np.int64)
+    words >>= np.uint64(line_bits)
+    tie_edge = words[1:] == words[:-1]
+    if not tie_edge.any():
+        return order, 0
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[:-1] |= tie_edge
+    in_tie[1:] |= tie_edge
+    positions = np.flatnonzero(in_tie)
+    group = np.cumsum(np.concatenate(([True], ~tie_edge[positions[1:] - 1])))
+    lines = _exact_order(qid_codes, scores, docids, order[positions], group)
+    order[positions] = lines
+    return order, _lines_in_ties(qid_codes, scores, lines, group)
+
+
+def _lines_in_ties(qid_codes: np.ndarray, scores: np.ndarray, lines: np.ndarray, group: np.ndarray) -> int:
+    """How many of `lines` (sorted, in groups) share their query and score with a neighbour."""
+    same = (group[1:] == group[:-1]) & (qid_codes[lines[1:]] == qid_codes[lines[:-1]])
+    same &= scores[lines[1:]] == scores[lines[:-1]]
+    tied = np.zeros(len(lines), dtype=bool)
+    tied[:-1] |= same
+    tied[1:] |= same
+    return int(tied.sum())
+
+
+def _exact_order(
+    qid_codes: np.ndarray, scores: np.ndarray, docids: pa.Array, lines: np.ndarray, group: np.ndarray
+) -> np.ndarray:
+    """`lines` sorted by group, query code, score descending and docid descending (pyarrow sort)."""
+    table = pa.table({
+        "group": from_numpy(group), "query": from_numpy(qid_codes[lines]), "score": from_numpy(scores[lines]),
+        "docid": docids.take(from_numpy(lines)),
+    })
+    keys = [("group", "ascending"), ("query", "ascending"), ("score", "descending"), ("docid", "descending")]
+    return lines[as_numpy(pc.sort_indices(table, sort_keys=keys))]
+
+
+def _descending_score_words(scores: np.ndarray) -> np.ndarray:
+    """uint64 words whose ascending order is the scores' descending order (-0.0 equal to 0.0)."""
+    words = (scores + 0.0).view(np.uint64)  # a new array; -0.0 + 0.0 is 0.0
+    flip = words >> np.uint64(63)  # 1 for negative scores
+    with np.errstate(over="ignore"):
+        flip -= np.uint64(1)  # all ones for positive scores, 0 for negative ones
+    flip &= np.uint64((1 << 63) - 1)
+    words ^= flip  # positives: low 63 bits inverted (larger first); negatives: as they are, after
+    return words
 
 
 def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarray) -> bool:
