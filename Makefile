@@ -23,6 +23,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/run_benchmark.py
+	$(BIN)/python benchmarks/stage_times.py
 
 clean:
 	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/nightly build src/*.egg-info .pytest_cache
