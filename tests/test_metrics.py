@@ -146,6 +146,61 @@ def test_ids_stay_strings():
     assert table.loc["7", "1"] == 0.0
 
 
+def test_tables_of_other_types_give_the_same_numbers():
+    import pyarrow as pa
+
+    run, qrels = ranked([3, 0, 2, 1])
+    expected = evaluate(run, qrels, cutoffs=[1, 3, "all"]).ndcg
+    shuffled = run.iloc[[2, 0, 3, 1]]  # not in rank order: the ranking sorts
+    typed = pa.table({
+        "qid": pa.array(shuffled["qid"]).dictionary_encode(),
+        "docid": pa.chunked_array([shuffled["docid"][:2], shuffled["docid"][2:]], pa.large_string()),
+        "score": pa.array(shuffled["score"], pa.float32()),
+    })
+    np.testing.assert_array_equal(evaluate(typed, pa.Table.from_pandas(qrels), cutoffs=[1, 3, "all"]).ndcg, expected)
+    numeric = pd.DataFrame({"qid": [1, 1], "docid": [10, 11], "score": [2, 1]})
+    numeric_qrels = pd.DataFrame({"qid": ["1"], "docid": ["11"], "rel": [1]})
+    assert evaluate(numeric, numeric_qrels, cutoffs=[1]).ndcg[0, 0] == 0.0  # ids compared as strings
+
+
+def test_unused_dictionary_entries_are_not_queries():
+    import pyarrow as pa
+
+    run = pa.table({"qid": pa.array(["q1", "q1", "q2"]).dictionary_encode(), "docid": ["a", "b", "c"],
+                    "score": [2.0, 1.0, 3.0]}).slice(0, 2)  # q2 stays in the dictionary only
+    qrels = pa.table({"qid": ["q1"], "docid": ["b"], "rel": [1.0]})
+    evaluation = evaluate(run, qrels, cutoffs=[1])
+    assert evaluation.counts.in_run == 1 and evaluation.counts.run_only == 0
+
+
+def test_tables_with_repeated_pairs_are_refused():
+    run, qrels = ranked([1, 0])
+    with pytest.raises(ParameterError, match=r"the run table repeats query 'q1', document 'd1' \(rows 1 and 2\)"):
+        evaluate(pd.concat([run, run.iloc[[1]]], ignore_index=True), qrels)
+    with pytest.raises(ParameterError, match="the qrels table repeats"):
+        evaluate(run, pd.concat([qrels, qrels], ignore_index=True))
+
+
+def test_empty_docids_next_to_short_ones_in_a_table():
+    # an empty string sitting 8 bytes before the end of the Arrow buffer is read in place
+    run = pd.DataFrame({"qid": "q", "docid": ["", "abcdefg"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": "q", "docid": ["abcdefg"], "rel": [1.0]})
+    assert evaluate(run, qrels, cutoffs=[10]).ndcg[0, 0] == pytest.approx(1 / math.log2(3))
+
+
+def test_docids_as_large_strings_give_the_same_numbers(dl19, monkeypatch):
+    # docid columns over 2 GiB are read as large_string; force that on the real DL19 files
+    import ndcg_report.read_inputs as read_inputs_module
+
+    expected = evaluate(read_run(dl19["monot5"]), read_qrels(dl19["qrels"])).ndcg
+    monkeypatch.setattr(read_inputs_module, "_LARGE_STRINGS", 0)
+    run, qrels = read_run(dl19["monot5"]), read_qrels(dl19["qrels"])
+    assert str(run.table["docid"].type) == "large_string" and str(qrels.table["docid"].type) == "large_string"
+    np.testing.assert_array_equal(evaluate(run, qrels).ndcg, expected)
+    monkeypatch.setattr(read_inputs_module, "_LARGE_STRINGS", 1 << 31)  # against string qrels
+    np.testing.assert_array_equal(evaluate(run, read_qrels(dl19["qrels"])).ndcg, expected)
+
+
 @pytest.mark.parametrize("bad", ["0", "-1", "x", "1.5", ""])
 def test_bad_cutoffs_rejected(bad):
     with pytest.raises(ParameterError):

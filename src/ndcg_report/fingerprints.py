@@ -45,8 +45,9 @@ def _fingerprints(strings: pa.Array | pa.ChunkedArray, seed_words: np.ndarray | 
     offsets = np.frombuffer(strings.buffers()[1], dtype=offset_type)[strings.offset : strings.offset + n + 1]
     data = strings.buffers()[2]
     data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
-    # Strings ending 8 bytes or more before the buffer's end are read in place; the last few from a padded copy.
-    in_place = int(np.searchsorted(offsets[1:], len(data) - 7, side="right"))
+    # Strings ending 8 bytes or more before the buffer's end are read in place (an empty one reads
+    # the 8 bytes at its offset); the last few strings from a padded copy.
+    in_place = int(np.searchsorted(offsets[1:], len(data) - 8, side="right"))
     tail_start = int(offsets[in_place])
     tail = np.zeros(len(data) - tail_start + 8, dtype=np.uint8)
     tail[: len(data) - tail_start] = data[tail_start:]

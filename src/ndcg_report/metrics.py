@@ -15,6 +15,7 @@ from ndcg_report.errors import ParameterError
 from ndcg_report.fingerprints import pair_keys
 from ndcg_report.pair_index import PairIndex, build_pair_index, candidate_matches
 from ndcg_report.ranking import rank_within_query
+from ndcg_report.read_inputs import first_duplicate_pair
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -263,26 +264,55 @@ def _sums_below_cutoffs(
 
 
 def _table_and_pairs(data: "Run | Qrels | pa.Table | pd.DataFrame", value_column: str) -> tuple[pa.Table, PairIndex]:
-    """The table of a read run or qrels (with its pair index), or of a table given directly."""
+    """The table of a read run or qrels with its pair index; a table given directly is checked and indexed."""
     pairs = getattr(data, "pairs", None)
-    table = _as_table(getattr(data, "table", data), value_column)
-    if pairs is None:
-        pairs = build_pair_index(pair_keys(table["qid"], table["docid"]))
+    if pairs is not None:
+        return data.table, pairs
+    table = _as_table(data, value_column)
+    pairs = build_pair_index(pair_keys(table["qid"], table["docid"]))
+    qids, docids = table["qid"].chunk(0), table["docid"].chunk(0)
+    found = first_duplicate_pair(as_numpy(qids.indices), docids, pairs) if table.num_rows else None
+    if found is not None:
+        kind = "run" if value_column == "score" else "qrels"
+        raise ParameterError(
+            f"the {kind} table repeats query {qids[found[1]].as_py()!r}, document {docids[found[1]].as_py()!r}"
+            f" (rows {found[0]} and {found[1]}); keep one row per (query, document)"
+        )
     return table, pairs
 
 
 def _as_table(data: "pa.Table | pd.DataFrame", value_column: str) -> pa.Table:
-    """Accept a pyarrow Table or a DataFrame with qid, docid and the value column."""
+    """A pyarrow Table or DataFrame with qid, docid and the value column, as the readers make them.
+
+    qid becomes a dictionary of strings (only the values present), docid one chunk of strings,
+    the value float64.
+    """
+    names = list(data.column_names) if isinstance(data, pa.Table) else list(data.columns)
+    missing_columns = {"qid", "docid", value_column} - set(names)
+    if missing_columns:
+        raise ParameterError(f"table lacks columns {sorted(missing_columns)}")
     if not isinstance(data, pa.Table):
         data = pa.table({
             "qid": pa.array(data["qid"].astype(str).to_numpy(), pa.string()),
             "docid": pa.array(data["docid"].astype(str).to_numpy(), pa.string()),
             value_column: pa.array(data[value_column].to_numpy(dtype=np.float64), pa.float64()),
         })
-    missing_columns = {"qid", "docid", value_column} - set(data.column_names)
-    if missing_columns:
-        raise ParameterError(f"table lacks columns {sorted(missing_columns)}")
-    return data
+    return pa.table({
+        "qid": _as_strings(data["qid"]).dictionary_encode(),
+        "docid": _as_strings(data["docid"]),
+        value_column: pc.cast(data[value_column].combine_chunks(), pa.float64(), safe=False),
+    })
+
+
+def _as_strings(column: pa.ChunkedArray) -> pa.Array:
+    """One chunk of (large) strings from a column of strings, dictionary-encoded strings or numbers."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = column.cast(pa.string())
+    if column.num_chunks > 1 and pa.types.is_string(column.type):  # may exceed 2 GiB of text
+        column = column.cast(pa.large_string())
+    return column.combine_chunks()
 
 
 def _qid_codes(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,7 @@ _NUMBER = re.compile(
     r"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|nan|inf|infinity)$", re.IGNORECASE
 )
 _BLOCK_SIZE = 1 << 22  # 4 MiB: fastest here, and peak memory stays about twice the file
+_LARGE_STRINGS = 1 << 31  # docid columns this large become large_string (one chunk holds < 2 GiB of string)
 
 
 @dataclass(frozen=True)
@@ -223,7 +224,10 @@ def _parse(source: bytes | Path, layout: _Layout) -> pa.Table:
             strings_can_be_null=False, quoted_strings_can_be_null=False,
         ),
     )
-    table = table.unify_dictionaries().combine_chunks()
+    table = table.unify_dictionaries()
+    if sum(chunk.nbytes for chunk in table["docid"].chunks) >= _LARGE_STRINGS:
+        table = table.set_column(table.column_names.index("docid"), "docid", table["docid"].cast(pa.large_string()))
+    table = table.combine_chunks()  # one chunk per column (over 2 GiB of docids: large_string)
     pa.default_memory_pool().release_unused()
     return table
 
