@@ -162,6 +162,17 @@ def test_no_query_in_common(tmp_path):
     assert "no query in common" in result.stderr
 
 
+def test_no_relevant_document_anywhere_warns(tmp_path):
+    run = write(tmp_path / "run.txt", "q1 Q0 d1 1 3.5 tag\n")
+    qrels = write(tmp_path / "qrels.txt", "q1 0 d1 0\nq2 0 d2 0\n")
+    result = cli("eval", qrels, run)
+    assert result.returncode == 0 and result.stderr.count("\n") == 1
+    assert "warning: no query was averaged, so the means are nan" in result.stderr
+    assert "ndcg_cut_10           \tall\tnan" in result.stdout
+    result = cli("eval", "--no-relevant", "zero", qrels, run)
+    assert result.returncode == 0 and result.stderr == "" and "ndcg_cut_10           \tall\t0.0000" in result.stdout
+
+
 def test_bad_usage_is_one_line(tmp_path):
     result = cli("eval", "--gain", "cubic", "a", "b")
     assert result.returncode == 2 and result.stderr.count("\n") == 1

@@ -209,6 +209,10 @@ def run_eval(args: argparse.Namespace) -> str:
     if evaluation.counts.in_both == 0:
         raise InputError(args.run, None, f"no query in common with the qrels {args.qrels}",
                          "check that the run and the qrels are for the same topics")
+    if evaluation.counts.averaged == 0:
+        print(f"ndcg-report: warning: no query was averaged, so the means are nan: none of the "
+              f"{evaluation.counts.in_both} queries in both files has a relevant document in {args.qrels} "
+              f"(--no-relevant {args.no_relevant}); --no-relevant zero averages them as 0", file=sys.stderr)
     if args.format == "trec":
         return format_trec(evaluation, args.per_query, 4 if args.digits is None else args.digits)
     if args.format == "csv":
