@@ -131,3 +131,13 @@ def test_build_with_corpus_checks_the_qrels_before_building_bm25(tmp_path):
                  "--out", tmp_path / "out", cache=tmp_path / "cache")
     assert result.returncode == 2 and "missing.txt: no such file" in result.stderr
     assert "bm25: building" not in result.stderr
+
+
+@pytest.mark.parametrize("option, value", [("--k1", "1.2"), ("--b", "0.75"), ("--top-k", "100"), ("--cache-dir", "c")])
+def test_bm25_options_with_a_given_baseline_are_refused(tmp_path, option, value):
+    # they would be silently ignored: the baseline is the run given by --baseline
+    run = CRANFIELD / "bm25-rm3.run.gz"
+    result = cli("build", "--run", run, "--qrels", CRANFIELD / "qrels.txt", "--baseline", run,
+                 option, value, "--out", tmp_path / "out", cache=tmp_path / "cache")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert f"{option} only apply with --corpus" in result.stderr and not (tmp_path / "out").exists()

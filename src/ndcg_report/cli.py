@@ -58,9 +58,9 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_bm25_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--k1", type=float, default=BM25_DEFAULTS["k1"], help="BM25 k1 (default 0.9, as Anserini)")
-    parser.add_argument("--b", type=float, default=BM25_DEFAULTS["b"], help="BM25 b (default 0.4, as Anserini)")
-    parser.add_argument("--top-k", type=int, default=BM25_DEFAULTS["top_k"], dest="top_k",
+    parser.add_argument("--k1", type=float, default=None, help="BM25 k1 (default 0.9, as Anserini)")
+    parser.add_argument("--b", type=float, default=None, help="BM25 b (default 0.4, as Anserini)")
+    parser.add_argument("--top-k", type=int, default=None, dest="top_k",
                         help="documents retrieved per query (default 1000)")
     parser.add_argument("--cache-dir", default="", dest="cache_dir",
                         help="folder of cached BM25 runs (default: $NDCG_REPORT_CACHE/bm25 or the user cache)")
@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 
+def _bm25_settings(args: argparse.Namespace) -> dict:
+    """k1, b and top_k from the command line, Anserini's defaults where not given."""
+    given = {"k1": args.k1, "b": args.b, "top_k": args.top_k}
+    return {name: BM25_DEFAULTS[name] if value is None else value for name, value in given.items()}
+
+
 def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
     """Validate, build the BM25 baseline if asked, then build the report; return the line to print."""
     import shlex
@@ -141,7 +147,11 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
             ks=args.cutoffs, gain=args.gain, missing=args.missing, no_relevant=args.no_relevant, title=args.name,
             seed=args.seed, run_name=args.run_name, baseline_name=args.baseline_name, command=command,
         )
-        bm25 = {"k1": args.k1, "b": args.b, "top_k": args.top_k}
+        given = [option for option, value in (("--k1", args.k1), ("--b", args.b), ("--top-k", args.top_k),
+                                               ("--cache-dir", args.cache_dir)) if value not in (None, "")]
+        if args.baseline and given:
+            raise ParameterError(f"{', '.join(given)} only apply with --corpus; the baseline run is given by --baseline")
+        bm25 = _bm25_settings(args)
         out = args.out
     if args.timeout < 1:
         raise ParameterError("--timeout must be at least 1 second")
@@ -172,7 +182,7 @@ def run_bm25(args: argparse.Namespace) -> str:
     if problem:
         raise ParameterError(f"--out {out}: its folder {problem}")
     run_path, _ = cached_bm25_run(
-        args.corpus, args.topics, k1=args.k1, b=args.b, top_k=args.top_k, cache_dir=args.cache_dir or None,
+        args.corpus, args.topics, **_bm25_settings(args), cache_dir=args.cache_dir or None,
         progress=sys.stderr.isatty(), log=_log,
     )
     copy_file_atomic(run_path, out)
