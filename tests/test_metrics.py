@@ -250,9 +250,9 @@ def test_dl19_monot5_out_of_rank_order(dl19):
 def test_docids_with_equal_keys_keep_their_own_labels(monkeypatch):
     # Force every (query, docid) pair to the same 64-bit key: the join must fall back to comparing
     # the queries and docids themselves, so collisions never change a label.
-    import ndcg_report.metrics as metrics_module
+    import ndcg_report.read_inputs as read_inputs_module
 
-    monkeypatch.setattr(metrics_module, "pair_keys", lambda qids, docids: np.zeros(len(docids), np.uint64))
+    monkeypatch.setattr(read_inputs_module, "pair_keys", lambda qids, docids: np.zeros(len(docids), np.uint64))
     run = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a\x00", "b", "a", "a"], "score": [3.0, 2.0, 1.0, 1.0]})
     qrels = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a", "a\x00", "b", "b"], "rel": [1.0, 3.0, 0.0, 2.0]})
     evaluation = evaluate(run, qrels, cutoffs=[3], no_relevant="zero")

@@ -12,10 +12,9 @@ import pyarrow.compute as pc
 
 from ndcg_report.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import ParameterError
-from ndcg_report.fingerprints import pair_keys
-from ndcg_report.pair_index import PairIndex, build_pair_index, candidate_matches
+from ndcg_report.pair_index import PairIndex, candidate_matches
 from ndcg_report.ranking import rank_within_query
-from ndcg_report.read_inputs import first_duplicate_pair
+from ndcg_report.read_inputs import index_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -269,14 +268,13 @@ def _table_and_pairs(data: "Run | Qrels | pa.Table | pd.DataFrame", value_column
     if pairs is not None:
         return data.table, pairs
     table = _as_table(data, value_column)
-    pairs = build_pair_index(pair_keys(table["qid"], table["docid"]))
-    qids, docids = table["qid"].chunk(0), table["docid"].chunk(0)
-    found = first_duplicate_pair(as_numpy(qids.indices), docids, pairs) if table.num_rows else None
+    pairs, found = index_pairs(table)
     if found is not None:
         kind = "run" if value_column == "score" else "qrels"
         raise ParameterError(
-            f"the {kind} table repeats query {qids[found[1]].as_py()!r}, document {docids[found[1]].as_py()!r}"
-            f" (rows {found[0]} and {found[1]}); keep one row per (query, document)"
+            f"the {kind} table repeats query {table['qid'][found[1]].as_py()!r}, "
+            f"document {table['docid'][found[1]].as_py()!r} (rows {found[0]} and {found[1]}); "
+            "keep one row per (query, document)"
         )
     return table, pairs
 

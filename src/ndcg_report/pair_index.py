@@ -19,9 +19,9 @@ class PairIndex:
     packed: np.ndarray
     row_bits: int
 
-    def rows(self) -> np.ndarray:
-        """The row number of each entry, in sorted order."""
-        return (self.packed & np.uint64((1 << self.row_bits) - 1)).astype(np.int64)
+    def rows(self, entries: np.ndarray) -> np.ndarray:
+        """The row numbers (uint64) held by the given entries."""
+        return self.packed[entries] & np.uint64((1 << self.row_bits) - 1)
 
 
 def build_pair_index(keys: np.ndarray) -> PairIndex:
@@ -45,7 +45,7 @@ def rows_sharing_a_key(index: PairIndex) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     at = np.flatnonzero(same)
     entries = np.union1d(at, at + 1)
-    return np.sort((packed[entries] & np.uint64((1 << index.row_bits) - 1)).astype(np.int64))
+    return np.sort(index.rows(entries).astype(np.int64))
 
 
 def candidate_matches(left: PairIndex, right: PairIndex) -> tuple[np.ndarray, np.ndarray]:
@@ -68,8 +68,7 @@ def candidate_matches(left: PairIndex, right: PairIndex) -> tuple[np.ndarray, np
         found_left.append(entries)
         found_right.append(owners)
         entries = entries + 1
-    left_rows = left.packed[np.concatenate(found_left)] & np.uint64((1 << left.row_bits) - 1)
-    right_rows = right.packed[np.concatenate(found_right)] & np.uint64((1 << right.row_bits) - 1)
+    left_rows, right_rows = left.rows(np.concatenate(found_left)), right.rows(np.concatenate(found_right))
     if left.row_bits + right.row_bits <= 64:  # sort both rows packed in one word: faster than argsort
         left_rows <<= np.uint64(right.row_bits)
         left_rows |= right_rows

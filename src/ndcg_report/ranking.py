@@ -42,7 +42,7 @@ def rank_within_query(
         starts = np.flatnonzero(np.concatenate(([True], boundary)))
         lines_per_query = np.zeros(max(n_queries, int(qid_codes[starts].max()) + 1), dtype=np.int64)
         lines_per_query[qid_codes[starts]] = np.diff(np.append(starts, n))  # one block per query
-        rank, tied_lines = _presorted_ranks(scores, boundary, starts, docids, rows)
+        rank, tied_lines = _presorted_ranks(qid_codes, scores, boundary, starts, docids, rows)
         return Ranks(rank=rank, lines_per_query=lines_per_query, tied_lines=tied_lines)
     lines_per_query = np.bincount(qid_codes, minlength=n_queries)
     order, tied_lines = _trec_eval_order(qid_codes, scores, docids, lines_per_query)
@@ -54,7 +54,8 @@ def rank_within_query(
 
 
 def _presorted_ranks(
-    scores: np.ndarray, boundary: np.ndarray, starts: np.ndarray, docids: pa.Array, rows: np.ndarray
+    qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarray, starts: np.ndarray, docids: pa.Array,
+    rows: np.ndarray,
 ) -> tuple[np.ndarray, int]:
     """(ranks of `rows`, tied lines) in a run grouped by query (blocks at `starts`) in score order."""
     rank = rows - starts[np.searchsorted(starts, rows, side="right") - 1]
@@ -62,7 +63,8 @@ def _presorted_ranks(
     tie_edge &= scores[1:] == scores[:-1]
     if not tie_edge.any():
         return rank, 0
-    positions, lines = _reorder_ties(tie_edge, docids)  # line lines[i] moves to positions[i]
+    positions, group = _tie_groups(tie_edge)
+    lines = _exact_order(qid_codes, scores, docids, positions, group)  # line lines[i] moves to positions[i]
     by_line = np.argsort(lines)
     tied_sorted = lines[by_line]
     slot = np.minimum(np.searchsorted(tied_sorted, rows), len(tied_sorted) - 1)
@@ -102,11 +104,7 @@ def _trec_eval_order(
     tie_edge = words[1:] == words[:-1]
     if not tie_edge.any():
         return order, 0
-    in_tie = np.zeros(n, dtype=bool)
-    in_tie[:-1] |= tie_edge
-    in_tie[1:] |= tie_edge
-    positions = np.flatnonzero(in_tie)
-    group = np.cumsum(np.concatenate(([True], ~tie_edge[positions[1:] - 1])))
+    positions, group = _tie_groups(tie_edge)
     lines = _exact_order(qid_codes, scores, docids, order[positions], group)
     order[positions] = lines
     return order, _lines_in_ties(qid_codes, scores, lines, group)
@@ -116,10 +114,16 @@ def _lines_in_ties(qid_codes: np.ndarray, scores: np.ndarray, lines: np.ndarray,
     """How many of `lines` (sorted, in groups) share their query and score with a neighbour."""
     same = (group[1:] == group[:-1]) & (qid_codes[lines[1:]] == qid_codes[lines[:-1]])
     same &= scores[lines[1:]] == scores[lines[:-1]]
-    tied = np.zeros(len(lines), dtype=bool)
-    tied[:-1] |= same
-    tied[1:] |= same
-    return int(tied.sum())
+    return len(_tie_groups(same)[0])
+
+
+def _tie_groups(tie_edge: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(positions on either side of a true `tie_edge[i]` (between i and i + 1), each one's tie group)."""
+    in_tie = np.zeros(len(tie_edge) + 1, dtype=bool)
+    in_tie[:-1] |= tie_edge
+    in_tie[1:] |= tie_edge
+    positions = np.flatnonzero(in_tie)
+    return positions, np.cumsum(np.concatenate(([True], ~tie_edge[positions[1:] - 1])))
 
 
 def _exact_order(
@@ -153,16 +157,3 @@ def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarra
     rising = scores[1:] > scores[:-1]
     rising &= ~boundary
     return not rising.any()
-
-
-def _reorder_ties(tie_edge: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(tied lines of a presorted run, the lines they hold once each tie group is sorted by docid descending)."""
-    in_tie = np.zeros(len(tie_edge) + 1, dtype=bool)
-    in_tie[:-1] |= tie_edge
-    in_tie[1:] |= tie_edge
-    positions = np.flatnonzero(in_tie)
-    starts_group = np.concatenate(([True], ~tie_edge[positions[1:] - 1]))
-    group = np.cumsum(starts_group)
-    subset = pa.table({"group": from_numpy(group), "docid": docids.take(from_numpy(positions))})
-    within = pc.sort_indices(subset, sort_keys=[("group", "ascending"), ("docid", "descending")])
-    return positions, positions[as_numpy(within)]

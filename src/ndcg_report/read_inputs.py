@@ -336,17 +336,23 @@ def first_duplicate_pair(qid_codes: np.ndarray, docids: pa.Array, pairs: PairInd
     return None
 
 
-def _reject_duplicates(path: str | Path, line_of_row: Callable[[int], int], table: pa.Table, kind: str) -> PairIndex:
-    """Raise InputError on a repeated (qid, docid); return the index of the table's pairs."""
+def index_pairs(table: pa.Table) -> tuple[PairIndex, tuple[int, int] | None]:
+    """The index of a table's (qid, docid) pairs (one-chunk qid dictionary and docid columns), and
+    its earliest-repeated pair as (first row, repeating row), or None."""
     qids, docids = table["qid"].chunk(0), table["docid"].chunk(0)
     pairs = build_pair_index(pair_keys(qids, docids))
-    found = first_duplicate_pair(as_numpy(qids.indices), docids, pairs)
+    return pairs, first_duplicate_pair(as_numpy(qids.indices), docids, pairs)
+
+
+def _reject_duplicates(path: str | Path, line_of_row: Callable[[int], int], table: pa.Table, kind: str) -> PairIndex:
+    """Raise InputError on a repeated (qid, docid); return the index of the table's pairs."""
+    pairs, found = index_pairs(table)
     if found is not None:
         first, second = found
         raise InputError(
             path, line_of_row(second),
-            f"duplicate {kind} entry for query {qids[second].as_py()!r}, document {docids[second].as_py()!r}"
-            f" (first on line {line_of_row(first)})",
+            f"duplicate {kind} entry for query {table['qid'][second].as_py()!r}, "
+            f"document {table['docid'][second].as_py()!r} (first on line {line_of_row(first)})",
             "keep one line per (query, document)",
         )
     return pairs
