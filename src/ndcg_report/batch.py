@@ -35,8 +35,8 @@ from ndcg_report.history import (
     append_history, history_dir, log_file, read_history, read_status, write_status,
 )
 from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
-from ndcg_report.index_page import ReportState, write_index
-from ndcg_report.report import resolve_path
+from ndcg_report.index_page import ReportState, format_number, format_p, format_signed, write_index
+from ndcg_report.report import HEADLINE_K, resolve_path
 
 LOCK_NAME = ".batch.lock"
 EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
@@ -202,7 +202,7 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
 def headline(summary: dict) -> dict:
     """The numbers the index shows, from a report's summary.json: k = 10, else the first cut-off."""
     comparison = summary["comparison"]
-    k = "10" if "10" in comparison else next(iter(comparison))
+    k = HEADLINE_K if HEADLINE_K in comparison else next(iter(comparison))
     row = comparison[k]
     keys = ("n", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
             "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
@@ -239,7 +239,7 @@ class Batch:
         try:
             return self._run_report(report, number)
         except Exception as exc:  # noqa: BLE001 - one report's surprise must not stop the batch
-            return self._failed(report, "batch", f"{type(exc).__name__}: {exc}", 0.0, {})
+            return self._failed(report, "batch", f"{type(exc).__name__}: {exc}", 0.0)
 
     def _run_report(self, report: ReportConfig, number: int) -> Outcome:
         name = report.name
@@ -249,7 +249,7 @@ class Batch:
         try:
             digest, files = fingerprint(report)
         except (InputError, ParameterError, OSError) as exc:
-            return self._failed(report, "validate", str(exc), time.monotonic() - started, {})
+            return self._failed(report, "validate", str(exc), time.monotonic() - started)
         history = read_history(self.root, name)
         status = read_status(self.root, name) or {}
         last_good = history[-1] if history else None
@@ -278,7 +278,7 @@ class Batch:
         write_text_atomic(log_file(self.root, name), f"$ {shlex.join(command)}\n{stderr}{stdout}")
         if process.returncode != 0:
             step, message = _failure(process.returncode, stderr, self.children.stopping)
-            return self._failed(report, step, message, seconds, files, digest)
+            return self._failed(report, step, message, seconds, digest)
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         finished = utc_now()
         record = {"time": finished, "duration_s": round(seconds, 1), "fingerprint": digest, "files": files,
@@ -286,13 +286,12 @@ class Batch:
         append_history(self.root, name, record)
         write_status(self.root, name, {"status": "built", "time": finished, "fingerprint": digest,
                                        "seconds": round(seconds, 1)})
-        self.log(f"done {name} in {seconds:.1f} s: NDCG@{record['k']} {_f(record['run_mean'])} vs "
-                 f"{_f(record['baseline_mean'])} ({_signed(record['delta'])}, "
-                 f"Holm randomization p={_p(record['holm_randomization_pvalue'])})")
+        self.log(f"done {name} in {seconds:.1f} s: NDCG@{record['k']} {format_number(record['run_mean'])} vs "
+                 f"{format_number(record['baseline_mean'])} ({format_signed(record['delta'])}, "
+                 f"Holm randomization p={format_p(record['holm_randomization_pvalue'])})")
         return Outcome(name, "built", seconds=seconds, finished=finished)
 
-    def _failed(self, report: ReportConfig, step: str, message: str, seconds: float, files: dict,
-                digest: str = "") -> Outcome:
+    def _failed(self, report: ReportConfig, step: str, message: str, seconds: float, digest: str = "") -> Outcome:
         finished = utc_now()
         write_status(self.root, report.name, {"status": "failed", "time": finished, "step": step, "message": message,
                                               "fingerprint": digest, "seconds": round(seconds, 1)})
@@ -426,20 +425,6 @@ def _failure(returncode: int, stderr: str, stopping: int) -> tuple[str, str]:
 def _short(time_text: str) -> str:
     """'2026-11-23T11:40:02Z' -> '2026-11-23 11:40:02 UTC'."""
     return f"{time_text[:10]} {time_text[11:19]} UTC" if len(time_text) >= 19 else time_text
-
-
-def _f(value: object) -> str:
-    return f"{value:.4f}" if isinstance(value, (int, float)) else "–"
-
-
-def _signed(value: object) -> str:
-    return f"{value:+.4f}" if isinstance(value, (int, float)) else "–"
-
-
-def _p(value: object) -> str:
-    if not isinstance(value, (int, float)):
-        return "–"
-    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
 def _check_output_root(root: Path) -> None:

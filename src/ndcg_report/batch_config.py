@@ -19,7 +19,7 @@ import yaml
 
 from ndcg_report.bm25_cache import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
-from ndcg_report.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, parse_cutoffs
+from ndcg_report.metrics import DEFAULT_CUTOFFS, GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, parse_cutoffs
 from ndcg_report.report import PACKAGE_PREFIX
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
@@ -29,7 +29,7 @@ OPTION_KEYS = ("k", "gain", "missing", "no_relevant", "title", "run_name", "base
                *BM25_KEYS)
 REPORT_KEYS = ("name", *FILE_KEYS, *OPTION_KEYS)
 DEFAULT_OPTIONS: dict[str, Any] = {
-    "k": "1,3,5,10,20,100,1000", "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
+    "k": ",".join(map(str, DEFAULT_CUTOFFS)), "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
     "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, **BM25_DEFAULTS,
 }
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
@@ -56,10 +56,9 @@ class ReportOptions:
 
 @dataclass(frozen=True)
 class InputFile:
-    """One input of a report: its role, the path as written in the config, the absolute path."""
+    """One input of a report: its role and absolute path."""
 
     role: str  # run, qrels, baseline, corpus or topics
-    spec: str
     path: Path  # absolute; may not exist (checked when the report builds)
 
 
@@ -163,9 +162,8 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
             if key in entry:
                 raise ParameterError(f"{where} key '{key}' applies only to a BM25 baseline built from a 'corpus'")
     inputs = tuple(
-        InputFile(role, spec, _locate(spec, base))
+        InputFile(role, _locate(_text(entry[role], f"{where} key '{role}'", path=True), base))
         for role in FILE_KEYS if role in entry
-        for spec in [_text(entry[role], f"{where} key '{role}'", path=True)]
     )
     values = dict(defaults)
     for key in OPTION_KEYS:

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
+from ndcg_report.bm25_cache import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
 from ndcg_report.files import write_lines_atomic
 from ndcg_report.read_corpus import DEFAULT_BATCH_SIZE, iter_corpus
@@ -55,9 +56,9 @@ def build_bm25_run(
     corpus_path: str | Path,
     topics: "pd.Series",
     *,
-    k1: float = 0.9,
-    b: float = 0.4,
-    top_k: int = 1000,
+    k1: float = BM25_DEFAULTS["k1"],
+    b: float = BM25_DEFAULTS["b"],
+    top_k: int = BM25_DEFAULTS["top_k"],
     progress: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> pa.Table:
@@ -84,8 +85,8 @@ def check_parameters(*, k1: float, b: float, top_k: int) -> None:
 def build_index(
     corpus_path: str | Path,
     *,
-    k1: float = 0.9,
-    b: float = 0.4,
+    k1: float = BM25_DEFAULTS["k1"],
+    b: float = BM25_DEFAULTS["b"],
     progress: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> BM25Index:
@@ -129,7 +130,7 @@ def build_index(
     )
 
 
-def retrieve(index: BM25Index, topics: "pd.Series", *, top_k: int = 1000, progress: bool = False) -> pa.Table:
+def retrieve(index: BM25Index, topics: "pd.Series", *, top_k: int = BM25_DEFAULTS["top_k"], progress: bool = False) -> pa.Table:
     """Top-k documents with score > 0 per query, ranked by score then docid descending (bytes)."""
     import bm25s
 

@@ -1,7 +1,9 @@
-"""File plumbing shared by the BM25 cache, the CLI and batch builds: hashes, atomic writes, folders."""
+"""File plumbing shared by the readers, the report, the BM25 cache, the CLI and batch builds:
+opening maybe-gzip files, hashes, line counts, atomic writes, folders."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import shutil
@@ -10,8 +12,31 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
+from typing import IO
 
 _CHUNK = 1 << 20
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def is_gzip(path: Path) -> bool:
+    """True if the file starts with the gzip magic bytes (raises OSError)."""
+    with open(path, "rb") as handle:
+        return handle.read(2) == _GZIP_MAGIC
+
+
+def open_maybe_gzip(path: Path) -> IO[bytes]:
+    """The file's bytes for reading, decompressed if it starts with the gzip magic bytes."""
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+def text_line_count(path: Path) -> int:
+    """Lines of a (maybe gzip) text file, read in 1 MiB chunks; a last line without a newline counts."""
+    lines, last = 0, b"\n"
+    with open_maybe_gzip(path) as handle:
+        while chunk := handle.read(_CHUNK):
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+    return lines + (last != b"\n")
 
 
 def file_sha256(path: Path) -> str:
@@ -68,10 +93,23 @@ def _temporary_beside(target: Path) -> Iterator[str]:
     handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(handle)
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(name, 0o666 & ~umask)  # as a plain open() would, not mkstemp's 0600
+        os.chmod(name, 0o666 & ~_umask())  # as a plain open() would, not mkstemp's 0600
         yield name
     finally:
         if os.path.exists(name):
             os.unlink(name)
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux shows it (setting it, even back,
+    races with threads that create files or start processes meanwhile)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask

@@ -16,8 +16,6 @@ from ndcg_report.files import write_text_atomic
 
 MAX_PLOTTED_BUILDS = 90
 SIGNIFICANCE = 0.05
-RUN_COLOUR = "#0072B2"
-BASELINE_COLOUR = "#D55E00"
 
 
 @dataclass(frozen=True)
@@ -114,12 +112,12 @@ def _row(state: ReportState) -> str:
     else:
         k = _e(str(last.get("k", "10")))
         significant = _is_significant(last)
-        p_text = _p(last.get("holm_randomization_pvalue")) + (" *" if significant else "")
+        p_text = _e(format_p(last.get("holm_randomization_pvalue"))) + (" *" if significant else "")
         cells += [
-            f'<td class="num">{_f(last.get("run_mean"))}<div class="detail">{_e(last.get("run_name", ""))} @{k}</div></td>',
-            f'<td class="num">{_f(last.get("baseline_mean"))}<div class="detail">{_e(last.get("baseline_name", ""))}</div></td>',
-            f'<td class="num">{_signed(last.get("delta"))}<div class="detail">95% CI [{_signed(last.get("ci_low"))}, '
-            f'{_signed(last.get("ci_high"))}]</div></td>',
+            f'<td class="num">{format_number(last.get("run_mean"))}<div class="detail">{_e(last.get("run_name", ""))} @{k}</div></td>',
+            f'<td class="num">{format_number(last.get("baseline_mean"))}<div class="detail">{_e(last.get("baseline_name", ""))}</div></td>',
+            f'<td class="num">{format_signed(last.get("delta"))}<div class="detail">95% CI [{format_signed(last.get("ci_low"))}, '
+            f'{format_signed(last.get("ci_high"))}]</div></td>',
             f'<td class="num{" sig" if significant else ""}">{p_text}</td>',
             f'<td class="num">{_e(str(last.get("n", "–")))}</td>',
             f'<td class="num">{_change(state.history)}</td>',
@@ -191,7 +189,7 @@ def history_figure(history: tuple[dict, ...]):
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ndcg_report.plots import _RC, literal
+    from ndcg_report.plots import _RC, BASELINE_COLOUR, RUN_COLOUR, literal
 
     x = list(range(1, len(history) + 1))
     k = literal(history[-1].get("k", "10"))
@@ -267,21 +265,24 @@ def _number(value: object) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
 
 
-def _f(value: object) -> str:
+def format_number(value: object) -> str:
+    """A mean or CI bound with 4 decimals; '–' if it is missing."""
     number = _number(value)
     return "–" if math.isnan(number) else f"{number:.4f}"
 
 
-def _signed(value: object) -> str:
+def format_signed(value: object) -> str:
+    """A difference with its sign and 4 decimals; '–' if it is missing."""
     number = _number(value)
     return "–" if math.isnan(number) else f"{number:+.4f}"
 
 
-def _p(value: object) -> str:
+def format_p(value: object) -> str:
+    """A p-value with 4 decimals, '<0.0001' below that; '–' if it is missing (plain text)."""
     number = _number(value)
     if math.isnan(number):
         return "–"
-    return "&lt;0.0001" if number < 1e-4 else f"{number:.4f}"
+    return "<0.0001" if number < 1e-4 else f"{number:.4f}"
 
 
 def _e(text: str) -> str:

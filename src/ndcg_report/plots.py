@@ -58,10 +58,8 @@ def paired_at(run: Evaluation, baseline: Evaluation, k: str | int) -> pd.DataFra
     label = cutoff_label(k)
     if label not in {cutoff_label(c) for c in run.cutoffs}:
         raise ParameterError(f"cut-off {label!r} was not evaluated; have {run.cutoffs}")
-    run_table, baseline_table = paired_table(run, baseline)
-    pairs = pd.DataFrame({"run": run_table[label], "baseline": baseline_table[label]})
-    pairs["delta"] = pairs["run"] - pairs["baseline"]
-    return pairs
+    pairs = paired_ndcg(run, baseline)
+    return pairs[pairs["k"] == label].set_index("qid")[["run", "baseline", "delta"]]
 
 
 def mean_ci(

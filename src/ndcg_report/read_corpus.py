@@ -7,12 +7,11 @@ import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.files import open_maybe_gzip
 
 DEFAULT_BATCH_SIZE = 10_000
-_GZIP_MAGIC = b"\x1f\x8b"
 _BOM = "\ufeff"
 _FORMAT = 'one JSON object per line: {"_id": "...", "title": "...", "text": "..."}'
 
@@ -75,18 +74,11 @@ def _check_file(path: Path) -> None:
         raise InputError(path, None, "empty file (no documents)", f"give {_FORMAT}")
 
 
-def _open(path: Path) -> IO[bytes]:
-    """The file's bytes, decompressed if it starts with the gzip magic bytes."""
-    with path.open("rb") as handle:
-        magic = handle.read(2)
-    return gzip.open(path, "rb") if magic == _GZIP_MAGIC else path.open("rb")
-
-
 def _numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, raw line without the line end), streaming."""
     number = 0
     try:
-        with _open(path) as handle:
+        with open_maybe_gzip(path) as handle:
             for number, raw in enumerate(handle, start=1):
                 yield number, raw.rstrip(b"\r\n")
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:

@@ -17,6 +17,7 @@ import pyarrow.csv as pacsv
 
 from ndcg_report.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import InputError
+from ndcg_report.files import is_gzip, open_maybe_gzip
 from ndcg_report.fingerprints import pair_keys
 from ndcg_report.pair_index import PairIndex, build_pair_index, rows_sharing_a_key
 
@@ -149,15 +150,10 @@ def _check_readable(path: Path) -> None:
         raise InputError(path, None, "permission denied", "make the file readable") from None
 
 
-def _is_gzip(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
-
-
 def _head(path: Path, size: int = 4) -> bytes:
     """The first bytes of the (decompressed) text; b'' if they cannot be read."""
     try:
-        with (gzip.open(path, "rb") if _is_gzip(path) else path.open("rb")) as handle:
+        with open_maybe_gzip(path) as handle:
             return handle.read(size)
     except (OSError, EOFError, zlib.error):
         return b""
@@ -209,7 +205,7 @@ def _normalise(data: bytes) -> bytes:
 def _parse(source: bytes | Path, layout: _Layout) -> pa.Table:
     """Parse single-space-separated text (a file, maybe gzip, or bytes) with pyarrow, multi-threaded."""
     if isinstance(source, Path):
-        stream = pa.input_stream(str(source), compression="gzip" if _is_gzip(source) else None)
+        stream = pa.input_stream(str(source), compression="gzip" if is_gzip(source) else None)
     else:
         stream = pa.BufferReader(source)
     table = pacsv.read_csv(
@@ -314,7 +310,7 @@ def _line_of_row(text: bytes, row: int) -> int:
 
 def _first_tag(path: Path) -> str:
     """The run tag (last column) of the first data line."""
-    with (gzip.open(path, "rb") if _is_gzip(path) else path.open("rb")) as handle:
+    with open_maybe_gzip(path) as handle:
         for raw in handle:
             line = raw.strip()
             if line and not line.startswith(b"#"):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import html
 import json
 import math
@@ -17,6 +15,7 @@ import pandas as pd
 from ndcg_report import __version__
 from ndcg_report.compare import compare
 from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.files import file_sha256, text_line_count
 from ndcg_report.metrics import (
     GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, Evaluation, check_choice, evaluate, parse_cutoffs,
 )
@@ -167,10 +166,7 @@ def load_report(params: ReportParameters) -> Report:
 
 def file_record(role: str, path: Path) -> dict:
     """Role, file name, sha256 of the bytes as stored, and the number of lines of its text."""
-    raw = path.read_bytes()
-    text = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
-    lines = text.count(b"\n") + (1 if text and not text.endswith(b"\n") else 0)
-    return {"role": role, "file": path.name, "sha256": hashlib.sha256(raw).hexdigest(), "lines": lines}
+    return {"role": role, "file": path.name, "sha256": file_sha256(path), "lines": text_line_count(path)}
 
 
 def query_checks(report: Report) -> pd.DataFrame:
