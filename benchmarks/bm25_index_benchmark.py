@@ -1,4 +1,4 @@
-"""Time the BM25 baseline (`ndcg_report.bm25`) on a synthetic corpus: indexing, retrieval, writing.
+"""Time the BM25 baseline (`ndcg_report.baseline.bm25`) on a synthetic corpus: indexing, retrieval, writing.
 
 Each repeat runs in a fresh child process that imports the module, builds the index from the
 corpus file (`build_index`: read, tokenise, bm25s scoring), retrieves the top-k for every topic
@@ -29,8 +29,8 @@ from make_corpus import make_corpus  # noqa: E402
 CHILD = r"""
 import json, resource, sys, time
 started = time.perf_counter()
-from ndcg_report.bm25 import build_index, retrieve, write_trec_run
-from ndcg_report.read_inputs import read_topics
+from ndcg_report.baseline.bm25 import build_index, retrieve, write_trec_run
+from ndcg_report.inputs.trec import read_topics
 imported = time.perf_counter()
 corpus, topics_path, out, top_k = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 index = build_index(corpus)

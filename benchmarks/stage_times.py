@@ -36,8 +36,8 @@ if what == "plain":
     sys.exit(0)
 start = clock()
 from ndcg_report import evaluate
-from ndcg_report.output_formats import format_trec
-from ndcg_report.read_inputs import QRELS_LAYOUT, RUN_LAYOUT, Qrels, Run, _read_table, _reject_duplicates
+from ndcg_report.core.output_formats import format_trec
+from ndcg_report.inputs.trec import QRELS_LAYOUT, RUN_LAYOUT, Qrels, Run, _read_table, _reject_duplicates
 times["imports"] = clock() - start
 
 start = clock()

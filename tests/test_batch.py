@@ -20,11 +20,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from ndcg_report import build as build_module
-from ndcg_report.batch import _failure, fingerprint
-from ndcg_report.batch_config import load_config
+from ndcg_report.report import build as build_module
+from ndcg_report.batch.runner import _failure, fingerprint
+from ndcg_report.batch.config import load_config
 from ndcg_report.errors import ParameterError
-from ndcg_report.history import append_history, history_file, read_history
+from ndcg_report.batch.history import append_history, history_file, read_history
 
 SMALL = Path(__file__).parent / "data" / "small"
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -448,7 +448,7 @@ def test_failure_step_comes_from_the_exit_code_and_the_last_line():
 
 
 def test_the_start_line_says_why_a_report_is_built():
-    from ndcg_report.batch import _reason
+    from ndcg_report.batch.runner import _reason
 
     files = {"run": {"sha256": "new"}, "qrels": {"sha256": "q"}}
     good = {"time": "T", "fingerprint": "f", "version": "0.1.0", "files": {"run": {"sha256": "old"}, "qrels": {"sha256": "q"}}}

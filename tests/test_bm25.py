@@ -17,12 +17,12 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from ndcg_report.bm25 import TokenIdLists, build_bm25_run, build_index, retrieve, write_trec_run
-from ndcg_report.bm25_cache import CACHE_ENV, cached_bm25_run, default_cache_dir
+from ndcg_report.baseline.bm25 import TokenIdLists, build_bm25_run, build_index, retrieve, write_trec_run
+from ndcg_report.baseline.cache import CACHE_ENV, cached_bm25_run, default_cache_dir
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.metrics import evaluate
-from ndcg_report.read_corpus import iter_corpus
-from ndcg_report.read_inputs import read_qrels, read_run, read_topics
+from ndcg_report.core.metrics import evaluate
+from ndcg_report.inputs.corpus import iter_corpus
+from ndcg_report.inputs.trec import read_qrels, read_run, read_topics
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
 TINY = CORPUS / "tiny.jsonl"
@@ -389,8 +389,8 @@ def test_cranfield_matches_an_independent_bm25(tmp_path: Path) -> None:
 def test_cranfield_run_is_the_same_in_every_process(tmp_path: Path) -> None:
     """The cache relies on it: bm25s numbers tokens in set order, which varies with the hash seed."""
     script = (
-        "import sys; from ndcg_report.bm25 import build_bm25_run, write_trec_run;"
-        "from ndcg_report.read_inputs import read_topics;"
+        "import sys; from ndcg_report.baseline.bm25 import build_bm25_run, write_trec_run;"
+        "from ndcg_report.inputs.trec import read_topics;"
         f"d = {str(CRANFIELD)!r};"
         "write_trec_run(build_bm25_run(d + '/corpus.jsonl', read_topics(d + '/topics.tsv'), batch_size=300), sys.argv[1])"
     )

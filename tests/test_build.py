@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ndcg_report.build import BUILD_TIME_END, BUILD_TIME_START, package_file
+from ndcg_report.report.build import BUILD_TIME_END, BUILD_TIME_START, package_file
 
 SMALL = Path(__file__).parent / "data" / "small"
 

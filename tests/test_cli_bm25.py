@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ndcg_report import evaluate, read_qrels, read_run
-from ndcg_report.build import package_file
+from ndcg_report.report.build import package_file
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
 CRANFIELD = package_file("data", "cranfield")

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ndcg_report.compare import compare, compare_arrays, holm, paired_ndcg, randomization_pvalue
+from ndcg_report.stats.paired import compare, compare_arrays, holm, paired_ndcg, randomization_pvalue
 from ndcg_report.errors import ParameterError
-from ndcg_report.metrics import evaluate
-from ndcg_report.read_inputs import read_qrels, read_run
+from ndcg_report.core.metrics import evaluate
+from ndcg_report.inputs.trec import read_qrels, read_run
 
 DL19 = importlib.resources.files("ndcg_report") / "data" / "dl19-passage"
 EXPECTED_COLUMNS = [

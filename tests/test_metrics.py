@@ -190,7 +190,7 @@ def test_empty_docids_next_to_short_ones_in_a_table():
 
 def test_docids_as_large_strings_give_the_same_numbers(dl19, monkeypatch):
     # docid columns over 2 GiB are read as large_string; force that on the real DL19 files
-    import ndcg_report.read_inputs as read_inputs_module
+    import ndcg_report.inputs.trec as read_inputs_module
 
     expected = evaluate(read_run(dl19["monot5"]), read_qrels(dl19["qrels"])).ndcg
     monkeypatch.setattr(read_inputs_module, "_LARGE_STRINGS", 0)
@@ -250,7 +250,7 @@ def test_dl19_monot5_out_of_rank_order(dl19):
 def test_docids_with_equal_keys_keep_their_own_labels(monkeypatch):
     # Force every (query, docid) pair to the same 64-bit key: the join must fall back to comparing
     # the queries and docids themselves, so collisions never change a label.
-    import ndcg_report.read_inputs as read_inputs_module
+    import ndcg_report.inputs.trec as read_inputs_module
 
     monkeypatch.setattr(read_inputs_module, "pair_keys", lambda qids, docids: np.zeros(len(docids), np.uint64))
     run = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a\x00", "b", "a", "a"], "score": [3.0, 2.0, 1.0, 1.0]})
@@ -265,8 +265,8 @@ def test_docids_with_equal_keys_keep_their_own_labels(monkeypatch):
 def test_duplicate_check_is_exact_under_key_collisions():
     import pyarrow as pa
 
-    from ndcg_report.pair_index import build_pair_index
-    from ndcg_report.read_inputs import first_duplicate_pair
+    from ndcg_report.inputs.pair_index import build_pair_index
+    from ndcg_report.inputs.trec import first_duplicate_pair
 
     docids = pa.array(["a", "a\x00", "b", "a"])
     colliding = build_pair_index(np.zeros(len(docids), np.uint64))
@@ -279,7 +279,7 @@ def test_duplicate_check_is_exact_under_key_collisions():
 def test_fingerprints_depend_on_the_string_alone():
     import pyarrow as pa
 
-    from ndcg_report.fingerprints import pair_keys, string_fingerprints
+    from ndcg_report.inputs.fingerprints import pair_keys, string_fingerprints
 
     short = string_fingerprints(pa.array(["d1", "a"]))
     mixed = string_fingerprints(pa.array(["x" * 300, "d1", "é", "a", "a\x00", ""]))
@@ -293,7 +293,7 @@ def test_fingerprints_agree_wherever_the_string_sits_in_its_buffer():
     # strings near a buffer's end are read from a padded copy, the others in place
     import pyarrow as pa
 
-    from ndcg_report.fingerprints import string_fingerprints
+    from ndcg_report.inputs.fingerprints import string_fingerprints
 
     for text in ["", "a", "é", "1234567", "12345678", "123456789", "x" * 17, "ü" * 9]:
         alone = string_fingerprints(pa.array([text]))[0]

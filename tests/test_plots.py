@@ -15,8 +15,8 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from ndcg_report import ParameterError, evaluate, read_qrels, read_run
-from ndcg_report import plots
-from ndcg_report.metrics import Evaluation, QueryCounts
+from ndcg_report.report import plots
+from ndcg_report.core.metrics import Evaluation, QueryCounts
 
 CUTOFFS = [1, 3, 5, 10, 20, 100, 1000, "all"]
 LABELS = [str(k) for k in CUTOFFS]

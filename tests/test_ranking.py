@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ndcg_report.pair_index import PairIndex, build_pair_index, candidate_matches, rows_sharing_a_key
-from ndcg_report import ranking
-from ndcg_report.ranking import rank_within_query
+from ndcg_report.inputs.pair_index import PairIndex, build_pair_index, candidate_matches, rows_sharing_a_key
+from ndcg_report.core import ranking
+from ndcg_report.core.ranking import rank_within_query
 
 
 @pytest.fixture(scope="module")

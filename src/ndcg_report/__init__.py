@@ -1,10 +1,10 @@
 """ndcg-report: exact, fast NDCG@k of TREC runs, compared against a BM25 baseline."""
 
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.metrics import Evaluation, QueryCounts, evaluate, parse_cutoffs
-from ndcg_report.read_inputs import read_qrels, read_run, read_topics
+from ndcg_report.core.metrics import Evaluation, QueryCounts, evaluate, parse_cutoffs
+from ndcg_report.inputs.trec import read_qrels, read_run, read_topics
+from ndcg_report.version import __version__
 
-__version__ = "0.1.0"
 
 __all__ = [
     "Evaluation",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ndcg_report.bm25_cache import BM25_DEFAULTS
+from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import BuildError, InputError, ParameterError
 
 DEMOS = {
@@ -130,10 +130,10 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
     import shlex
     from pathlib import Path
 
-    from ndcg_report.baseline import with_bm25_baseline
-    from ndcg_report.build import build_report, check_out_dir
-    from ndcg_report.read_inputs import read_topics
-    from ndcg_report.report import load_run_and_qrels, validate_parameters
+    from ndcg_report.report.corpus_baseline import with_bm25_baseline
+    from ndcg_report.report.build import build_report, check_out_dir
+    from ndcg_report.inputs.trec import read_topics
+    from ndcg_report.report.content import load_run_and_qrels, validate_parameters
 
     command = shlex.join(["ndcg-report", *argv])
     bm25 = dict(BM25_DEFAULTS)
@@ -172,7 +172,7 @@ def run_bm25(args: argparse.Namespace) -> str:
     """Build (or reuse from the cache) the BM25 run of a corpus and topics; copy it to --out."""
     from pathlib import Path
 
-    from ndcg_report.bm25_cache import cached_bm25_run
+    from ndcg_report.baseline.cache import cached_bm25_run
     from ndcg_report.files import copy_file_atomic, folder_problem
 
     out = Path(args.out)
@@ -202,9 +202,9 @@ def run_eval(args: argparse.Namespace) -> str:
     """Evaluate and render; nothing is printed until everything has succeeded."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ndcg_report.metrics import evaluate, parse_cutoffs
-    from ndcg_report.output_formats import format_csv, format_json, format_trec
-    from ndcg_report.read_inputs import read_qrels, read_run
+    from ndcg_report.core.metrics import evaluate, parse_cutoffs
+    from ndcg_report.core.output_formats import format_csv, format_json, format_trec
+    from ndcg_report.inputs.trec import read_qrels, read_run
 
     cutoffs = parse_cutoffs(args.cutoffs)
     if args.digits is not None and not 0 <= args.digits <= 17:
@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "batch":
-            from ndcg_report.batch import main as run_batch
+            from ndcg_report.batch.runner import main as run_batch
 
             return run_batch(args.config, jobs=args.jobs, force=args.force)
         if args.command == "eval":

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-from ndcg_report.columns import as_numpy
+from ndcg_report.inputs.columns import as_numpy
 
 _ROWS_PER_SLICE = 1 << 20  # bounds the temporaries; slices run on threads (NumPy releases the GIL)
 _MAX_THREADS = 4

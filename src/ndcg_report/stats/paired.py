@@ -11,7 +11,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.metrics import Evaluation, cutoff_label
+from ndcg_report.core.metrics import Evaluation, cutoff_label
 
 COLUMNS = (
     "n", "run_mean", "baseline_mean", "run_median", "baseline_median", "delta", "relative_delta",

@@ -15,11 +15,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ndcg_report.columns import as_numpy, column_numpy, from_numpy
+from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import InputError
 from ndcg_report.files import is_gzip, open_maybe_gzip
-from ndcg_report.fingerprints import pair_keys
-from ndcg_report.pair_index import PairIndex, build_pair_index, rows_sharing_a_key
+from ndcg_report.inputs.fingerprints import pair_keys
+from ndcg_report.inputs.pair_index import PairIndex, build_pair_index, rows_sharing_a_key
 
 if TYPE_CHECKING:
     import pandas as pd

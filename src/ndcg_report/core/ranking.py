@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.columns import as_numpy, from_numpy
+from ndcg_report.inputs.columns import as_numpy, from_numpy
 
 
 _MIN_SCORE_BITS = 8  # below this, a run not in rank order is sorted by pyarrow alone

@@ -10,16 +10,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.columns import as_numpy, column_numpy, from_numpy
+from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import ParameterError
-from ndcg_report.pair_index import PairIndex, candidate_matches
-from ndcg_report.ranking import rank_within_query
-from ndcg_report.read_inputs import index_pairs
+from ndcg_report.inputs.pair_index import PairIndex, candidate_matches
+from ndcg_report.core.ranking import rank_within_query
+from ndcg_report.inputs.trec import index_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ndcg_report.read_inputs import Qrels, Run
+    from ndcg_report.inputs.trec import Qrels, Run
 
 Cutoff = int | Literal["all"]
 DEFAULT_CUTOFFS: tuple[Cutoff, ...] = (1, 3, 5, 10, 20, 100, 1000)

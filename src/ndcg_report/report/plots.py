@@ -20,9 +20,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from scipy import stats
 
-from ndcg_report.compare import paired_ndcg
+from ndcg_report.stats.paired import paired_ndcg
 from ndcg_report.errors import ParameterError
-from ndcg_report.metrics import Evaluation, cutoff_label
+from ndcg_report.core.metrics import Evaluation, cutoff_label
 
 RUN_COLOUR = "#0072B2"  # Okabe-Ito blue
 BASELINE_COLOUR = "#D55E00"  # Okabe-Ito vermillion

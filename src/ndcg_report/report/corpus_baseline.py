@@ -7,8 +7,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ndcg_report.bm25_cache import BM25_DEFAULTS, cached_bm25_run
-from ndcg_report.report import ReportParameters
+from ndcg_report.baseline.cache import cached_bm25_run
+from ndcg_report.baseline.settings import BM25_DEFAULTS
+from ndcg_report.report.content import ReportParameters
 
 
 

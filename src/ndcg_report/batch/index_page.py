@@ -178,7 +178,7 @@ def history_data_uri(history: tuple[dict, ...]) -> str:
         for r in history
     )
     if key not in _FIGURES:
-        from ndcg_report.plots import figure_to_data_uri
+        from ndcg_report.report.plots import figure_to_data_uri
 
         _FIGURES[key] = figure_to_data_uri(history_figure(history))
     return _FIGURES[key]
@@ -189,7 +189,7 @@ def history_figure(history: tuple[dict, ...]):
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ndcg_report.plots import _RC, BASELINE_COLOUR, RUN_COLOUR, literal
+    from ndcg_report.report.plots import _RC, BASELINE_COLOUR, RUN_COLOUR, literal
 
     x = list(range(1, len(history) + 1))
     k = literal(history[-1].get("k", "10"))

@@ -7,7 +7,6 @@ only token ids of the whole corpus are held, never its raw text.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -20,18 +19,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
-from ndcg_report.bm25_cache import BM25_DEFAULTS
+from ndcg_report.baseline.settings import BM25_DEFAULTS, METHOD, STEMMER_LANGUAGE, STOPWORDS, check_parameters
 from ndcg_report.errors import ParameterError
 from ndcg_report.files import write_lines_atomic
-from ndcg_report.read_corpus import DEFAULT_BATCH_SIZE, iter_corpus
+from ndcg_report.inputs.corpus import DEFAULT_BATCH_SIZE, iter_corpus
 
 if TYPE_CHECKING:
     import pandas as pd
 
 RUN_COLUMNS = ("qid", "docid", "score", "rank")
-STOPWORDS = "en"
-STEMMER_LANGUAGE = "english"
-METHOD = "lucene"
 _POSTINGS_PER_BATCH = 1 << 23  # bounds the (document, query) score pairs held per query batch
 _MAX_QUERIES_PER_BATCH = 1024
 
@@ -70,16 +66,6 @@ def build_bm25_run(
     check_parameters(k1=k1, b=b, top_k=top_k)
     index = build_index(corpus_path, k1=k1, b=b, progress=progress, batch_size=batch_size)
     return retrieve(index, topics, top_k=top_k, progress=progress)
-
-
-def check_parameters(*, k1: float, b: float, top_k: int) -> None:
-    """Raise ParameterError unless k1 >= 0, 0 <= b <= 1 and top_k is a whole number >= 1."""
-    if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not math.isfinite(k1) or k1 < 0:
-        raise ParameterError(f"k1 must be a finite number >= 0; got {k1!r}")
-    if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
-        raise ParameterError(f"b must be a number between 0 and 1; got {b!r}")
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
-        raise ParameterError(f"top_k must be a whole number >= 1; got {top_k!r}")
 
 
 def build_index(

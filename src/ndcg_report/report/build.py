@@ -18,7 +18,7 @@ import nbformat
 import yaml
 
 from ndcg_report.errors import BuildError, ParameterError
-from ndcg_report.report import ReportParameters, load_inputs
+from ndcg_report.report.content import ReportParameters, load_inputs
 
 NOTEBOOK = "ndcg_report.ipynb"
 BUILD_TIME_START = "<!-- build-time -->"
@@ -33,8 +33,8 @@ class BuildResult:
 
 
 def package_file(*parts: str) -> Path:
-    """A file shipped inside the ndcg_report package."""
-    return Path(str(resources.files("ndcg_report").joinpath(*parts)))
+    """A file shipped inside the ndcg_report.report package (its notebooks and templates)."""
+    return Path(str(resources.files("ndcg_report.report").joinpath(*parts)))
 
 
 def notebook_parameters(params: ReportParameters) -> dict:

@@ -6,7 +6,7 @@ import io
 import json
 import math
 
-from ndcg_report.metrics import Evaluation
+from ndcg_report.core.metrics import Evaluation
 
 
 def trec_measure_name(k: str) -> str:

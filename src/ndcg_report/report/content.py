@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ndcg_report import __version__
-from ndcg_report.compare import compare
+from ndcg_report.version import __version__
+from ndcg_report.stats.paired import compare
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.files import file_sha256, text_line_count
-from ndcg_report.metrics import (
+from ndcg_report.core.metrics import (
     GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, Evaluation, check_choice, evaluate, parse_cutoffs,
 )
-from ndcg_report.read_inputs import Qrels, Run, read_qrels, read_run, read_topics
+from ndcg_report.inputs.trec import Qrels, Run, read_qrels, read_run, read_topics
 
 PACKAGE_PREFIX = "package:"
 HEADLINE_K = "10"
@@ -378,7 +378,7 @@ def _json_number(value, column: str = ""):
 
 def report_figures(report: Report) -> list[tuple[str, bytes]]:
     """The five figures of the report as (caption, PNG bytes), at the headline cut-off."""
-    from ndcg_report import plots
+    from ndcg_report.report import plots
 
     k = headline_k(report)
     systems = (report.run_eval, report.baseline_eval)

@@ -17,10 +17,10 @@ from typing import Any
 
 import yaml
 
-from ndcg_report.bm25_cache import BM25_DEFAULTS
+from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
-from ndcg_report.metrics import DEFAULT_CUTOFFS, GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, parse_cutoffs
-from ndcg_report.report import PACKAGE_PREFIX
+from ndcg_report.core.metrics import DEFAULT_CUTOFFS, GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, parse_cutoffs
+from ndcg_report.report.content import PACKAGE_PREFIX
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
 FILE_KEYS = ("run", "qrels", "baseline", "corpus", "topics")

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ndcg_report.baseline.settings import METHOD, STEMMER_LANGUAGE, STOPWORDS, check_parameters
 from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
 
 CACHE_ENV = "NDCG_REPORT_CACHE"
-BM25_DEFAULTS = {"k1": 0.9, "b": 0.4, "top_k": 1000}  # Anserini's BM25 defaults, top 1000
 _FORMAT = 1  # bump when the run a key stands for changes meaning
 
 
@@ -37,8 +37,6 @@ def cached_bm25_run(
     A hit re-checks the run file's sha256 against its metadata; a corrupt or half-written entry is
     rebuilt. The cache folder is cache_dir, else $NDCG_REPORT_CACHE/bm25, else the user cache.
     """
-    from ndcg_report.bm25 import check_parameters
-
     check_parameters(k1=k1, b=b, top_k=top_k)
     say = log if log is not None else _stderr
     corpus_path, topics_path = Path(corpus_path), Path(topics_path)
@@ -84,8 +82,7 @@ def cache_key(*, corpus_sha: str, topics_sha: str, k1: float, b: float, top_k: i
 
 
 def _versions() -> dict[str, str]:
-    from ndcg_report import __version__
-    from ndcg_report.bm25 import METHOD, STEMMER_LANGUAGE, STOPWORDS
+    from ndcg_report.version import __version__
 
     return {
         "ndcg_report": __version__, "bm25s": _version_of("bm25s"), "PyStemmer": _version_of("PyStemmer"),
@@ -132,8 +129,8 @@ def _build(
     metadata_fields: dict[str, object],
 ) -> None:
     """Build the run, write it to run_path, then write its metadata (both atomically)."""
-    from ndcg_report.bm25 import build_bm25_run, write_trec_run
-    from ndcg_report.read_inputs import read_topics
+    from ndcg_report.baseline.bm25 import build_bm25_run, write_trec_run
+    from ndcg_report.inputs.trec import read_topics
 
     started = time.perf_counter()
     topics = read_topics(topics_path)

@@ -28,15 +28,15 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ndcg_report import __version__
-from ndcg_report.batch_config import BM25_KEYS, BatchConfig, ReportConfig
+from ndcg_report.version import __version__
+from ndcg_report.batch.config import BM25_KEYS, BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.history import (
+from ndcg_report.batch.history import (
     append_history, history_dir, log_file, read_history, read_status, write_status,
 )
 from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
-from ndcg_report.index_page import ReportState, format_number, format_p, format_signed, write_index
-from ndcg_report.report import HEADLINE_K, resolve_path
+from ndcg_report.batch.index_page import ReportState, format_number, format_p, format_signed, write_index
+from ndcg_report.report.content import HEADLINE_K, resolve_path
 
 LOCK_NAME = ".batch.lock"
 EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
@@ -439,7 +439,7 @@ def main(config_path: str, *, jobs: int = 1, force: bool = False) -> int:
 
     A config error raises ParameterError (the CLI prints it and exits 2) before anything is built.
     """
-    from ndcg_report.batch_config import load_config
+    from ndcg_report.batch.config import load_config
 
     cpus = os.cpu_count() or 1
     if not 1 <= jobs <= cpus:

@@ -1,0 +1,1 @@
+"""Scheduled builds of many reports: the config, the runner with its lock, history and index.html."""
