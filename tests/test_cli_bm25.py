@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from ndcg_report import evaluate, read_qrels, read_run
-from ndcg_report.report.build import package_file
+from importlib import resources
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
-CRANFIELD = package_file("data", "cranfield")
+CRANFIELD = Path(str(resources.files("ndcg_report") / "data" / "cranfield"))
 
 
 def cli(*args, cache: Path) -> subprocess.CompletedProcess:
