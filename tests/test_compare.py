@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ndcg_report.stats.paired import compare, compare_arrays, holm, paired_ndcg, randomization_pvalue
+from ndcg_report.stats.paired import compare, compare_arrays, holm, paired_ndcg
+from ndcg_report.stats.resampling import randomization_pvalue
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.metrics import evaluate
 from ndcg_report.inputs.trec import read_qrels, read_run
@@ -126,9 +127,11 @@ def test_randomization_matches_scipy_exact_permutation_test():
     exact = stats.permutation_test(
         (d,), np.mean, permutation_type="samples", vectorized=True, n_resamples=10_000
     )  # 2**12 sign patterns < 10,000: scipy enumerates them all
-    ours = randomization_pvalue(d, np.random.default_rng(0), 10_000)
+    ours = [randomization_pvalue(d, np.random.default_rng(seed), 10_000) for seed in range(10)]
     assert 0.1 < exact.pvalue < 0.9
-    assert ours == pytest.approx(exact.pvalue, abs=0.015)
+    # one estimate's sd is about 0.008 here (two-sided = twice the smaller tail); the mean of 10 about 0.0025
+    assert np.mean(ours) == pytest.approx(exact.pvalue, abs=0.01)
+    assert all(abs(p - exact.pvalue) < 0.035 for p in ours)
 
 
 def test_holm_against_hand_computed_values():
@@ -180,8 +183,8 @@ unit = st.floats(0, 1, allow_subnormal=False)
 @given(st.lists(st.tuples(unit, unit), min_size=14, max_size=40))  # n <= 13 with ties: slow exact Wilcoxon
 def test_swapping_negates_delta_and_swaps_wins_and_losses(pairs):
     x, y = (np.array(column) for column in zip(*pairs))
-    forward = compare_arrays(x, y, np.random.SeedSequence(3), 200, 0.95)
-    backward = compare_arrays(y, x, np.random.SeedSequence(3), 200, 0.95)
+    forward = compare_arrays(x, y, np.random.default_rng(3), np.random.default_rng(4), 200, 0.95)
+    backward = compare_arrays(y, x, np.random.default_rng(3), np.random.default_rng(4), 200, 0.95)
     assert backward["delta"] == -forward["delta"]
     assert (backward["wins"], backward["ties"], backward["losses"]) == (
         forward["losses"], forward["ties"], forward["wins"],

@@ -1,17 +1,19 @@
-"""A run against a baseline: paired per-query NDCG@k, tests, intervals and effect sizes per cut-off."""
+"""Systems against a baseline: paired per-query NDCG@k, tests, intervals and effect sizes per
+(system, cut-off), with Holm's adjustment across the whole family of comparisons."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from ndcg_report.core.metrics import Evaluation
 from ndcg_report.errors import ParameterError
-from ndcg_report.core.metrics import Evaluation, cutoff_label
+from ndcg_report.stats.resampling import bootstrap_mean_interval, randomization_pvalue
+from ndcg_report.stats.streams import stream
 
 COLUMNS = (
     "n", "run_mean", "baseline_mean", "run_median", "baseline_median", "delta", "relative_delta",
@@ -19,62 +21,108 @@ COLUMNS = (
     "randomization_pvalue", "ci_low", "ci_high", "effect_size",
     "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue",
 )
-_TESTS = ("t", "wilcoxon", "randomization")
-_BATCH = 500  # resamples drawn at once: bounds memory to _BATCH x queries floats
+TESTS = ("t", "wilcoxon", "randomization")
+N_RESAMPLES = 10_000
+CONFIDENCE = 0.95
 
 
-def paired_ndcg(run: Evaluation, baseline: Evaluation) -> pd.DataFrame:
-    """Long frame (qid, k, run, baseline, delta = run - baseline) of the queries averaged in both.
-
-    Rows are in cut-off order, then qid order. Raises ParameterError if the cut-offs or the
-    gain/missing/no_relevant policies differ, or if no query is averaged in both.
-    """
+def check_comparable(run: Evaluation, baseline: Evaluation) -> None:
+    """Raise ParameterError unless both were evaluated with the same cut-offs and policies."""
     if run.cutoffs != baseline.cutoffs:
         raise ParameterError(f"run and baseline cut-offs differ: {run.cutoffs} vs {baseline.cutoffs}")
     for policy in ("gain", "missing", "no_relevant"):
         if getattr(run, policy) != getattr(baseline, policy):
             raise ParameterError(f"run and baseline were evaluated with different {policy} settings")
-    long = [
-        evaluation.ndcg_table().reset_index().melt(id_vars="qid", var_name="k", value_name=name)
-        for evaluation, name in ((run, "run"), (baseline, "baseline"))
-    ]
-    pairs = long[0].merge(long[1], on=["qid", "k"], how="inner")
-    if pairs.empty:
+
+
+def paired_arrays(run: Evaluation, baseline: Evaluation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(qids, run NDCG, baseline NDCG) of the queries averaged in both: arrays of shape (queries,)
+    and (queries, cut-offs), queries in the evaluations' (trec_eval's) order.
+
+    Raises ParameterError if the cut-offs or policies differ, or if no query is averaged in both.
+    """
+    check_comparable(run, baseline)
+    if np.array_equal(run.qids, baseline.qids):  # evaluated against the same qrels: rows line up
+        both = run.averaged & baseline.averaged
+        qids, x, y = run.qids[both], run.ndcg[both], baseline.ndcg[both]
+    else:
+        x_table, y_table = run.ndcg_table(), baseline.ndcg_table()
+        common = x_table.index.intersection(y_table.index, sort=False)
+        order = sorted(range(len(common)), key=lambda i: common[i].encode("utf-8"))
+        common = common[order]
+        qids = np.asarray(common, dtype=object)
+        x, y = x_table.loc[common].to_numpy(np.float64), y_table.loc[common].to_numpy(np.float64)
+    if len(qids) == 0:
         raise ParameterError("no query is averaged in both the run and the baseline")
-    pairs["delta"] = pairs["run"] - pairs["baseline"]
-    return pairs
+    return qids, x, y
+
+
+def paired_ndcg(run: Evaluation, baseline: Evaluation) -> pd.DataFrame:
+    """Long frame (qid, k, run, baseline, delta = run - baseline) of the queries averaged in both.
+
+    Rows are in cut-off order, then qid order. Raises ParameterError as paired_arrays does.
+    """
+    qids, x, y = paired_arrays(run, baseline)
+    labels = run.labels
+    return pd.DataFrame({
+        "qid": np.tile(qids.astype(str), len(labels)), "k": np.repeat(labels, len(qids)),
+        "run": x.T.ravel(), "baseline": y.T.ravel(), "delta": (x - y).T.ravel(),
+    })
+
+
+def compare_systems(
+    systems: Mapping[str, Evaluation],
+    baseline: Evaluation,
+    baseline_name: str = "baseline",
+    seed: int = 42,
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = CONFIDENCE,
+) -> pd.DataFrame:
+    """Every system against the baseline: one row per (system, k) with the COLUMNS statistics.
+
+    The index is (system, k), systems in the given order, cut-offs in evaluation order. The
+    randomization test and the bootstrap of each (system, k) draw from their own stream, derived
+    from (seed, system, baseline_name, k): a number never changes when systems or cut-offs are
+    added or removed. Holm's adjustment runs across the whole family (every system and every k),
+    separately for each test.
+    """
+    if not systems:
+        raise ParameterError("give at least one system to compare with the baseline")
+    rows = []
+    for name, evaluation in systems.items():
+        _, x_all, y_all = paired_arrays(evaluation, baseline)
+        for column, label in enumerate(evaluation.labels):
+            rows.append({"system": name, "k": label, **compare_arrays(
+                x_all[:, column], y_all[:, column],
+                flip_rng=stream(seed, "randomization", name, baseline_name, label),
+                boot_rng=stream(seed, "bootstrap", name, baseline_name, label),
+                n_resamples=n_resamples, confidence=confidence,
+            )})
+    table = pd.DataFrame(rows).set_index(["system", "k"])
+    for test in TESTS:
+        table[f"holm_{test}_pvalue"] = holm(table[f"{test}_pvalue"].to_numpy())
+    return table[list(COLUMNS)]
 
 
 def compare(
     run: Evaluation,
     baseline: Evaluation,
     seed: int = 42,
-    n_resamples: int = 10_000,
-    confidence: float = 0.95,
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = CONFIDENCE,
+    run_name: str = "run",
+    baseline_name: str = "baseline",
 ) -> pd.DataFrame:
-    """One row per cut-off label (index 'k', evaluation order) with the COLUMNS statistics.
-
-    Each k gets its own child of SeedSequence(seed), so results are identical on re-run.
-    Holm adjustment runs across the k values, separately for each test.
-    """
-    pairs = paired_ndcg(run, baseline)
-    labels = [cutoff_label(k) for k in run.cutoffs]
-    children = np.random.SeedSequence(seed).spawn(len(labels))
-    rows = []
-    for label, child in zip(labels, children):
-        at_k = pairs[pairs["k"] == label]
-        x, y = at_k["run"].to_numpy(np.float64), at_k["baseline"].to_numpy(np.float64)
-        rows.append({"k": label, **compare_arrays(x, y, child, n_resamples, confidence)})
-    table = pd.DataFrame(rows).set_index("k")
-    for test in _TESTS:
-        table[f"holm_{test}_pvalue"] = holm(table[f"{test}_pvalue"].to_numpy())
-    return table[list(COLUMNS)]
+    """One system against the baseline: one row per cut-off label (index 'k', evaluation order)
+    with the COLUMNS statistics, Holm across the k values (compare_systems with one system)."""
+    return compare_systems({run_name: run}, baseline, baseline_name, seed, n_resamples, confidence).loc[run_name]
 
 
 def compare_arrays(
-    x: np.ndarray, y: np.ndarray, seed: np.random.SeedSequence, n_resamples: int, confidence: float
+    x: np.ndarray, y: np.ndarray, flip_rng: np.random.Generator, boot_rng: np.random.Generator,
+    n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE,
 ) -> dict[str, float]:
-    """Every per-k statistic but the Holm ones, for paired per-query scores x (run) and y (baseline).
+    """Every statistic but the Holm ones, for paired per-query scores x (run) and y (baseline).
 
     If all deltas are 0, test statistics are NaN and p-values 1.0; with one query, NaN.
     """
@@ -85,9 +133,8 @@ def compare_arrays(
     no_test = np.nan if differs else 1.0
     t = stats.ttest_rel(x, y) if testable else None
     w = stats.wilcoxon(x, y) if testable else None  # zero_method='wilcox': zero deltas dropped
-    flip_rng, boot_rng = (np.random.default_rng(s) for s in seed.spawn(2))
     baseline_mean = float(y.mean())
-    ci = _bootstrap_mean(d, boot_rng, n_resamples, confidence) if n > 1 else (np.nan, np.nan)
+    ci = bootstrap_mean_interval(d, boot_rng, n_resamples, confidence) if n > 1 else (np.nan, np.nan)
     sd = float(d.std(ddof=1)) if n > 1 else np.nan
     return {
         "n": n,
@@ -106,21 +153,6 @@ def compare_arrays(
     }
 
 
-def randomization_pvalue(d: np.ndarray, rng: np.random.Generator, n_resamples: int) -> float:
-    """Two-sided paired randomization test of mean(d) = 0: Monte Carlo over random sign flips.
-
-    Same null and p-value, (b + 1) / (R + 1), as permutation_test(permutation_type='samples'),
-    whose per-query loop takes seconds at 7,000 queries; this one is vectorised.
-    """
-    def flipped(size: tuple[int, ...]) -> np.ndarray:
-        return np.where(rng.integers(0, 2, size, dtype=bool), d, -d)
-
-    result = stats.monte_carlo_test(
-        (d,), (flipped,), np.mean, vectorized=True, n_resamples=n_resamples, batch=_BATCH, axis=-1
-    )
-    return float(result.pvalue)
-
-
 def holm(pvalues: np.ndarray) -> np.ndarray:
     """Holm-adjusted p-values (statsmodels); NaN entries stay NaN and do not count."""
     adjusted = np.full(len(pvalues), np.nan)
@@ -128,20 +160,3 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
     if finite.any():
         adjusted[finite] = multipletests(pvalues[finite], method="holm")[1]
     return adjusted
-
-
-def _bootstrap_mean(
-    d: np.ndarray, rng: np.random.Generator, n_resamples: int, confidence: float
-) -> tuple[float, float]:
-    """Percentile bootstrap CI of mean(d) (BCa is undefined on all-equal deltas)."""
-    result = stats.bootstrap(
-        (d,), np.mean, n_resamples=n_resamples, batch=_BATCH, vectorized=True,
-        confidence_level=confidence, method="percentile", **_rng_argument(stats.bootstrap, rng),
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
-
-
-def _rng_argument(function: Callable, rng: np.random.Generator) -> dict[str, np.random.Generator]:
-    """scipy >= 1.15 seeds through `rng`, older releases through `random_state`."""
-    name = "rng" if "rng" in inspect.signature(function).parameters else "random_state"
-    return {name: rng}
