@@ -14,12 +14,10 @@ from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.pair_index import PairIndex, candidate_matches
 from ndcg_report.core.ranking import rank_within_query
-from ndcg_report.inputs.trec import index_pairs
+from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ndcg_report.inputs.trec import Qrels, Run
 
 Cutoff = int | Literal["all"]
 DEFAULT_CUTOFFS: tuple[Cutoff, ...] = (1, 3, 5, 10, 20, 100, 1000)
@@ -160,8 +158,8 @@ def gains_of(labels: np.ndarray, gain: str) -> np.ndarray:
 
 
 def evaluate(
-    run: "Run | pa.Table | pd.DataFrame",
-    qrels: "Qrels | pa.Table | pd.DataFrame",
+    run: RunLike,
+    qrels: QrelsLike,
     cutoffs: str | list | tuple = DEFAULT_CUTOFFS,
     gain: str = "linear",
     missing: str = "zero",
@@ -169,14 +167,17 @@ def evaluate(
 ) -> Evaluation:
     """NDCG@k of `run` (qid, docid, score) against `qrels` (qid, docid, rel) for every cut-off.
 
-    Takes what read_run / read_qrels return, or tables (pyarrow or pandas) with those columns.
+    Takes paths (read and checked), what read_run / read_qrels return, or tables (pyarrow or
+    pandas) with those columns; PyTerrier's `docno` and `label` names are accepted too.
     """
     ks = parse_cutoffs(cutoffs)
     check_choice("gain", gain, GAINS)
     check_choice("missing", missing, MISSING_POLICIES)
     check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
-    run, run_pairs = _table_and_pairs(run, "score")
-    qrels, qrels_pairs = _table_and_pairs(qrels, "rel")
+    qrels_input = load_qrels(qrels)
+    run_input = load_run(run)
+    run, run_pairs = run_input.table, run_input.pairs
+    qrels, qrels_pairs = qrels_input.table, qrels_input.pairs
 
     qrels_qids, qrels_codes = _qid_codes(qrels)
     run_qids, run_codes_local = _qid_codes(run)
@@ -260,57 +261,6 @@ def _sums_below_cutoffs(
         sums[:, column] = np.bincount(query, weights=values, minlength=n_queries)
         counts[:, column] = np.bincount(query, minlength=n_queries)
     return sums, counts
-
-
-def _table_and_pairs(data: "Run | Qrels | pa.Table | pd.DataFrame", value_column: str) -> tuple[pa.Table, PairIndex]:
-    """The table of a read run or qrels with its pair index; a table given directly is checked and indexed."""
-    pairs = getattr(data, "pairs", None)
-    if pairs is not None:
-        return data.table, pairs
-    table = _as_table(data, value_column)
-    pairs, found = index_pairs(table)
-    if found is not None:
-        kind = "run" if value_column == "score" else "qrels"
-        raise ParameterError(
-            f"the {kind} table repeats query {table['qid'][found[1]].as_py()!r}, "
-            f"document {table['docid'][found[1]].as_py()!r} (rows {found[0]} and {found[1]}); "
-            "keep one row per (query, document)"
-        )
-    return table, pairs
-
-
-def _as_table(data: "pa.Table | pd.DataFrame", value_column: str) -> pa.Table:
-    """A pyarrow Table or DataFrame with qid, docid and the value column, as the readers make them.
-
-    qid becomes a dictionary of strings (only the values present), docid one chunk of strings,
-    the value float64.
-    """
-    names = list(data.column_names) if isinstance(data, pa.Table) else list(data.columns)
-    missing_columns = {"qid", "docid", value_column} - set(names)
-    if missing_columns:
-        raise ParameterError(f"table lacks columns {sorted(missing_columns)}")
-    if not isinstance(data, pa.Table):
-        data = pa.table({
-            "qid": pa.array(data["qid"].astype(str).to_numpy(), pa.string()),
-            "docid": pa.array(data["docid"].astype(str).to_numpy(), pa.string()),
-            value_column: pa.array(data[value_column].to_numpy(dtype=np.float64), pa.float64()),
-        })
-    return pa.table({
-        "qid": _as_strings(data["qid"]).dictionary_encode(),
-        "docid": _as_strings(data["docid"]),
-        value_column: pc.cast(data[value_column].combine_chunks(), pa.float64(), safe=False),
-    })
-
-
-def _as_strings(column: pa.ChunkedArray) -> pa.Array:
-    """One chunk of (large) strings from a column of strings, dictionary-encoded strings or numbers."""
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        column = column.cast(pa.string())
-    if column.num_chunks > 1 and pa.types.is_string(column.type):  # may exceed 2 GiB of text
-        column = column.cast(pa.large_string())
-    return column.combine_chunks()
 
 
 def _qid_codes(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:

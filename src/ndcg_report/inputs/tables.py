@@ -1,0 +1,127 @@
+"""Runs and qrels given in any accepted form, as the readers make them: a path (read and checked),
+what read_run / read_qrels returned, a pyarrow Table or a pandas DataFrame (PyTerrier's `docno`
+and `label` column names too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ndcg_report.errors import ParameterError
+from ndcg_report.inputs.trec import Qrels, Run, index_pairs, read_qrels, read_run
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RunLike = Union[str, Path, Run, pa.Table, "pd.DataFrame"]
+QrelsLike = Union[str, Path, Qrels, pa.Table, "pd.DataFrame"]
+ALIASES = {"docno": "docid", "label": "rel"}  # PyTerrier's names for our columns
+
+
+def load_run(data: RunLike) -> Run:
+    """A checked, indexed Run from a path, a Run, or a table with qid, docid (or docno) and score."""
+    if isinstance(data, Run):
+        return data
+    if isinstance(data, (str, Path)):
+        return read_run(data)
+    table = normalise_table(data, "score", "run")
+    return Run(path="", table=table, tag="", pairs=_index(table, "run"))
+
+
+def load_qrels(data: QrelsLike) -> Qrels:
+    """Checked, indexed Qrels from a path, a Qrels, or a table with qid, docid (or docno) and rel (or label)."""
+    if isinstance(data, Qrels):
+        return data
+    if isinstance(data, (str, Path)):
+        return read_qrels(data)
+    table = normalise_table(data, "rel", "qrels")
+    return Qrels(path="", table=table, pairs=_index(table, "qrels"))
+
+
+def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: str) -> pa.Table:
+    """qid as a dictionary of strings (only the values present), docid one chunk of strings, the
+    value float64; ParameterError for a missing column, a null id or a NaN or infinite value."""
+    if not isinstance(data, pa.Table) and not hasattr(data, "columns"):
+        raise ParameterError(f"a {kind} must be a path, a pyarrow Table or a pandas DataFrame; got {type(data).__name__}")
+    names = list(data.column_names) if isinstance(data, pa.Table) else [str(c) for c in data.columns]
+    columns = {}
+    for wanted in ("qid", "docid", value_column):
+        aliases = [wanted] + [alias for alias, target in ALIASES.items() if target == wanted]
+        found = next((name for name in aliases if name in names), None)
+        if found is None:
+            raise ParameterError(
+                f"the {kind} table lacks a {wanted!r} column (has {', '.join(names) or 'none'}); "
+                f"give qid, docid (or docno) and {value_column}" + (" (or label)" if value_column == "rel" else "")
+            )
+        columns[wanted] = found
+    if not isinstance(data, pa.Table):
+        data = pa.table({
+            "qid": _pandas_strings(data[columns["qid"]]),
+            "docid": _pandas_strings(data[columns["docid"]]),
+            value_column: _pandas_numbers(data[columns[value_column]], kind, value_column),
+        })
+        columns = {name: name for name in columns}
+    for name in ("qid", "docid"):
+        nulls = data[columns[name]].null_count
+        if nulls:
+            row = _first_null_row(data[columns[name]])
+            raise ParameterError(f"the {kind} table has no {name} on row {row}; give every row a {name}")
+    try:
+        values = pc.cast(data[columns[value_column]].combine_chunks(), pa.float64(), safe=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise ParameterError(f"the {kind} table's {value_column} column is not numeric; give numbers") from None
+    finite = pc.is_finite(values.fill_null(float("nan")))
+    if not pc.all(finite).as_py():
+        row = pc.index(finite, False).as_py()
+        raise ParameterError(f"the {kind} table's {value_column} on row {row} is {values[row].as_py()} "
+                             f"(missing, NaN or infinite); give every row a finite {value_column}")
+    return pa.table({
+        "qid": _as_strings(data[columns["qid"]]).dictionary_encode(),
+        "docid": _as_strings(data[columns["docid"]]),
+        value_column: values,
+    })
+
+
+def _index(table: pa.Table, kind: str):
+    """The pair index of a normalised table; ParameterError if it repeats a (qid, docid)."""
+    pairs, found = index_pairs(table)
+    if found is not None:
+        raise ParameterError(
+            f"the {kind} table repeats query {table['qid'][found[1]].as_py()!r}, "
+            f"document {table['docid'][found[1]].as_py()!r} (rows {found[0]} and {found[1]}); "
+            "keep one row per (query, document)"
+        )
+    return pairs
+
+
+def _pandas_strings(column: "pd.Series") -> pa.Array:
+    """A pandas column as Arrow strings; nulls stay null (reported by the caller with their row)."""
+    missing = column.isna().to_numpy()
+    values = column.astype(str).to_numpy(dtype=object)
+    return pa.array(values, pa.string(), mask=missing)
+
+
+def _pandas_numbers(column: "pd.Series", kind: str, name: str) -> pa.Array:
+    try:
+        return pa.array(column.to_numpy(dtype=np.float64, na_value=np.nan), pa.float64())
+    except (TypeError, ValueError):
+        raise ParameterError(f"the {kind} table's {name} column is not numeric; give numbers") from None
+
+
+def _first_null_row(column: pa.ChunkedArray) -> int:
+    return pc.index(pc.is_null(column.combine_chunks()), True).as_py()
+
+
+def _as_strings(column: pa.ChunkedArray) -> pa.Array:
+    """One chunk of (large) strings from a column of strings, dictionary-encoded strings or numbers."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = column.cast(pa.string())
+    if column.num_chunks > 1 and pa.types.is_string(column.type):  # may exceed 2 GiB of text
+        column = column.cast(pa.large_string())
+    return column.combine_chunks()
