@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import nbformat
@@ -14,10 +15,16 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from ndcg_report.report.build import BUILD_TIME_END, BUILD_TIME_START, package_file
 
 SMALL = Path(__file__).parent / "data" / "small"
+DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
+DEMO_RUNS = {
+    "monoT5": "monot5.dl19.run.gz", "RRF BM25+monoT5": "rrf.bm25-monot5.dl19.run.gz",
+    "Interpolation BM25+monoT5": "interp.bm25-monot5.dl19.run.gz", "monoT5 top 20 + BM25": "monot5-top20-bm25.dl19.run.gz",
+}
 
 
 def cli(*args) -> subprocess.CompletedProcess:
@@ -50,28 +57,67 @@ def test_demo_outputs_and_headline_numbers(demo_builds):
     out = demo_builds[0]
     assert sorted(p.name for p in out.iterdir()) == ["per_query.csv", "report.html", "report.ipynb", "summary.json"]
     summary = json.loads((out / "summary.json").read_text())
-    at10 = summary["comparison"]["10"]
+    assert summary["schema_version"] == 2
+    assert [s["name"] for s in summary["systems"]] == [*DEMO_RUNS, "BM25"]
+    assert summary["baseline"] == "BM25" and summary["parameters"]["headline_k"] == "10"
+    at10 = summary["comparisons"]["monoT5"]["10"]
     assert round(at10["run_mean"], 4) == 0.7215 and round(at10["baseline_mean"], 4) == 0.5058
     assert at10["n"] == 43 and at10["wins"] + at10["ties"] + at10["losses"] == 43
     assert at10["ci_low"] < at10["delta"] < at10["ci_high"]
-    assert summary["systems"]["run"]["summary"]["10"]["mean"] == pytest.approx(0.7215, abs=5e-5)
+    family = summary["comparison_family"]
+    assert family["size"] == 4 * 7 and family["systems"] == list(DEMO_RUNS) and family["adjustment"] == "holm"
+    pairwise = summary["pairwise"]
+    assert pairwise["method"] == "randomized Tukey HSD" and sorted(pairwise["systems"]) == sorted([*DEMO_RUNS, "BM25"])
+    assert pairwise["pvalues"]["monoT5"]["BM25"] == pairwise["pvalues"]["BM25"]["monoT5"] < 0.05
+    assert len(summary["verdicts"]) == 4 and summary["verdicts"][0].startswith("monoT5: NDCG@10 0.7215 against BM25's 0.5058")
 
 
-def test_demo_statistics_equal_scipy_on_the_per_query_values(demo_builds):
+def leaderboard_cells(page: str) -> dict[str, list[str]]:
+    """The leaderboard table of a report page: system name -> cell texts."""
+    table = re.search(r'<table class="ndcg-table leaderboard">(.*?)</table>', page, re.S)[1]
+    rows = {}
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)[1:]:
+        cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+        rows[cells[0].replace(" (baseline)", "")] = cells[1:]
+    return rows
+
+
+def test_every_leaderboard_number_equals_the_eval_command(demo_builds):
     out = demo_builds[0]
     summary = json.loads((out / "summary.json").read_text())
-    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str, "k": str})
-    for k in ("1", "10", "100"):
-        rows = per_query[(per_query["k"] == k) & per_query["averaged"]]
-        table = rows.pivot(index="qid", columns="system", values="ndcg")
-        run, base = table["run"].to_numpy(), table["baseline"].to_numpy()
-        record = summary["comparison"][k]
-        assert record["delta"] == pytest.approx(np.mean(run - base), abs=1e-12)
-        assert record["t_pvalue"] == pytest.approx(stats.ttest_rel(run, base).pvalue, rel=1e-9)
-        assert record["wilcoxon_pvalue"] == pytest.approx(stats.wilcoxon(run, base).pvalue, rel=1e-9)
-        assert record["wins"] == int((run > base).sum()) and record["losses"] == int((run < base).sum())
-        assert record["effect_size"] == pytest.approx(np.mean(run - base) / np.std(run - base, ddof=1), rel=1e-9)
-    assert summary["comparison"]["10"]["holm_t_pvalue"] >= summary["comparison"]["10"]["t_pvalue"]
+    shown = leaderboard_cells((out / "report.html").read_text())
+    files = {**DEMO_RUNS, "BM25": "run.msmarco-v1-passage.bm25-default.dl19.txt.gz"}
+    for system in summary["systems"]:
+        result = cli("eval", "--format", "json", DL19 / "qrels.dl19-passage.txt", DL19 / files[system["name"]])
+        evaluated = json.loads(result.stdout)["summary"]
+        assert {k: v["mean"] for k, v in system["summary"].items()} == {k: v["mean"] for k, v in evaluated.items()}
+        cells = [cell.split()[0] for cell in shown[system["name"]][:7]]
+        assert cells == [f"{evaluated[k]['mean']:.4f}" for k in ("1", "3", "5", "10", "20", "100", "1000")]
+
+
+def test_demo_statistics_equal_scipy_and_statsmodels_on_the_per_query_values(demo_builds):
+    out = demo_builds[0]
+    summary = json.loads((out / "summary.json").read_text())
+    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str, "k": str, "system": str})
+    assert list(per_query.columns[:4]) == ["system", "role", "qid", "k"]
+    assert len(per_query) == 5 * 43 * 7  # one row per system, qrels query and cut-off
+    keys, t_raw = [], []
+    for name in DEMO_RUNS:
+        for k in ("1", "3", "5", "10", "20", "100", "1000"):
+            rows = per_query[(per_query["k"] == k) & per_query["averaged"]]
+            table = rows.pivot(index="qid", columns="system", values="ndcg")
+            run, base = table[name].to_numpy(), table["BM25"].to_numpy()
+            record = summary["comparisons"][name][k]
+            assert record["delta"] == pytest.approx(np.mean(run - base), abs=1e-12)
+            assert record["t_pvalue"] == pytest.approx(stats.ttest_rel(run, base).pvalue, rel=1e-9)
+            assert record["wilcoxon_pvalue"] == pytest.approx(stats.wilcoxon(run, base).pvalue, rel=1e-9)
+            assert record["wins"] == int((run > base).sum()) and record["losses"] == int((run < base).sum())
+            assert record["effect_size"] == pytest.approx(np.mean(run - base) / np.std(run - base, ddof=1), rel=1e-9)
+            keys.append((name, k))
+            t_raw.append(stats.ttest_rel(run, base).pvalue)
+    holm = multipletests(t_raw, method="holm")[1]  # over all 28 (system, k) comparisons
+    for (name, k), expected in zip(keys, holm):
+        assert summary["comparisons"][name][k]["holm_t_pvalue"] == pytest.approx(expected, rel=1e-9)
 
 
 def test_demo_html_is_offline_and_deterministic(demo_builds):
@@ -81,10 +127,11 @@ def test_demo_html_is_offline_and_deterministic(demo_builds):
     assert first != without_build_time(first)
     assert not re.search(r"https?://", first)
     assert "<script" not in first
-    assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', first)) == 5
-    for section in ("1. What was evaluated", "2. Data checks", "3. Summary", "4. Figures",
-                    "5. Largest wins and losses", "6. How to reproduce"):
+    assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', first)) == 8  # the multi-system figures too
+    for section in ("1. What was evaluated", "2. Data checks", "3. Results", "4. Figures", "5. Per query",
+                    "6. How to reproduce"):
         assert section in first
+    assert first.index("monoT5: NDCG@10 0.7215") < first.index("1. What was evaluated")  # verdicts on top
     assert (demo_builds[0] / "summary.json").read_bytes() == (demo_builds[1] / "summary.json").read_bytes()
     assert (demo_builds[0] / "per_query.csv").read_bytes() == (demo_builds[1] / "per_query.csv").read_bytes()
 
@@ -111,7 +158,7 @@ def test_broken_notebook_exits_1_naming_the_cell_and_keeps_the_previous_report(t
     out.mkdir()
     (out / "report.html").write_text("previous report")
     notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
-    target = next(i for i, cell in enumerate(notebook.cells) if "summary_table" in cell.source)
+    target = next(i for i, cell in enumerate(notebook.cells) if "comparison_table" in cell.source)
     notebook.cells[target].source = "raise RuntimeError('broken on purpose')\n" + notebook.cells[target].source
     broken = tmp_path / "broken.ipynb"
     nbformat.write(notebook, broken)
@@ -159,3 +206,28 @@ def test_bad_parameters_fail_before_any_kernel(tmp_path, change, message):
     assert message in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
     assert not any(".staging" in p.name for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("runs", "extra", "message"),
+    [
+        (["A", "A"], [], "is given twice (as run 1 and as run 2)"),
+        (["x=A", "x=B"], [], "two runs are named 'x'"),
+        (["X=A", "x=B"], [], "two runs are named 'x'"),
+        (["A", "B"], ["--run-name", "n"], "--run-name names a single --run"),
+        (["x=A"], ["--baseline-name", "x"], "like the baseline"),
+        (["=A"], [], "the system name is empty"),
+    ],
+)
+def test_repeated_runs_or_names_are_refused_with_one_line(tmp_path, runs, extra, message):
+    files = {"A": SMALL / "monot5.txt", "B": tmp_path / "b.txt"}
+    files["B"].write_text((SMALL / "monot5.txt").read_text())
+    args = ["build"]
+    for spec in runs:
+        name, _, key = spec.rpartition("=")
+        args += ["--run", f"{name}={files[key]}" if "=" in spec else files[key]]
+    args += ["--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt", *extra, "--out", tmp_path / "out"]
+    result = cli(*args)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and result.stderr.count("\n") == 1
+    assert not (tmp_path / "out").exists()

@@ -6,12 +6,12 @@ import json
 import os
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from ndcg_report import evaluate, read_qrels, read_run
-from importlib import resources
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
 CRANFIELD = Path(str(resources.files("ndcg_report") / "data" / "cranfield"))
@@ -76,7 +76,7 @@ def test_demo_cranfield_builds_bm25_from_the_corpus_and_reuses_it(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "bm25: building run" in result.stderr
     summary = json.loads((tmp_path / "cranfield" / "summary.json").read_text())
-    at10 = summary["comparison"]["10"]
+    at10 = summary["comparisons"]["BM25+RM3"]["10"]
     assert at10["n"] == 225
     qrels = read_qrels(CRANFIELD / "qrels.txt").table
     (baseline_run,) = (cache / "bm25").glob("*.run")

@@ -5,9 +5,12 @@ from ndcg_report.core.metrics import Evaluation, QueryCounts, evaluate, parse_cu
 from ndcg_report.inputs.trec import read_qrels, read_run, read_topics
 from ndcg_report.version import __version__
 
+_LAZY = {"compare_runs": "ndcg_report.report.experiment", "Experiment": "ndcg_report.report.experiment"}
 
 __all__ = [
     "Evaluation",
+    "Experiment",
+    "compare_runs",
     "InputError",
     "ParameterError",
     "QueryCounts",
@@ -18,3 +21,13 @@ __all__ = [
     "read_topics",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    """compare_runs and Experiment need pandas, scipy and matplotlib: imported on first use, so
+    `ndcg-report eval` does not pay for them."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'ndcg_report' has no attribute {name!r}")

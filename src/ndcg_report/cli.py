@@ -9,29 +9,6 @@ from collections.abc import Sequence
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import BuildError, InputError, ParameterError
 
-DEMOS = {
-    "dl19": {
-        "out": "reports/demo",
-        "run": "package:dl19-passage/monot5.dl19.run.gz",
-        "baseline": "package:dl19-passage/run.msmarco-v1-passage.bm25-default.dl19.txt.gz",
-        "qrels": "package:dl19-passage/qrels.dl19-passage.txt",
-        "topics": "package:dl19-passage/topics.dl19-passage.txt",
-        "title": "TREC DL 2019 passage: monoT5 against BM25",
-        "run_name": "monoT5",
-        "baseline_name": "BM25",
-    },
-    "cranfield": {
-        "out": "reports/demo-cranfield",
-        "run": "package:cranfield/bm25-rm3.run.gz",
-        "corpus": "package:cranfield/corpus.jsonl",
-        "qrels": "package:cranfield/qrels.txt",
-        "topics": "package:cranfield/topics.tsv",
-        "title": "Cranfield: BM25 with RM3 expansion against BM25 built from the corpus",
-        "run_name": "BM25+RM3",
-        "baseline_name": "BM25",
-    },
-}
-
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -78,8 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout")
     evaluate.add_argument("--digits", type=int, default=None,
                           help="decimals printed (default 4 for trec and csv, full precision for json)")
-    build = commands.add_parser("build", help="build the HTML report of a run against a baseline")
-    build.add_argument("--run", required=True, help="the run under test")
+    build = commands.add_parser("build", help="build the HTML report of one or more runs against a baseline")
+    build.add_argument("--run", required=True, action="append", metavar="[NAME=]PATH",
+                       help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is "
+                            "named by its run tag (made unique)")
     build.add_argument("--qrels", required=True, help="the qrels")
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--baseline", default="", help="the baseline run (e.g. Anserini BM25)")
@@ -88,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bm25_options(build)
     _add_metric_options(build)
     build.add_argument("--name", default="", help="report title")
-    build.add_argument("--run-name", default="", help="display name of the run (default: its tag)")
+    build.add_argument("--run-name", default="", help="display name of the one run (default: its tag); "
+                                                      "with several runs, use --run NAME=PATH")
     build.add_argument("--baseline-name", default="", help="display name of the baseline (default: its tag)")
     build.add_argument("--seed", type=int, default=42, help="seed of the bootstrap and randomization tests")
     build.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
@@ -102,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bm25_options(bm25)
 
     demo = commands.add_parser("demo", help="build an embedded demo report (default: TREC DL 2019 passage)")
-    demo.add_argument("dataset", nargs="?", default="dl19", choices=tuple(DEMOS),
-                      help="dl19: monoT5 against Anserini BM25; cranfield: BM25+RM3 against BM25 built from the corpus")
+    demo.add_argument("dataset", nargs="?", default="dl19", choices=("dl19", "cranfield"),
+                      help="dl19: monoT5, two fusions and a re-ranking depth ablation against Anserini BM25; "
+                           "cranfield: BM25+RM3 against BM25 built from the corpus")
     demo.add_argument("--out", default="", help="output folder (default: reports/demo, reports/demo-cranfield)")
     demo.add_argument("--cache-dir", default="", help="folder of cached BM25 runs (default: the user cache)")
     demo.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
@@ -130,22 +111,33 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
     import shlex
     from pathlib import Path
 
-    from ndcg_report.report.corpus_baseline import with_bm25_baseline
-    from ndcg_report.report.build import build_report, check_out_dir
     from ndcg_report.inputs.trec import read_topics
-    from ndcg_report.report.content import load_run_and_qrels, validate_parameters
+    from ndcg_report.report.build import build_report, check_out_dir
+    from ndcg_report.report.loading import load_run_and_qrels
+    from ndcg_report.report.corpus_baseline import with_bm25_baseline
+    from ndcg_report.report.demos import DEMOS
+    from ndcg_report.report.parameters import demo_values, validate_parameters
+    from ndcg_report.report.systems import split_run_option
 
     command = shlex.join(["ndcg-report", *argv])
     bm25 = dict(BM25_DEFAULTS)
     if args.command == "demo":
-        values = {key: value for key, value in DEMOS[args.dataset].items() if key != "out"}
+        values = demo_values(args.dataset)
         values["command"] = command
-        out = args.out or DEMOS[args.dataset]["out"]
+        out = args.out or DEMOS[args.dataset].out
     else:
+        runs = [split_run_option(text) for text in args.run]
+        if args.run_name:
+            if len(runs) != 1:
+                raise ParameterError("--run-name names a single --run; with several runs, give each as --run NAME=PATH")
+            if runs[0][0]:
+                raise ParameterError("the run is named twice (--run NAME=PATH and --run-name); give one name")
+            runs = [(args.run_name, runs[0][1])]
         values = dict(
-            run=args.run, qrels=args.qrels, baseline=args.baseline, corpus=args.corpus, topics=args.topics,
-            ks=args.cutoffs, gain=args.gain, missing=args.missing, no_relevant=args.no_relevant, title=args.name,
-            seed=args.seed, run_name=args.run_name, baseline_name=args.baseline_name, command=command,
+            runs=[{"name": name, "path": path} for name, path in runs], qrels=args.qrels, baseline=args.baseline,
+            corpus=args.corpus, topics=args.topics, ks=args.cutoffs, gain=args.gain, missing=args.missing,
+            no_relevant=args.no_relevant, title=args.name, seed=args.seed, baseline_name=args.baseline_name,
+            command=command,
         )
         given = [option for option, value in (("--k1", args.k1), ("--b", args.b), ("--top-k", args.top_k),
                                                ("--cache-dir", args.cache_dir)) if value not in (None, "")]

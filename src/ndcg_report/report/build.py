@@ -13,12 +13,16 @@ import uuid
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
 import yaml
 
 from ndcg_report.errors import BuildError, ParameterError
-from ndcg_report.report.content import ReportParameters, load_inputs
+from ndcg_report.report.loading import load_inputs
+from ndcg_report.report.parameters import ReportParameters
+
+if TYPE_CHECKING:
+    import nbformat
 
 NOTEBOOK = "ndcg_report.ipynb"
 BUILD_TIME_START = "<!-- build-time -->"
@@ -40,11 +44,11 @@ def package_file(*parts: str) -> Path:
 def notebook_parameters(params: ReportParameters) -> dict:
     """The papermill parameters of the report notebook (absolute paths, plain values)."""
     return {
-        "run": str(params.run), "qrels": str(params.qrels), "baseline": str(params.baseline) if params.baseline else "",
-        "topics": str(params.topics) if params.topics else "", "ks": ",".join(str(k) for k in params.cutoffs),
-        "gain": params.gain, "missing": params.missing, "no_relevant": params.no_relevant, "title": params.title,
-        "seed": params.seed, "run_name": params.run_name, "baseline_name": params.baseline_name,
-        "command": params.command, "output_dir": ".",
+        "runs": [{"name": item.name, "path": str(item.path)} for item in params.runs], "qrels": str(params.qrels),
+        "baseline": str(params.baseline) if params.baseline else "", "topics": str(params.topics) if params.topics else "",
+        "ks": ",".join(str(k) for k in params.cutoffs), "gain": params.gain, "missing": params.missing,
+        "no_relevant": params.no_relevant, "title": params.title, "seed": params.seed,
+        "baseline_name": params.baseline_name, "command": params.command, "output_dir": ".",
         "corpus": str(params.corpus) if params.corpus else "", "bm25_settings": params.bm25_settings,
     }
 
@@ -68,6 +72,8 @@ def build_report(
         _execute(params, notebook or package_file("notebooks", NOTEBOOK), executed, env, timeout)
         _drop_run_specific_metadata(executed)
         _validate_with_nbval(executed, env, timeout)
+        import nbformat  # here: its import takes ~3 s (jsonschema), and bad input must fail before it
+
         html_text = notebook_to_html(nbformat.read(executed, as_version=4))
         stamp = started.strftime("%Y-%m-%d %H:%M:%S UTC")
         html_text = html_text.replace(
@@ -142,6 +148,8 @@ def _execute(params: ReportParameters, template: Path, executed: Path, env: dict
 
 def _drop_run_specific_metadata(executed: Path) -> None:
     """Make report.ipynb depend only on the inputs: fixed cell ids, no execution times."""
+    import nbformat
+
     notebook = nbformat.read(executed, as_version=4)
     for index, cell in enumerate(notebook.cells):
         if "injected-parameters" in cell.metadata.get("tags", []):
@@ -157,6 +165,8 @@ def _drop_run_specific_metadata(executed: Path) -> None:
 def _failed_cell(executed: Path, stderr: str) -> str:
     """'cell N (`first line`): Error: message', N counting the cells of the template notebook."""
     if executed.is_file():
+        import nbformat
+
         notebook = nbformat.read(executed, as_version=4)
         added = {"injected-parameters", "papermill-error-cell-tag"}
         template_cells = [cell for cell in notebook.cells if not added & set(cell.metadata.get("tags", []))]
@@ -187,7 +197,7 @@ def _validate_with_nbval(executed: Path, env: dict[str, str], timeout: int) -> N
         raise BuildError(f"step nbval failed{where}: outputs differ on re-execution ({last[-1] if last else 'no output'})")
 
 
-def notebook_to_html(notebook: nbformat.NotebookNode) -> str:
+def notebook_to_html(notebook: "nbformat.NotebookNode") -> str:
     """Offline HTML: code hidden, figures embedded, no script or stylesheet from the network."""
     from nbconvert import HTMLExporter
 

@@ -1,98 +1,28 @@
-"""What the report notebook shows: validated parameters, the evaluated data, checks, tables, outputs."""
+"""What the report notebook shows: the evaluated data, checks, verdicts, tables and figures.
+
+Every function takes the Report (or the Experiment) and returns plain data, text or escaped HTML.
+"""
 
 from __future__ import annotations
 
-import html
-import json
 import math
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ndcg_report.version import __version__
-from ndcg_report.stats.paired import compare
-from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.files import file_sha256, text_line_count
-from ndcg_report.core.metrics import (
-    GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, Evaluation, check_choice, evaluate, parse_cutoffs,
-)
-from ndcg_report.inputs.trec import Qrels, Run, read_qrels, read_run, read_topics
+from ndcg_report.inputs.trec import Qrels
+from ndcg_report.report.experiment import HEADLINE_K, Experiment, compare_runs
+from ndcg_report.report.loading import load_inputs
+from ndcg_report.report.html import escape, leaderboard_html
+from ndcg_report.report.parameters import ReportParameters, build_command, default_title
+from ndcg_report.version import __version__
 
-PACKAGE_PREFIX = "package:"
-HEADLINE_K = "10"
 LOW_JUDGED = 0.5
-COUNT_COLUMNS = frozenset({"n", "wins", "ties", "losses"})
-
-
-@dataclass(frozen=True)
-class ReportParameters:
-    """Validated report parameters: absolute paths, parsed cut-offs, checked choices."""
-
-    run: Path
-    qrels: Path
-    baseline: Path | None  # None until the BM25 baseline of `corpus` is built
-    topics: Path | None
-    cutoffs: tuple
-    gain: str
-    missing: str
-    no_relevant: str
-    title: str
-    seed: int
-    run_name: str
-    baseline_name: str
-    command: str = ""
-    corpus: Path | None = None  # set when the baseline is a BM25 run built from this corpus
-    bm25_settings: str = ""  # how that BM25 run was made (shown in the parameter table)
-
-
-def resolve_path(value: str, name: str, required: bool = True) -> Path | None:
-    """An absolute path; `package:REL` names a file shipped inside ndcg_report/data."""
-    if not value:
-        if required:
-            raise ParameterError(f"{name} is required")
-        return None
-    if value.startswith(PACKAGE_PREFIX):
-        path = Path(str(resources.files("ndcg_report") / "data" / value[len(PACKAGE_PREFIX):]))
-    else:
-        path = Path(value).expanduser()
-    path = path.resolve()
-    if not path.is_file():
-        raise InputError(path, None, "no such file", f"check the {name} path")
-    return path
-
-
-def validate_parameters(
-    run: str, qrels: str, baseline: str = "", topics: str = "", ks: str = "1,3,5,10,20,100,1000",
-    gain: str = "linear", missing: str = "zero", no_relevant: str = "skip", title: str = "",
-    seed: int = 42, run_name: str = "", baseline_name: str = "", command: str = "",
-    corpus: str = "", bm25_settings: str = "",
-) -> ReportParameters:
-    """Check every report parameter without reading the data; raise ParameterError/InputError.
-
-    The baseline is a run file, or (baseline "") a BM25 run still to be built from corpus + topics.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
-    if not baseline and not corpus:
-        raise ParameterError("a baseline is required: give a baseline run, or a corpus (and topics) to build BM25 from")
-    if corpus and not topics:
-        raise ParameterError("topics are required with a corpus: BM25 needs the query text")
-    paths = {
-        "run": resolve_path(run, "run"), "qrels": resolve_path(qrels, "qrels"),
-        "baseline": resolve_path(baseline, "baseline", required=False),
-        "topics": resolve_path(topics, "topics", required=False),
-        "corpus": resolve_path(corpus, "corpus", required=False),
-    }
-    return ReportParameters(
-        **paths, cutoffs=parse_cutoffs(ks), gain=check_choice("gain", gain, GAINS),
-        missing=check_choice("missing", missing, MISSING_POLICIES),
-        no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES),
-        title=title or "NDCG report", seed=seed, run_name=run_name, baseline_name=baseline_name,
-        command=command, bm25_settings=bm25_settings,
-    )
+MAX_QUERY_ROWS = 500  # the all-queries table shows the top and bottom halves of this many beyond it
+WINS_LOSSES_SHOWN = 10
 
 
 @dataclass(frozen=True)
@@ -100,66 +30,40 @@ class Report:
     """Everything the report shows, computed once from validated parameters."""
 
     params: ReportParameters
-    run: Run
-    baseline: Run
+    experiment: Experiment
     qrels: Qrels
-    topics: pd.Series | None
-    run_eval: Evaluation
-    baseline_eval: Evaluation
-    comparison: pd.DataFrame
     files: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
 
     @property
-    def run_name(self) -> str:
-        return self.params.run_name or self.run.tag or "run"
+    def title(self) -> str:
+        return self.params.title or default_title(self.experiment.names, self.experiment.baseline_name)
 
     @property
-    def baseline_name(self) -> str:
-        name = self.params.baseline_name or self.baseline.tag or "baseline"
-        return name if name != self.run_name else f"{name} (baseline)"
+    def command(self) -> str:
+        return self.params.command or build_command(self.params)
+
+    @property
+    def topics(self) -> pd.Series | None:
+        return self.experiment.topics
 
 
-def load_inputs(params: ReportParameters) -> tuple[Run, Run, Qrels, pd.Series | None]:
-    """Read and check all input files; raise InputError for bad input or no query in common."""
-    if params.baseline is None:
-        raise ParameterError("no baseline run: build the corpus BM25 first (baseline.with_bm25_baseline)")
-    run, qrels = load_run_and_qrels(params)
-    baseline = read_run(params.baseline)
-    _check_common_query(baseline, "baseline", qrels)
-    topics = read_topics(params.topics) if params.topics else None
-    return run, baseline, qrels, topics
-
-
-def load_run_and_qrels(params: ReportParameters) -> tuple[Run, Qrels]:
-    """Read and check the run and the qrels (before a BM25 baseline is built, so typos fail fast)."""
-    qrels = read_qrels(params.qrels)
-    run = read_run(params.run)
-    _check_common_query(run, "run", qrels)
-    return run, qrels
-
-
-def _check_common_query(system: Run, role: str, qrels: Qrels) -> None:
-    judged = set(qrels.table["qid"].chunk(0).dictionary.to_pylist())
-    if not judged & set(system.table["qid"].chunk(0).dictionary.to_pylist()):
-        raise InputError(system.path, None, f"the {role} has no query in common with the qrels {qrels.path}",
-                         "check that they are for the same topics")
+# --- reading ---------------------------------------------------------------------------------
 
 
 def load_report(params: ReportParameters) -> Report:
-    """Read the inputs, evaluate both systems and compare them."""
-    run, baseline, qrels, topics = load_inputs(params)
-    options = dict(cutoffs=params.cutoffs, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant)
-    run_eval = evaluate(run, qrels, **options)
-    baseline_eval = evaluate(baseline, qrels, **options)
-    comparison = compare(run_eval, baseline_eval, seed=params.seed)
-    files = pd.DataFrame([
-        file_record(role, path)
-        for role, path in (("run", params.run), ("baseline", params.baseline), ("qrels", params.qrels),
-                           ("topics", params.topics), ("corpus", params.corpus))
-        if path is not None
-    ])
-    report = Report(params, run, baseline, qrels, topics, run_eval, baseline_eval, comparison, files)
+    """Read the inputs, evaluate every system and compare each with the baseline."""
+    runs, baseline, qrels, topics = load_inputs(params)
+    experiment = compare_runs(
+        [(item.name, run) for item, run in zip(params.runs, runs)], qrels, baseline, baseline_name=params.baseline_name,
+        cutoffs=params.cutoffs, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
+        seed=params.seed, topics=topics,
+    )
+    records = [file_record(f"run: {name}", item.path) for name, item in zip(experiment.names, params.runs)]
+    records.append(file_record(f"baseline: {experiment.baseline_name}", params.baseline))
+    records += [file_record(role, path) for role, path in (("qrels", params.qrels), ("topics", params.topics),
+                                                            ("corpus", params.corpus)) if path is not None]
+    report = Report(params, experiment, qrels, pd.DataFrame(records))
     report.warnings.extend(data_warnings(report))
     return report
 
@@ -169,10 +73,44 @@ def file_record(role: str, path: Path) -> dict:
     return {"role": role, "file": path.name, "sha256": file_sha256(path), "lines": text_line_count(path)}
 
 
+# --- verdicts and data checks ------------------------------------------------------------------
+
+
+def verdicts(experiment: Experiment) -> list[str]:
+    """One line per system, in the order given: NDCG@headline against the baseline, the delta with
+    its CI, the Holm-adjusted randomization p-value, wins/ties/losses and what it means."""
+    k, base = experiment.headline_k, experiment.baseline_name
+    lines = []
+    for name in experiment.names:
+        row = experiment.comparisons.loc[(name, k)]
+        p = row["holm_randomization_pvalue"]
+        if isinstance(p, float) and p < experiment.alpha:
+            meaning = f"significantly {'better' if row['delta'] > 0 else 'worse'} than {base}"
+        else:
+            meaning = f"not significantly different from {base} at α = {experiment.alpha:g}"
+        lines.append(
+            f"{name}: NDCG@{k} {row['run_mean']:.4f} against {base}'s {row['baseline_mean']:.4f}, "
+            f"{row['delta']:+.4f} ({_percent(row['relative_delta'])}; {experiment.confidence:.0%} CI "
+            f"{_signed(row['ci_low'])} to {_signed(row['ci_high'])}); Holm-adjusted randomization "
+            f"p {_p_phrase(p)}; {_count(row['wins'], 'win')}, {_count(row['ties'], 'tie')}, "
+            f"{_count(row['losses'], 'loss')}: {meaning}."
+        )
+    return lines
+
+
+def family_note(experiment: Experiment) -> str:
+    """What the Holm family was, in words."""
+    n, labels = len(experiment.names), experiment.labels
+    return (f"Holm's adjustment runs over the whole family of {experiment.family_size} comparisons with "
+            f"{experiment.baseline_name}: {n} system{'s' if n != 1 else ''} x {len(labels)} cut-off"
+            f"{'s' if len(labels) != 1 else ''} ({', '.join(labels)}), separately for each test.")
+
+
 def query_checks(report: Report) -> pd.DataFrame:
-    """Counts of each kind of query, for the run and the baseline."""
+    """Counts of each kind of query, one column per system (the baseline last)."""
     rows = {}
-    for name, evaluation in ((report.run_name, report.run_eval), (report.baseline_name, report.baseline_eval)):
+    for name in report.experiment.systems:
+        evaluation = report.experiment.evaluations[name]
         counts = evaluation.counts
         rows[name] = {
             "queries in run": counts.in_run, "queries in qrels": counts.in_qrels, "in both": counts.in_both,
@@ -183,6 +121,11 @@ def query_checks(report: Report) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def depth_table(report: Report) -> pd.DataFrame:
+    """Lines per judged query each system retrieved for: min, median, max (as text: whole numbers stay whole)."""
+    return report.experiment.depth().map(_number)
+
+
 def label_distribution(report: Report) -> pd.DataFrame:
     """How many qrels lines carry each relevance label."""
     labels = pd.Series(report.qrels.table["rel"].to_numpy()).value_counts().sort_index()
@@ -190,17 +133,19 @@ def label_distribution(report: Report) -> pd.DataFrame:
 
 
 def judged_table(report: Report) -> pd.DataFrame:
-    """Mean judged@k (share of the top k with a qrels label) of both systems."""
-    return pd.DataFrame({
-        report.run_name: report.run_eval.summary["judged"], report.baseline_name: report.baseline_eval.summary["judged"],
-    }).T
+    """Mean judged@k (share of the top k with a qrels label), systems x cut-offs."""
+    experiment = report.experiment
+    table = pd.DataFrame({name: experiment.evaluations[name].summary["judged"] for name in experiment.systems}).T
+    table.columns = [f"@{k}" for k in table.columns]
+    return table
 
 
 def data_warnings(report: Report) -> list[str]:
     """Warnings an analyst should see before trusting the numbers."""
+    experiment, params = report.experiment, report.params
     warnings = []
-    for name, system, evaluation in ((report.run_name, report.run, report.run_eval),
-                                     (report.baseline_name, report.baseline, report.baseline_eval)):
+    for name in experiment.systems:
+        evaluation = experiment.evaluations[name]
         summary = evaluation.summary
         if HEADLINE_K in summary.index and summary.at[HEADLINE_K, "judged"] < LOW_JUDGED:
             warnings.append(
@@ -214,41 +159,90 @@ def data_warnings(report: Report) -> list[str]:
             )
         counts = evaluation.counts
         if counts.missing and counts.missing >= 0.05 * counts.in_qrels:
-            policy = "scored 0" if report.params.missing == "zero" else "left out of the mean"
+            policy = "scored 0" if params.missing == "zero" else "left out of the mean"
             warnings.append(f"{name}: {counts.missing} of {counts.in_qrels} judged queries are missing from the run ({policy}).")
         if counts.run_only:
             warnings.append(f"{name}: {counts.run_only} queries are in the run but not in the qrels (ignored).")
-    no_relevant = report.run_eval.counts.no_relevant
+    if len(experiment.ndcg_at(experiment.headline_k)) == 0:
+        warnings.append("No query is averaged in every system (with missing=skip, the runs cover different queries), "
+                        "so there are no figures or pairwise tests; each system's comparison with the baseline stands.")
+    no_relevant = experiment.baseline.counts.no_relevant
     if no_relevant:
-        policy = "left out of the mean" if report.params.no_relevant == "skip" else "scored 0"
+        policy = "left out of the mean" if params.no_relevant == "skip" else "scored 0"
         warnings.append(f"{no_relevant} judged queries have no relevant document ({policy}).")
     return warnings
 
 
-def summary_table(report: Report) -> pd.DataFrame:
-    """NDCG@k of both systems per cut-off, with the comparison statistics, rounded for display."""
-    c = report.comparison
-    table = pd.DataFrame({
-        "k": c.index, "n": c["n"],
-        report.run_name: c["run_mean"], report.baseline_name: c["baseline_mean"],
-        "delta": c["delta"], "relative": c["relative_delta"],
-        "95% CI of delta": [f"[{lo:.4f}, {hi:.4f}]" for lo, hi in zip(c["ci_low"], c["ci_high"])],
-        "W/T/L": [f"{w}/{t}/{l}" for w, t, l in zip(c["wins"], c["ties"], c["losses"])],
+# --- tables ----------------------------------------------------------------------------------
+
+
+def leaderboard(report: Report) -> str:
+    """The leaderboard as escaped HTML (systems x k, significance marked, best per column bold)."""
+    experiment = report.experiment
+    letters = experiment.pairwise.letters if len(experiment.names) > 1 else None
+    return leaderboard_html(experiment.leaderboard, experiment.significance, experiment.baseline_name,
+                            experiment.headline_k, letters)
+
+
+def leaderboard_note(report: Report) -> str:
+    experiment = report.experiment
+    note = (f"Mean NDCG@k of each system over its averaged queries. ▲/▼: significantly above/below "
+            f"{experiment.baseline_name} (paired randomization test, Holm-adjusted, p < {experiment.alpha:g}); "
+            f"bold: the best of its column. {family_note(experiment)}")
+    if len(experiment.names) > 1:
+        test = experiment.pairwise
+        note += (f" Group: systems sharing a letter do not differ significantly at NDCG@{test.k} (randomized "
+                 f"Tukey HSD over all {len(test.names)} systems, {test.n_resamples:,} permutations, α = {test.alpha:g}).")
+    return note
+
+
+def comparison_table(report: Report, name: str) -> pd.DataFrame:
+    """One system against the baseline per cut-off, with every statistic, rounded for display."""
+    experiment = report.experiment
+    c = experiment.comparison(name)
+    base = experiment.baseline_name
+    columns = {
+        "n": c["n"].astype(int), name: c["run_mean"], base: c["baseline_mean"],
+        "delta": c["delta"], "relative": [_percent(v) for v in c["relative_delta"]],
+        f"{experiment.confidence:.0%} CI of delta": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(c["ci_low"], c["ci_high"])],
+        "W/T/L": [f"{int(w)}/{int(t)}/{int(l)}" for w, t, l in zip(c["wins"], c["ties"], c["losses"])],
         "t-test p (Holm)": [_p(p, h) for p, h in zip(c["t_pvalue"], c["holm_t_pvalue"])],
         "Wilcoxon p (Holm)": [_p(p, h) for p, h in zip(c["wilcoxon_pvalue"], c["holm_wilcoxon_pvalue"])],
         "randomization p (Holm)": [_p(p, h) for p, h in zip(c["randomization_pvalue"], c["holm_randomization_pvalue"])],
         "effect size d_z": c["effect_size"],
-        f"median {report.run_name}": c["run_median"], f"median {report.baseline_name}": c["baseline_median"],
-    })
-    return table.round(4).set_index("k")
+    }
+    table = pd.DataFrame({key: list(values) for key, values in columns.items()},
+                         index=pd.Index([f"@{k}" for k in c.index]))
+    return table.round(4)
 
 
-def wins_and_losses(report: Report, k: str = HEADLINE_K, n: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The n queries the run gains most on and the n it loses most on, at cut-off k."""
-    paired = pd.DataFrame({
-        report.run_name: report.run_eval.ndcg_table()[k], report.baseline_name: report.baseline_eval.ndcg_table()[k],
-    }).dropna()
-    paired["delta"] = paired[report.run_name] - paired[report.baseline_name]
+def medians_table(report: Report) -> pd.DataFrame:
+    """Median per-query NDCG@k of every system (rows, the baseline last) over its averaged queries."""
+    experiment = report.experiment
+    table = experiment.summary["median"].unstack("k").loc[list(experiment.systems), experiment.labels]
+    table.columns = [f"@{k}" for k in table.columns]
+    table.index.name = None
+    return table
+
+
+def pairwise_table(report: Report) -> pd.DataFrame:
+    """The randomized Tukey HSD p-values as text (systems by mean, best first), with means and letters."""
+    test = report.experiment.pairwise
+    table = pd.DataFrame(
+        [[("–" if a == b else _format_p(test.pvalues.at[a, b])) for b in test.names] for a in test.names],
+        index=pd.Index(test.names), columns=pd.Index(test.names),
+    )
+    table.insert(0, f"NDCG@{test.k}", [f"{test.means[name]:.4f}" for name in test.names])
+    table.insert(1, "group", [test.letters[name] for name in test.names])
+    return table
+
+
+def wins_and_losses(report: Report, name: str, k: str | None = None, n: int = WINS_LOSSES_SHOWN) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The n queries a system gains most on and the n it loses most on against the baseline, at k."""
+    experiment = report.experiment
+    table = experiment.ndcg_at(k)
+    paired = pd.DataFrame({name: table[name], experiment.baseline_name: table[experiment.baseline_name]})
+    paired["delta"] = paired[name] - paired[experiment.baseline_name]
     if report.topics is not None:
         paired.insert(0, "query", report.topics.reindex(paired.index).fillna(""))
     paired = paired.rename_axis("qid").reset_index()
@@ -258,96 +252,135 @@ def wins_and_losses(report: Report, k: str = HEADLINE_K, n: int = 10) -> tuple[p
     return wins.round(4).reset_index(drop=True), losses.round(4).reset_index(drop=True)
 
 
-def headline_k(report: Report) -> str:
-    """The cut-off the figures focus on: 10 if asked for, else the first one."""
-    labels = [str(k) for k in report.params.cutoffs]
-    return HEADLINE_K if HEADLINE_K in labels else labels[0]
+def query_table_html(report: Report, k: str | None = None, limit: int = MAX_QUERY_ROWS) -> str:
+    """Every paired query (up to limit; beyond, the best and worst halves) x every system at k: NDCG of
+    the baseline and of each system (cells tinted by the difference), the mean difference, query text."""
+    experiment = report.experiment
+    label = experiment.headline_k if k is None else str(k)
+    table = experiment.ndcg_at(label)
+    deltas = experiment.deltas_at(label)
+    mean_delta = deltas.mean(axis=1)
+    order = np.lexsort((np.arange(len(table)), -mean_delta.to_numpy()))
+    shown = order if len(order) <= limit else np.concatenate([order[: limit // 2], order[-(limit - limit // 2):]])
+    base = experiment.baseline_name
+    headers = ["qid"] + (["query"] if report.topics is not None else []) + [base, *experiment.names, "mean Δ"]
+    head = "".join(f'<th class="{"text" if h in ("qid", "query") else "num"}">{escape(h)}</th>' for h in headers)
+    rows = []
+    for position, row in enumerate(shown):
+        if len(shown) < len(order) and position == limit // 2:
+            rows.append(f'<tr><td class="text" colspan="{len(headers)}">… {len(order) - len(shown):,} queries '
+                        "in between are in per_query.csv …</td></tr>")
+        qid = table.index[row]
+        cells = [f'<td class="text">{escape(qid)}</td>']
+        if report.topics is not None:
+            cells.append(f'<td class="text query">{escape(report.topics.get(qid, ""))}</td>')
+        cells.append(f'<td class="num">{table.iat[row, table.columns.get_loc(base)]:.4f}</td>')
+        for name in experiment.names:
+            delta = deltas.iat[row, deltas.columns.get_loc(name)]
+            cells.append(f'<td class="num" style="background:{_tint(delta)}">{table.iat[row, table.columns.get_loc(name)]:.4f}</td>')
+        cells.append(f'<td class="num">{mean_delta.iat[row]:+.4f}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="ndcg-table queries"><thead><tr>{head}</tr></thead><tbody>' + "".join(rows)
+            + "</tbody></table>")
 
 
-def per_query_table(report: Report) -> pd.DataFrame:
-    """per_query.csv: one row per query, system and cut-off."""
-    frames = []
-    for system, name, evaluation in (("run", report.run_name, report.run_eval),
-                                     ("baseline", report.baseline_name, report.baseline_eval)):
-        frame = evaluation.per_query.copy()
-        frame.insert(1, "system", system)
-        frame.insert(2, "name", name)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+def query_table_note(report: Report, k: str | None = None) -> str:
+    experiment = report.experiment
+    label = experiment.headline_k if k is None else str(k)
+    n = len(experiment.ndcg_at(label))
+    note = (f"Per-query NDCG@{label} of all {n:,} queries averaged in every system, sorted by the mean difference "
+            f"from {experiment.baseline_name} (largest gains first). Cells are tinted green where the system beats "
+            f"{experiment.baseline_name} on that query and red where it loses, darker for larger differences. "
+            "per_query.csv has every query, system and cut-off.")
+    if n > MAX_QUERY_ROWS:
+        note += f" With more than {MAX_QUERY_ROWS} queries, the {MAX_QUERY_ROWS // 2} best and worst are shown."
+    return note
 
 
-def summary_record(report: Report) -> dict:
-    """summary.json: parameters, files, query counts, per-system summaries, comparison, warnings."""
-    p = report.params
+def query_section_html(report: Report, k: str | None = None) -> str:
+    """The all-queries table with its note; folded away (a <details>, no script) for one system,
+    whose largest wins and losses come first."""
+    from ndcg_report.report.html import details_html, text_html
 
-    def summary(evaluation: Evaluation) -> dict:
-        return {k: {c: _json_number(v, c) for c, v in row.items()} for k, row in evaluation.summary.iterrows()}
-
-    return {
-        "ndcg_report_version": __version__,
-        "title": p.title,
-        "parameters": {
-            "run": p.run.name, "baseline": p.baseline.name, "qrels": p.qrels.name,
-            "topics": p.topics.name if p.topics else None, "cutoffs": [str(k) for k in p.cutoffs],
-            "gain": p.gain, "missing": p.missing, "no_relevant": p.no_relevant, "seed": p.seed,
-            "corpus": p.corpus.name if p.corpus else None, "bm25": p.bm25_settings or None,
-        },
-        "files": report.files.to_dict(orient="records"),
-        "systems": {
-            "run": {"name": report.run_name, "tag": report.run.tag, "queries": vars(report.run_eval.counts),
-                    "tied_lines": report.run_eval.tied_lines, "summary": summary(report.run_eval)},
-            "baseline": {"name": report.baseline_name, "tag": report.baseline.tag,
-                         "queries": vars(report.baseline_eval.counts),
-                         "tied_lines": report.baseline_eval.tied_lines, "summary": summary(report.baseline_eval)},
-        },
-        "comparison": {
-            k: {c: _json_number(v, c) for c, v in row.items()} for k, row in report.comparison.iterrows()
-        },
-        "warnings": report.warnings,
-        "command": p.command,
-    }
-
-
-def save_outputs(report: Report, folder: str | Path) -> None:
-    """Write per_query.csv and summary.json into folder."""
-    folder = Path(folder)
-    per_query_table(report).to_csv(folder / "per_query.csv", index=False, lineterminator="\n")
-    (folder / "summary.json").write_text(json.dumps(summary_record(report), indent=2, sort_keys=False) + "\n")
-
-
-# --- HTML for the notebook (everything from an input file is escaped) -----------------------
-
-
-def table_html(frame: pd.DataFrame, index: bool = True) -> str:
-    """A DataFrame as an HTML table with every cell and header escaped; floats with 4 decimals."""
-    return frame.to_html(
-        escape=True, index=index, border=0, classes="ndcg-table", na_rep="–", float_format="{:.4f}".format,
-    )
-
-
-def text_html(text: str, tag: str = "p") -> str:
-    """Plain text in one HTML element, escaped."""
-    return f"<{tag}>{html.escape(text)}</{tag}>"
-
-
-def list_html(items: list[str]) -> str:
-    """An escaped bullet list (or a line saying there is nothing to list)."""
-    if not items:
-        return "<p>No warnings.</p>"
-    return "<ul>" + "".join(f"<li>{html.escape(item)}</li>" for item in items) + "</ul>"
+    body = text_html(query_table_note(report, k), "p", "note") + query_table_html(report, k)
+    if len(report.experiment.names) > 1:
+        return body
+    n = len(report.experiment.ndcg_at(report.experiment.headline_k if k is None else k))
+    return details_html(f"All {n:,} queries (click to open)", body)
 
 
 def parameters_table(report: Report) -> pd.DataFrame:
     """The parameters the report was built with, as a two-column table."""
-    p = report.params
+    p, experiment = report.params, report.experiment
     rows = {
-        "run name": report.run_name, "baseline name": report.baseline_name,
-        "cut-offs": ", ".join(str(k) for k in p.cutoffs), "gain": p.gain, "missing queries": p.missing,
-        "queries without relevant docs": p.no_relevant, "seed": str(p.seed), "ndcg-report version": __version__,
+        "systems": ", ".join(experiment.names), "baseline": experiment.baseline_name,
+        "cut-offs": ", ".join(str(k) for k in p.cutoffs), "headline cut-off": experiment.headline_k, "gain": p.gain,
+        "missing queries": p.missing, "queries without relevant docs": p.no_relevant, "seed": str(p.seed),
+        "resamples (bootstrap, randomization, Tukey HSD)": f"{experiment.n_resamples:,}",
+        "ndcg-report version": __version__,
     }
     if p.bm25_settings:
         rows["baseline built from the corpus"] = p.bm25_settings
     return pd.DataFrame({"value": rows})
+
+
+def files_table(report: Report) -> pd.DataFrame:
+    return report.files
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+
+def report_figures(report: Report) -> list[tuple[str, bytes]]:
+    """The report's figures as (caption, PNG bytes); the multi-system ones only with two or more systems."""
+    from ndcg_report.report.plots import figure_to_png_bytes
+
+    experiment = report.experiment
+    k, base, many = experiment.headline_k, experiment.baseline_name, len(experiment.names) > 1
+    if len(experiment.ndcg_at(k)) == 0:
+        return []  # no query is averaged in every system: data_warnings says so
+    figures = [
+        (f"Mean NDCG@k against k, with {experiment.confidence:.0%} bootstrap bands", experiment.plot_ndcg_by_cutoff),
+        (f"Distribution of per-query NDCG@{k}", experiment.plot_distribution),
+    ]
+    if many:
+        figures += [
+            (f"Per-query NDCG@{k} minus {base}'s, systems x queries", experiment.plot_delta_heatmap),
+            (f"Queries won, tied and lost against {base} at NDCG@{k}", experiment.plot_wins_ties_losses),
+            (f"Pairwise randomized Tukey HSD p-values at NDCG@{k}", experiment.plot_pairwise),
+        ]
+    figures += [
+        (f"Per-query NDCG@{k}: {base} (x) against {'each system' if many else experiment.names[0]} (y)", experiment.plot_scatter),
+        (f"Per-query delta NDCG@{k} (system − {base}), sorted", experiment.plot_delta_bars),
+        (f"ECDF of per-query NDCG@{k}", experiment.plot_ecdf),
+    ]
+    return [(caption, figure_to_png_bytes(draw())) for caption, draw in figures]
+
+
+# --- formatting --------------------------------------------------------------------------------
+
+
+def _tint(delta: float) -> str:
+    """A background colour for a per-query difference: green gains, red losses, white for none."""
+    if not np.isfinite(delta) or delta == 0:
+        return "#ffffff"
+    strength = min(1.0, abs(delta) / 0.5)
+    low, high = ((255, 255, 255), (120, 200, 140)) if delta > 0 else ((255, 255, 255), (235, 130, 110))
+    rgb = [round(a + (b - a) * strength) for a, b in zip(low, high)]
+    return "#" + "".join(f"{value:02x}" for value in rgb)
+
+
+def _count(value: float, noun: str) -> str:
+    count = int(value)
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}es" if noun.endswith("s") else f"{count} {noun}s"
+
+
+def _percent(value: float) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:+.1%}"
+
+
+def _signed(value: float) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:+.4f}"
 
 
 def _p(value: float, holm: float) -> str:
@@ -362,32 +395,11 @@ def _format_p(value: float) -> str:
     return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
+def _p_phrase(value: float) -> str:
+    if value is None or math.isnan(value):
+        return "not computable"
+    return "< 0.0001" if value < 1e-4 else f"= {value:.4f}"
+
+
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-def _json_number(value, column: str = ""):
-    if column in COUNT_COLUMNS and isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return int(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else float(value)
-    return value
-
-
-def report_figures(report: Report) -> list[tuple[str, bytes]]:
-    """The five figures of the report as (caption, PNG bytes), at the headline cut-off."""
-    from ndcg_report.report import plots
-
-    k = headline_k(report)
-    systems = (report.run_eval, report.baseline_eval)
-    names = (report.run_name, report.baseline_name)
-    figures = [
-        ("Mean NDCG@k against k, with 95% bootstrap bands", plots.ndcg_by_cutoff(*systems, *names, seed=report.params.seed)),
-        (f"Distribution of per-query NDCG@{k}", plots.ndcg_distribution(*systems, k, *names)),
-        (f"Per-query NDCG@{k}: baseline (x) against run (y)", plots.per_query_scatter(*systems, k, *names)),
-        (f"Per-query delta NDCG@{k} (run − baseline), sorted", plots.per_query_delta(*systems, k, *names)),
-        (f"ECDF of per-query NDCG@{k}", plots.ndcg_ecdf(*systems, k, *names)),
-    ]
-    return [(caption, plots.figure_to_png_bytes(figure)) for caption, figure in figures]

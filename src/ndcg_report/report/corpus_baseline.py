@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ndcg_report.baseline.cache import cached_bm25_run
 from ndcg_report.baseline.settings import BM25_DEFAULTS
-from ndcg_report.report.content import ReportParameters
+from ndcg_report.report.parameters import ReportParameters
 
 
 

@@ -1,37 +1,40 @@
-"""Report figures of a run against a baseline, built on `matplotlib.figure.Figure` (no pyplot).
+"""Report figures of systems against a baseline, built on `matplotlib.figure.Figure` (no pyplot).
 
-Every figure uses the queries averaged in both evaluations. Text taken from the data (qids, run
-names) is drawn literally: usetex is off and `$` is escaped, so no math text is parsed.
+Functions take plain data (DataFrames of per-query NDCG, counts, intervals) and return a Figure;
+the numbers come from tested functions elsewhere. Text taken from the data (qids, system names)
+is drawn literally: usetex is off and `$` is escaped, so no math text is parsed.
 """
 
 from __future__ import annotations
 
 import base64
-import inspect
 import io
+import math
+from collections.abc import Sequence
 
 import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
+from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from scipy import stats
 
-from ndcg_report.stats.paired import paired_ndcg
-from ndcg_report.errors import ParameterError
-from ndcg_report.core.metrics import Evaluation, cutoff_label
-
-RUN_COLOUR = "#0072B2"  # Okabe-Ito blue
 BASELINE_COLOUR = "#D55E00"  # Okabe-Ito vermillion
+RUN_COLOUR = "#0072B2"  # Okabe-Ito blue: the first (or only) system
+SYSTEM_COLOURS = (  # Okabe-Ito without vermillion and yellow, then Paul Tol's
+    RUN_COLOUR, "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#882255", "#332288", "#999933", "#44AA99",
+)
+MARKERS = ("o", "^", "v", "D", "P", "X", "*", "h", "<", ">")
 WIN_COLOUR = "#009E73"  # Okabe-Ito bluish green
 LOSS_COLOUR = "#D55E00"
 TIE_COLOUR = "#999999"
 FIGSIZE = (7.0, 4.0)
 DPI = 100
 MAX_QID_TICKS = 60
+PANEL_COLUMNS = 4
 _RC = {"text.usetex": False, "svg.hashsalt": "ndcg-report", "svg.fonttype": "path"}
 
 
@@ -40,93 +43,74 @@ def literal(text: object) -> str:
     return str(text).replace("$", r"\$")
 
 
-def paired_table(run: Evaluation, baseline: Evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(run, baseline) NDCG tables (qid x cut-off label) restricted to the queries averaged in both.
-
-    Raises ParameterError as compare.paired_ndcg does (cut-offs or policies differ, no common query).
-    """
-    pairs = paired_ndcg(run, baseline)
-    qids = pd.Index(pd.unique(pairs["qid"]), name="qid")
-    labels = [cutoff_label(k) for k in run.cutoffs]
-    tables = (pairs.pivot(index="qid", columns="k", values=name).loc[qids, labels] for name in ("run", "baseline"))
-    run_table, baseline_table = tables
-    return run_table, baseline_table
+def system_colour(position: int) -> str:
+    """Colour of the system at position (0-based, in the order given; the baseline has its own)."""
+    return SYSTEM_COLOURS[position % len(SYSTEM_COLOURS)]
 
 
-def paired_at(run: Evaluation, baseline: Evaluation, k: str | int) -> pd.DataFrame:
-    """Frame indexed by qid with columns run, baseline, delta (run - baseline) of NDCG@k."""
-    label = cutoff_label(k)
-    if label not in {cutoff_label(c) for c in run.cutoffs}:
-        raise ParameterError(f"cut-off {label!r} was not evaluated; have {run.cutoffs}")
-    pairs = paired_ndcg(run, baseline)
-    return pairs[pairs["k"] == label].set_index("qid")[["run", "baseline", "delta"]]
-
-
-def mean_ci(
-    values: np.ndarray, confidence: float, seed: int | list[int], n_resamples: int = 9999,
-) -> tuple[float, float]:
-    """Seeded percentile-bootstrap CI of the mean; (mean, mean) for under two values or all equal."""
-    values = np.asarray(values, dtype=float)
-    if len(values) < 2 or np.all(values == values[0]):
-        return float(values.mean()), float(values.mean())
-    rng = np.random.default_rng(seed)
-    name = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
-    result = stats.bootstrap(
-        (values,), np.mean, n_resamples=n_resamples, confidence_level=confidence,
-        method="percentile", vectorized=True, batch=200, **{name: rng},
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+def _style(systems: Sequence[str], baseline_name: str) -> dict[str, tuple[str, str, str]]:
+    """(colour, marker, line style) per system; the baseline vermillion, squares, dashed."""
+    style = {}
+    for position, name in enumerate(name for name in systems if name != baseline_name):
+        dashes = "-" if position < len(SYSTEM_COLOURS) else ":"
+        style[name] = (system_colour(position), MARKERS[position % len(MARKERS)], dashes)
+    style[baseline_name] = (BASELINE_COLOUR, "s", "--")
+    return style
 
 
 def ndcg_by_cutoff(
-    run: Evaluation, baseline: Evaluation, run_name: str, baseline_name: str,
-    confidence: float = 0.95, seed: int = 42, n_resamples: int = 9999,
+    intervals: pd.DataFrame, systems: Sequence[str], labels: Sequence[str], confidence: float, n_queries: int,
 ) -> Figure:
-    """Mean NDCG@k against k (categorical axis, 'all' last) for both systems with bootstrap CI bands."""
-    run_table, baseline_table = paired_table(run, baseline)
-    labels = [cutoff_label(k) for k in run.cutoffs]
+    """Mean NDCG@k against k (categorical axis, 'all' last) per system with its bootstrap band.
+
+    intervals: index (system, k) with columns mean, low, high; systems: the baseline last.
+    """
+    baseline_name = systems[-1]
+    style = _style(systems, baseline_name)
     x = np.arange(len(labels))
     with matplotlib.rc_context(_RC):
-        figure, ax = _new_figure()
-        for index, (table, name, colour, marker) in enumerate((
-            (run_table, run_name, RUN_COLOUR, "o"), (baseline_table, baseline_name, BASELINE_COLOUR, "s"),
-        )):
-            means = table[labels].mean().to_numpy()
-            bands = [mean_ci(table[label].to_numpy(), confidence, [seed, index, j], n_resamples) for j, label in enumerate(labels)]
-            ax.fill_between(x, [b[0] for b in bands], [b[1] for b in bands], color=colour, alpha=0.2, linewidth=0)
-            ax.plot(x, means, marker=marker, color=colour, label=literal(name))
-        ax.set_xticks(x, labels)
+        figure, ax = _new_figure((8.4, 4.2) if len(systems) > 3 else FIGSIZE)
+        band_alpha = 0.2 if len(systems) <= 3 else 0.1
+        for name in systems:
+            colour, marker, dashes = style[name]
+            rows = intervals.loc[name].loc[list(labels)]
+            ax.fill_between(x, rows["low"].to_numpy(), rows["high"].to_numpy(), color=colour, alpha=band_alpha,
+                            linewidth=0)
+            ax.plot(x, rows["mean"].to_numpy(), marker=marker, color=colour, linestyle=dashes, label=literal(name))
+        ax.set_xticks(x, [literal(label) for label in labels])
         ax.set_xlabel("cut-off k")
         ax.set_ylabel("mean NDCG@k")
         ax.set_ylim(0, 1)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"Mean NDCG@k with {confidence:.0%} bootstrap CI, {len(run_table)} queries")
-        ax.legend(loc="best")
+        ax.set_title(f"Mean NDCG@k with {confidence:.0%} bootstrap CI, {n_queries} queries")
+        _legend(ax, len(systems))
     return figure
 
 
-def ndcg_distribution(
-    run: Evaluation, baseline: Evaluation, k: str | int, run_name: str, baseline_name: str,
-) -> Figure:
-    """Box plot of per-query NDCG@k of baseline and run, with every query as a jittered point."""
-    pairs = paired_at(run, baseline, k)
-    n = len(pairs)
+def ndcg_distribution(table: pd.DataFrame, k: str, baseline_name: str) -> Figure:
+    """Box plot of per-query NDCG@k per system (the baseline first), every query a jittered point.
+
+    table: queries x systems (the baseline among the columns).
+    """
+    columns = [baseline_name, *[name for name in table.columns if name != baseline_name]]
+    style = _style(list(table.columns), baseline_name)
+    n = len(table)
     jitter = ((np.arange(n) * 0.6180339887498949) % 1.0 - 0.5) * 0.5  # golden-ratio spread, no RNG
     size, alpha = (14, 0.7) if n <= 200 else (3, max(0.05, min(0.5, 30 / np.sqrt(n))))
+    positions = np.arange(1, len(columns) + 1)
     with matplotlib.rc_context(_RC):
-        figure, ax = _new_figure()
-        columns = (("baseline", baseline_name, BASELINE_COLOUR), ("run", run_name, RUN_COLOUR))
+        figure, ax = _new_figure((max(FIGSIZE[0], 1.1 * len(columns) + 2.5), FIGSIZE[1] + (0.6 if len(columns) > 4 else 0)))
         boxes = ax.boxplot(
-            [pairs[c].to_numpy() for c, _, _ in columns], positions=[1, 2], widths=0.6,
+            [table[c].to_numpy() for c in columns], positions=positions, widths=0.6,
             patch_artist=True, showfliers=False, showmeans=True, medianprops={"color": "black"},
             meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"},
         )
-        for box, (_, _, colour) in zip(boxes["boxes"], columns):
-            box.set(facecolor=colour, alpha=0.25)
-        for position, (column, _, colour) in zip((1, 2), columns):
-            ax.scatter(position + jitter, pairs[column].to_numpy(), s=size, color=colour,
-                       alpha=alpha, linewidths=0, zorder=3)
-        ax.set_xticks([1, 2], [literal(name) for _, name, _ in columns])
+        for box, name in zip(boxes["boxes"], columns):
+            box.set(facecolor=style[name][0], alpha=0.25)
+        for position, name in zip(positions, columns):
+            ax.scatter(position + jitter, table[name].to_numpy(), s=size, color=style[name][0], alpha=alpha,
+                       linewidths=0, zorder=3)
+        _name_ticks(ax, positions, columns)
         ax.set_ylabel(f"NDCG@{literal(k)} per query")
         ax.set_ylim(-0.03, 1.03)
         ax.grid(axis="y", alpha=0.3)
@@ -134,89 +118,189 @@ def ndcg_distribution(
     return figure
 
 
-def per_query_scatter(
-    run: Evaluation, baseline: Evaluation, k: str | int, run_name: str, baseline_name: str,
-) -> Figure:
-    """Per-query NDCG@k, baseline (x) against run (y), with y = x and the counts on each side."""
-    pairs = paired_at(run, baseline, k)
-    above, below = int((pairs["delta"] > 0).sum()), int((pairs["delta"] < 0).sum())
-    ties = len(pairs) - above - below
-    colours = np.where(pairs["delta"] > 0, RUN_COLOUR, np.where(pairs["delta"] < 0, BASELINE_COLOUR, TIE_COLOUR))
-    size, alpha = (20, 0.8) if len(pairs) <= 200 else (4, 0.3)
+def delta_heatmap(deltas: pd.DataFrame, k: str, baseline_name: str) -> Figure:
+    """Systems (rows) x queries (columns) of NDCG@k minus the baseline's, queries sorted by their
+    mean delta over the systems (best first), labelled by id up to MAX_QID_TICKS * 2 queries."""
+    order = np.lexsort((np.arange(len(deltas)), -deltas.mean(axis=1).to_numpy()))
+    ordered = deltas.iloc[order]
+    n_queries, n_systems = ordered.shape
+    limit = max(0.1, float(np.nanmax(np.abs(ordered.to_numpy()))) if ordered.size else 0.1)
+    labelled = n_queries <= 2 * MAX_QID_TICKS
+    height = 1.3 + 0.32 * n_systems + (0.9 if labelled else 0.3)
     with matplotlib.rc_context(_RC):
-        figure, ax = _new_figure()
-        ax.plot([0, 1], [0, 1], color="black", linewidth=0.8, linestyle="--")
-        ax.scatter(pairs["baseline"].to_numpy(), pairs["run"].to_numpy(), s=size, c=list(colours),
-                   alpha=alpha, linewidths=0, clip_on=False, zorder=3)
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        ax.set_aspect("equal")
-        ax.set_xlabel(f"{literal(baseline_name)}: NDCG@{literal(k)}")
-        ax.set_ylabel(f"{literal(run_name)}: NDCG@{literal(k)}")
-        ax.grid(alpha=0.3)
-        handles = [
-            Line2D([], [], linestyle="", marker="o", color=RUN_COLOUR, label=f"{literal(run_name)} better: {above}"),
-            Line2D([], [], linestyle="", marker="o", color=BASELINE_COLOUR,
-                   label=f"{literal(baseline_name)} better: {below}"),
-            Line2D([], [], linestyle="", marker="o", color=TIE_COLOUR, label=f"equal: {ties}"),
-        ]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-        ax.set_title(f"Per-query NDCG@{literal(k)}, {len(pairs)} queries")
-    return figure
-
-
-def per_query_delta(
-    run: Evaluation, baseline: Evaluation, k: str | int, run_name: str, baseline_name: str,
-) -> Figure:
-    """Bars of per-query NDCG@k difference (run - baseline), sorted descending; qid labels if <= 60."""
-    pairs = paired_at(run, baseline, k)
-    order = np.lexsort((np.arange(len(pairs)), -pairs["delta"].to_numpy()))  # ties keep qid order
-    ordered = pairs.iloc[order]
-    delta = ordered["delta"].to_numpy()
-    n = len(delta)
-    wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
-    colours = np.where(delta > 0, WIN_COLOUR, np.where(delta < 0, LOSS_COLOUR, TIE_COLOUR))
-    with matplotlib.rc_context(_RC):
-        figure, ax = _new_figure()
-        half = 0.4 if n <= MAX_QID_TICKS else 0.5
-        left, right, zero = np.arange(n) - half, np.arange(n) + half, np.zeros(n)
-        corners = [(left, zero), (left, delta), (right, delta), (right, zero)]
-        bars = np.stack([np.column_stack(corner) for corner in corners], axis=1)  # one rectangle per query
-        ax.add_collection(PolyCollection(bars, facecolors=list(colours), linewidths=0, antialiased=n <= 1000))
-        ax.set_ylim(min(delta.min(), 0.0) - 0.05, max(delta.max(), 0.0) + 0.05)
-        ax.axhline(0, color="black", linewidth=0.8)
-        if n <= MAX_QID_TICKS:
-            ax.set_xticks(np.arange(n), [literal(q) for q in ordered.index], rotation=90, fontsize=7)
-            ax.set_xlabel("query id")
+        figure, ax = _new_figure((10.0, height))
+        image = ax.imshow(ordered.to_numpy().T, aspect="auto", cmap="RdBu", interpolation="nearest",
+                          norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit))
+        ax.set_yticks(np.arange(n_systems), [literal(name) for name in ordered.columns], fontsize=8)
+        if labelled:
+            ax.set_xticks(np.arange(n_queries), [literal(q) for q in ordered.index], rotation=90,
+                          fontsize=6 if n_queries > MAX_QID_TICKS else 7)
+            ax.set_xlabel("query id, sorted by mean delta over the systems")
         else:
             ax.set_xticks([])
-            ax.set_xlabel("queries, sorted by difference")
-        ax.set_xlim(-0.5, n - 0.5)
-        ax.set_ylabel(f"Δ NDCG@{literal(k)} (run − baseline)")
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(handles=[
-            Patch(color=WIN_COLOUR, label=f"{literal(run_name)} better: {wins}"),
-            Patch(color=LOSS_COLOUR, label=f"{literal(baseline_name)} better: {losses}"),
-        ], loc="upper right")
-        ax.set_title(f"Per-query NDCG@{literal(k)} difference, {n} queries ({n - wins - losses} equal)")
+            ax.set_xlabel(f"{n_queries} queries, sorted by mean delta over the systems")
+        colourbar = figure.colorbar(image, ax=ax, fraction=0.04, pad=0.01)
+        colourbar.set_label(f"Δ NDCG@{literal(k)}", fontsize=8)
+        ax.set_title(f"Per-query NDCG@{literal(k)} minus {literal(baseline_name)}'s "
+                     f"(blue: system better, red: {literal(baseline_name)} better)", fontsize=10)
     return figure
 
 
-def ndcg_ecdf(
-    run: Evaluation, baseline: Evaluation, k: str | int, run_name: str, baseline_name: str,
-) -> Figure:
-    """Empirical CDF of per-query NDCG@k of both systems (one step per query)."""
-    pairs = paired_at(run, baseline, k)
+def wins_ties_losses(counts: pd.DataFrame, k: str, baseline_name: str) -> Figure:
+    """Horizontal stacked bars per system: queries won, tied and lost against the baseline at k."""
+    names = list(counts.index)[::-1]  # first system on top
+    wins, ties, losses = (counts.loc[names, column].to_numpy() for column in ("wins", "ties", "losses"))
+    total = np.maximum(wins + ties + losses, 1)
+    y = np.arange(len(names))
     with matplotlib.rc_context(_RC):
-        figure, ax = _new_figure()
-        ax.ecdf(pairs["run"].to_numpy(), color=RUN_COLOUR, label=literal(run_name))
-        ax.ecdf(pairs["baseline"].to_numpy(), color=BASELINE_COLOUR, label=literal(baseline_name), linestyle="--")
+        figure, ax = _new_figure((FIGSIZE[0] + 1.0, 1.2 + 0.42 * len(names)))
+        left = np.zeros(len(names))
+        for values, colour, label in ((wins, WIN_COLOUR, "wins"), (ties, TIE_COLOUR, "ties"), (losses, LOSS_COLOUR, "losses")):
+            share = values / total
+            ax.barh(y, share, left=left, color=colour, label=label, height=0.7)
+            for yi, start, part, count in zip(y, left, share, values):
+                if part >= 0.06:
+                    ax.text(start + part / 2, yi, str(int(count)), ha="center", va="center", fontsize=8, color="white")
+            left = left + share
+        ax.set_yticks(y, [literal(name) for name in names], fontsize=8)
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("share of queries")
+        ax.set_title(f"Queries won, tied and lost against {literal(baseline_name)} at NDCG@{literal(k)}", fontsize=10)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)
+    return figure
+
+
+def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, k: str, n_queries: int, alpha: float) -> Figure:
+    """The randomized Tukey HSD p-values of every pair (pvalues: names x names, in the order shown,
+    best first) with each system's letters; darker cells are smaller p-values, bold marks p < alpha."""
+    names = list(pvalues.index)
+    m = len(names)
+    values = pvalues.loc[names, names].to_numpy()
+    shade = np.clip(-np.log10(np.maximum(values, 1e-4)), 0, 4)
+    np.fill_diagonal(shade, np.nan)
+    side = max(4.5, 0.6 * m + 2.5)
+    label_room = 0.065 * max(len(str(name)) + 4 for name in names)  # inches for the longest tick label
+    with matplotlib.rc_context(_RC):
+        figure, ax = _new_figure((side + 1.2 + label_room, side + label_room * 0.6))
+        image = ax.imshow(shade, cmap="Blues", vmin=0, vmax=4, interpolation="nearest")
+        for i in range(m):
+            for j in range(m):
+                if i == j:
+                    continue
+                p = values[i, j]
+                text = "<.0001" if p < 1e-4 else f"{p:.4f}".lstrip("0") if p < 1 else "1"
+                ax.text(j, i, text, ha="center", va="center", fontsize=7 if m > 6 else 8,
+                        color="white" if shade[i, j] > 2.2 else "black",
+                        fontweight="bold" if p < alpha else "normal")
+        tick_labels = [f"{literal(name)} ({letters[name]})" for name in names]
+        ax.set_xticks(np.arange(m), tick_labels, rotation=35, ha="right", fontsize=8)
+        ax.set_yticks(np.arange(m), tick_labels, fontsize=8)
+        colourbar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, ticks=[0, 1, 2, 3, 4])
+        colourbar.ax.set_yticklabels(["1", "0.1", "0.01", "0.001", "≤0.0001"], fontsize=7)
+        colourbar.set_label("p-value", fontsize=8)
+        ax.set_title(f"Randomized Tukey HSD at NDCG@{literal(k)}, {n_queries} queries\n"
+                     f"(bold: p < {alpha:g}; letters: groups that do not differ)", fontsize=10)
+    return figure
+
+
+def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: str, k: str) -> Figure:
+    """Per system (small multiples), per-query NDCG@k of the baseline (x) against the system (y),
+    with y = x and the number of queries on each side."""
+    n = len(table)
+    size, alpha = (20, 0.8) if n <= 200 else (4, 0.3)
+    with matplotlib.rc_context(_RC):
+        figure, axes = _panels(len(names), square=True)
+        for ax, name in zip(axes, names):
+            delta = table[name].to_numpy() - table[baseline_name].to_numpy()
+            above, below = int((delta > 0).sum()), int((delta < 0).sum())
+            colours = np.where(delta > 0, RUN_COLOUR, np.where(delta < 0, BASELINE_COLOUR, TIE_COLOUR))
+            ax.plot([0, 1], [0, 1], color="black", linewidth=0.8, linestyle="--")
+            ax.scatter(table[baseline_name].to_numpy(), table[name].to_numpy(), s=size, c=list(colours), alpha=alpha,
+                       linewidths=0, clip_on=False, zorder=3)
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1)
+            ax.set_aspect("equal")
+            ax.set_xlabel(f"{literal(baseline_name)}: NDCG@{literal(k)}", fontsize=8)
+            ax.set_ylabel(f"system: NDCG@{literal(k)}", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(alpha=0.3)
+            _panel_title(ax, name, f"{above} better, {below} worse, {n - above - below} equal")
+        handles = [
+            Line2D([], [], linestyle="", marker="o", color=RUN_COLOUR, label="system better"),
+            Line2D([], [], linestyle="", marker="o", color=BASELINE_COLOUR, label=f"{literal(baseline_name)} better"),
+            Line2D([], [], linestyle="", marker="o", color=TIE_COLOUR, label="equal"),
+        ]
+        figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8)
+        figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)}, {n} queries", fontsize=10)
+    return figure
+
+
+def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str) -> Figure:
+    """Per system (small multiples), bars of per-query NDCG@k minus the baseline's, sorted
+    descending (topic-by-topic); query ids on the axis for one system and up to 60 queries."""
+    names = list(deltas.columns)
+    n = len(deltas)
+    limit = float(np.nanmax(np.abs(deltas.to_numpy()))) if deltas.size else 0.0
+    labelled = len(names) == 1 and n <= MAX_QID_TICKS
+    with matplotlib.rc_context(_RC):
+        if len(names) == 1:
+            figure, ax = _new_figure()
+            axes = [ax]
+        else:
+            figure, axes = _panels(len(names), square=False)
+        for ax, name in zip(axes, names):
+            column = deltas[name]
+            order = np.lexsort((np.arange(n), -column.to_numpy()))  # ties keep qid order
+            delta = column.to_numpy()[order]
+            wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
+            colours = np.where(delta > 0, WIN_COLOUR, np.where(delta < 0, LOSS_COLOUR, TIE_COLOUR))
+            half = 0.4 if n <= MAX_QID_TICKS else 0.5
+            left, right, zero = np.arange(n) - half, np.arange(n) + half, np.zeros(n)
+            corners = [(left, zero), (left, delta), (right, delta), (right, zero)]
+            bars = np.stack([np.column_stack(corner) for corner in corners], axis=1)  # one rectangle per query
+            ax.add_collection(PolyCollection(bars, facecolors=list(colours), linewidths=0, antialiased=n <= 1000))
+            ax.set_ylim(-limit - 0.05, limit + 0.05)
+            ax.axhline(0, color="black", linewidth=0.8)
+            if labelled:
+                ax.set_xticks(np.arange(n), [literal(q) for q in column.index[order]], rotation=90, fontsize=7)
+                ax.set_xlabel("query id")
+            else:
+                ax.set_xticks([])
+                ax.set_xlabel("queries, sorted by difference", fontsize=8)
+            ax.set_xlim(-0.5, n - 0.5)
+            ax.set_ylabel(f"Δ NDCG@{literal(k)}", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(axis="y", alpha=0.3)
+            counts = f"{wins} better, {losses} worse, {n - wins - losses} equal"
+            if len(names) > 1:
+                _panel_title(ax, name, counts)
+            else:
+                ax.set_title(f"{literal(name)} − {literal(baseline_name)}: {counts}", fontsize=10)
+        if len(names) == 1:
+            axes[0].legend(handles=[
+                Patch(color=WIN_COLOUR, label=f"{literal(names[0])} better: {wins}"),
+                Patch(color=LOSS_COLOUR, label=f"{literal(baseline_name)} better: {losses}"),
+            ], loc="upper right")
+        else:
+            figure.suptitle(f"Per-query NDCG@{literal(k)} difference from {literal(baseline_name)}, sorted, "
+                            f"{n} queries", fontsize=10)
+    return figure
+
+
+def ndcg_ecdf(table: pd.DataFrame, k: str, baseline_name: str) -> Figure:
+    """Empirical CDF of per-query NDCG@k per system (one step per query); the baseline dashed."""
+    style = _style(list(table.columns), baseline_name)
+    with matplotlib.rc_context(_RC):
+        figure, ax = _new_figure((8.4, 4.2) if table.shape[1] > 3 else FIGSIZE)
+        for name in table.columns:
+            colour, _, dashes = style[name]
+            ax.ecdf(table[name].to_numpy(), color=colour, label=literal(name), linestyle=dashes)
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel(f"NDCG@{literal(k)}")
         ax.set_ylabel("fraction of queries ≤ x")
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper left")
-        ax.set_title(f"ECDF of per-query NDCG@{literal(k)}, {len(pairs)} queries")
+        _legend(ax, table.shape[1], inside="upper left")
+        ax.set_title(f"ECDF of per-query NDCG@{literal(k)}, {len(table)} queries")
     return figure
 
 
@@ -241,7 +325,42 @@ def figure_to_svg(figure: Figure) -> str:
     return buffer.getvalue()
 
 
-def _new_figure() -> tuple[Figure, Axes]:
-    """A fresh 7x4 in, 100 dpi Figure with constrained layout and one Axes (no pyplot registry)."""
-    figure = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+def _new_figure(size: tuple[float, float] = FIGSIZE) -> tuple[Figure, Axes]:
+    """A fresh Figure (100 dpi, constrained layout) with one Axes, outside pyplot's registry."""
+    figure = Figure(figsize=size, dpi=DPI, layout="constrained")
     return figure, figure.add_subplot()
+
+
+def _panels(count: int, square: bool) -> tuple[Figure, list[Axes]]:
+    """A grid of `count` panels, PANEL_COLUMNS wide at most; unused cells hidden."""
+    columns = min(count, PANEL_COLUMNS)
+    rows = math.ceil(count / columns)
+    width = 10.0 if columns >= 3 else 3.6 * columns + 0.8
+    height = rows * (width / columns + 0.5 if square else 2.8) + 0.7
+    figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    grid = figure.subplots(rows, columns, squeeze=False)
+    axes = list(grid.ravel())
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return figure, axes[:count]
+
+
+def _panel_title(ax: Axes, name: str, detail: str) -> None:
+    """A small-multiple's title: the system's name (shortened to fit) over a line of detail."""
+    shown = str(name) if len(str(name)) <= 34 else str(name)[:33] + "…"
+    ax.set_title(f"{literal(shown)}\n{detail}", fontsize=8.5)
+
+
+def _name_ticks(ax: Axes, positions: np.ndarray, names: Sequence[str]) -> None:
+    """System names under the positions, slanted when there are many or long names."""
+    long = len(names) > 4 or max(len(str(name)) for name in names) > 14
+    ax.set_xticks(positions, [literal(name) for name in names], rotation=25 if long else 0,
+                  ha="right" if long else "center", fontsize=8 if long else 10)
+
+
+def _legend(ax: Axes, entries: int, inside: str = "best") -> None:
+    """A legend inside the axes for up to 4 entries, else outside on the right."""
+    if entries <= 4:
+        ax.legend(loc=inside, fontsize=9)
+    else:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)

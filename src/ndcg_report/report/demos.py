@@ -1,0 +1,47 @@
+"""The embedded demos: real comparisons shipped inside the package (`package:` paths)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DL19 = "package:dl19-passage/"
+
+
+@dataclass(frozen=True)
+class Demo:
+    """The inputs of one demo report (paths are `package:` paths)."""
+
+    title: str
+    runs: tuple[tuple[str, str], ...]  # (display name, path)
+    qrels: str
+    topics: str
+    baseline: str = ""  # a baseline run, or
+    corpus: str = ""  # a corpus to build BM25 from
+    baseline_name: str = "BM25"
+    out: str = ""  # default output folder of `ndcg-report demo`
+
+
+DEMOS = {
+    "dl19": Demo(
+        title="TREC DL 2019 passage: monoT5, two fusions and a re-ranking depth ablation against BM25",
+        runs=(
+            ("monoT5", DL19 + "monot5.dl19.run.gz"),
+            ("RRF BM25+monoT5", DL19 + "rrf.bm25-monot5.dl19.run.gz"),
+            ("Interpolation BM25+monoT5", DL19 + "interp.bm25-monot5.dl19.run.gz"),
+            ("monoT5 top 20 + BM25", DL19 + "monot5-top20-bm25.dl19.run.gz"),
+        ),
+        baseline=DL19 + "run.msmarco-v1-passage.bm25-default.dl19.txt.gz",
+        qrels=DL19 + "qrels.dl19-passage.txt",
+        topics=DL19 + "topics.dl19-passage.txt",
+        out="reports/demo",
+    ),
+    "cranfield": Demo(
+        title="Cranfield: BM25 with RM3 expansion against BM25 built from the corpus",
+        runs=(("BM25+RM3", "package:cranfield/bm25-rm3.run.gz"),),
+        corpus="package:cranfield/corpus.jsonl",
+        qrels="package:cranfield/qrels.txt",
+        topics="package:cranfield/topics.tsv",
+        out="reports/demo-cranfield",
+    ),
+}
+DEFAULT_DEMO = "dl19"

@@ -1,0 +1,42 @@
+"""Reading and checking a report's input files, before any kernel starts (no pandas, scipy or
+matplotlib needed, so bad input fails fast)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.inputs.trec import Qrels, Run, read_qrels, read_run, read_topics
+from ndcg_report.report.parameters import ReportParameters
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def load_run_and_qrels(params: ReportParameters) -> tuple[list[Run], Qrels]:
+    """Read and check the runs and the qrels (before a BM25 baseline is built, so typos fail fast)."""
+    qrels = read_qrels(params.qrels)
+    runs = []
+    for item in params.runs:
+        run = read_run(item.path)
+        _check_common_query(run, "run", qrels)
+        runs.append(run)
+    return runs, qrels
+
+
+def load_inputs(params: ReportParameters) -> tuple[list[Run], Run, Qrels, pd.Series | None]:
+    """Read and check every input file; raise InputError for bad input or no query in common."""
+    if params.baseline is None:
+        raise ParameterError("no baseline run: build the corpus BM25 first (corpus_baseline.with_bm25_baseline)")
+    runs, qrels = load_run_and_qrels(params)
+    baseline = read_run(params.baseline)
+    _check_common_query(baseline, "baseline", qrels)
+    topics = read_topics(params.topics) if params.topics else None
+    return runs, baseline, qrels, topics
+
+
+def _check_common_query(system: Run, role: str, qrels: Qrels) -> None:
+    judged = set(qrels.table["qid"].chunk(0).dictionary.to_pylist())
+    if not judged & set(system.table["qid"].chunk(0).dictionary.to_pylist()):
+        raise InputError(system.path, None, f"the {role} has no query in common with the qrels {qrels.path}",
+                         "check that they are for the same topics")

@@ -1,0 +1,178 @@
+"""The report's parameters: checked without reading the data, paths made absolute, the demo's
+values used only when no input at all is given."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice, parse_cutoffs
+from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.report.demos import DEFAULT_DEMO, DEMOS
+from ndcg_report.report.systems import check_distinct_paths, check_name, split_run_option, unique_names
+
+PACKAGE_PREFIX = "package:"
+DEFAULT_KS = "1,3,5,10,20,100,1000"
+
+
+@dataclass(frozen=True)
+class RunInput:
+    """One system under test: its display name ('' = named by its run tag) and its file."""
+
+    name: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class ReportParameters:
+    """Validated report parameters: absolute paths, parsed cut-offs, checked choices."""
+
+    runs: tuple[RunInput, ...]
+    qrels: Path
+    baseline: Path | None  # None until the BM25 baseline of `corpus` is built
+    topics: Path | None
+    cutoffs: tuple
+    gain: str
+    missing: str
+    no_relevant: str
+    title: str  # '' = made from the system names
+    seed: int
+    baseline_name: str  # '' = the baseline's run tag
+    command: str = ""  # '' = an `ndcg-report build` command made from these parameters
+    corpus: Path | None = None  # set when the baseline is a BM25 run built from this corpus
+    bm25_settings: str = ""  # how that BM25 run was made (shown in the parameter table)
+    demo: str = ""  # the demo these parameters are, if any
+
+
+def resolve_path(value: str, name: str, required: bool = True) -> Path | None:
+    """An absolute path; `package:REL` names a file shipped inside ndcg_report/data."""
+    if not value:
+        if required:
+            raise ParameterError(f"{name} is required")
+        return None
+    if not isinstance(value, (str, Path)):
+        raise ParameterError(f"{name} must be a path; got {value!r}")
+    value = str(value)
+    if "\x00" in value:
+        raise ParameterError(f"{name} path holds a NUL character")
+    if value.startswith(PACKAGE_PREFIX):
+        path = Path(str(resources.files("ndcg_report") / "data" / value[len(PACKAGE_PREFIX):]))
+    else:
+        path = Path(value).expanduser()
+    path = path.resolve()
+    if not path.is_file():
+        raise InputError(path, None, "no such file", f"check the {name} path")
+    return path
+
+
+def validate_parameters(
+    runs: Sequence = (), run: str = "", run_name: str = "", qrels: str = "", baseline: str = "",
+    topics: str = "", ks: str = DEFAULT_KS, gain: str = "linear", missing: str = "zero",
+    no_relevant: str = "skip", title: str = "", seed: int = 42, baseline_name: str = "",
+    command: str = "", corpus: str = "", bm25_settings: str = "",
+) -> ReportParameters:
+    """Check every report parameter without reading the data; raise ParameterError/InputError.
+
+    runs: paths, `NAME=PATH` texts or {name, path} mappings; `run` (with `run_name`) is one run.
+    The baseline is a run file, or (baseline '') a BM25 run still to be built from corpus + topics.
+    With no run, qrels, baseline or corpus at all, the parameters are those of the default demo.
+    """
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
+        raise ParameterError(f"runs must be a list of paths or {{name, path}} mappings; got {runs!r}")
+    demo = ""
+    if not (runs or run or qrels or baseline or corpus):
+        demo = DEFAULT_DEMO
+        values = demo_values(demo)
+        runs, qrels, baseline, topics = values["runs"], values["qrels"], values["baseline"], topics or values["topics"]
+        title, baseline_name = title or values["title"], baseline_name or values["baseline_name"]
+        command = command or "ndcg-report demo"
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
+    if run and runs:
+        raise ParameterError("give the runs as `runs` or one run as `run`, not both")
+    if run_name and not run:
+        raise ParameterError("run_name names `run`; with `runs`, give each run as {name, path} or NAME=PATH")
+    entries = [{"name": run_name, "path": run}] if run else list(runs)
+    if not entries:
+        raise ParameterError("give at least one run (the system under test)")
+    if not baseline and not corpus:
+        raise ParameterError("a baseline is required: give a baseline run, or a corpus (and topics) to build BM25 from")
+    if corpus and not topics:
+        raise ParameterError("topics are required with a corpus: BM25 needs the query text")
+    run_inputs = tuple(_run_input(entry, position) for position, entry in enumerate(entries, start=1))
+    base_name = check_name(baseline_name, "baseline_name") if baseline_name else ""
+    unique_names([item.name for item in run_inputs], [""] * len(run_inputs), reserved=[base_name] if base_name else [])
+    baseline_path = resolve_path(baseline, "baseline", required=False)
+    paths = [item.path for item in run_inputs] + ([baseline_path] if baseline_path else [])
+    roles = [f"run {i}" for i in range(1, len(run_inputs) + 1)] + (["the baseline"] if baseline_path else [])
+    check_distinct_paths(paths, roles)
+    return ReportParameters(
+        runs=run_inputs, qrels=resolve_path(qrels, "qrels"), baseline=baseline_path,
+        topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
+        cutoffs=parse_cutoffs(ks), gain=check_choice("gain", gain, GAINS),
+        missing=check_choice("missing", missing, MISSING_POLICIES),
+        no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES),
+        title=str(title), seed=seed, baseline_name=base_name, command=str(command), bm25_settings=bm25_settings,
+        demo=demo,
+    )
+
+
+def demo_values(name: str) -> dict:
+    """The validate_parameters arguments of an embedded demo."""
+    demo = DEMOS[name]
+    return {
+        "runs": [{"name": run_name, "path": path} for run_name, path in demo.runs], "qrels": demo.qrels,
+        "baseline": demo.baseline, "corpus": demo.corpus, "topics": demo.topics, "title": demo.title,
+        "baseline_name": demo.baseline_name,
+    }
+
+
+def default_title(names: Sequence[str], baseline_name: str) -> str:
+    """'A against B', 'A, B and C against D', or 'N systems against D'."""
+    if len(names) == 1:
+        return f"{names[0]} against {baseline_name}"
+    if len(names) <= 3:
+        return f"{', '.join(names[:-1])} and {names[-1]} against {baseline_name}"
+    return f"{len(names)} systems against {baseline_name}"
+
+
+def build_command(params: ReportParameters) -> str:
+    """An `ndcg-report build` command that rebuilds a report of these parameters."""
+    words = ["ndcg-report", "build"]
+    for item in params.runs:
+        words += ["--run", f"{item.name}={item.path}" if item.name else str(item.path)]
+    words += ["--qrels", str(params.qrels)]
+    if params.corpus is not None:
+        words += ["--corpus", str(params.corpus)]
+    elif params.baseline is not None:
+        words += ["--baseline", str(params.baseline)]
+    if params.topics is not None:
+        words += ["--topics", str(params.topics)]
+    words += ["-k", ",".join(str(k) for k in params.cutoffs), "--gain", params.gain, "--missing", params.missing,
+              "--no-relevant", params.no_relevant, "--seed", str(params.seed)]
+    if params.title:
+        words += ["--name", params.title]
+    if params.baseline_name:
+        words += ["--baseline-name", params.baseline_name]
+    return shlex.join(words + ["--out", "REPORT_FOLDER"])
+
+
+def _run_input(entry: object, position: int) -> RunInput:
+    """A RunInput from a path, a `NAME=PATH` text or a {name, path} mapping."""
+    where = f"run {position}"
+    if isinstance(entry, Mapping):
+        unknown = set(entry) - {"name", "path"}
+        if unknown:
+            raise ParameterError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}; give name and path")
+        if not entry.get("path"):
+            raise ParameterError(f"{where}: give its path")
+        name, path = entry.get("name") or "", entry["path"]
+    elif isinstance(entry, (str, Path)):
+        name, path = split_run_option(str(entry))
+    else:
+        raise ParameterError(f"{where}: {entry!r} is neither a path nor a {{name, path}} mapping")
+    name = check_name(str(name), where) if name else ""
+    return RunInput(name=name, path=resolve_path(path, where))

@@ -1,0 +1,228 @@
+"""compare_runs: many systems against one baseline on TREC DL 2019. Holm over the (system, k) family
+recomputed with scipy and statsmodels, streams that do not move when systems or cut-offs are added,
+every accepted input form, naming, and the Jupyter display."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+import ndcg_report
+from ndcg_report import ParameterError, compare_runs, evaluate, read_qrels, read_run, read_topics
+from ndcg_report.errors import InputError
+from ndcg_report.stats.paired import COLUMNS
+
+DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
+QRELS = DL19 / "qrels.dl19-passage.txt"
+BM25 = DL19 / "run.msmarco-v1-passage.bm25-default.dl19.txt.gz"
+RUNS = {
+    "monoT5": DL19 / "monot5.dl19.run.gz",
+    "RRF": DL19 / "rrf.bm25-monot5.dl19.run.gz",
+    "Interpolation": DL19 / "interp.bm25-monot5.dl19.run.gz",
+    "monoT5 top 20 + BM25": DL19 / "monot5-top20-bm25.dl19.run.gz",
+}
+RAW = ("t_pvalue", "wilcoxon_pvalue", "randomization_pvalue")
+SEEDED_AND_PLAIN = [c for c in COLUMNS if not c.startswith("holm_")]
+
+
+@pytest.fixture(scope="module")
+def experiment():
+    return compare_runs(RUNS, QRELS, BM25, baseline_name="BM25", topics=read_topics(DL19 / "topics.dl19-passage.txt"),
+                        n_resamples=3000)
+
+
+def paired(experiment, name: str, k: str) -> tuple[np.ndarray, np.ndarray]:
+    """(system, baseline) NDCG@k per query, straight from the per-query table."""
+    rows = experiment.per_query[(experiment.per_query["k"] == k) & experiment.per_query["averaged"]]
+    table = rows.pivot(index="qid", columns="system", values="ndcg")
+    return table[name].to_numpy(), table[experiment.baseline_name].to_numpy()
+
+
+def test_holm_runs_over_every_system_and_cutoff_as_scipy_and_statsmodels_give_it(experiment):
+    c = experiment.comparisons
+    assert experiment.family_size == len(c) == 4 * 7
+    t_raw = []
+    for name, k in c.index:
+        x, y = paired(experiment, name, k)
+        t_raw.append(stats.ttest_rel(x, y).pvalue)
+        assert c.at[(name, k), "t_pvalue"] == pytest.approx(t_raw[-1], rel=1e-12)
+        assert c.at[(name, k), "wilcoxon_pvalue"] == pytest.approx(stats.wilcoxon(x, y).pvalue, rel=1e-12)
+        assert c.at[(name, k), "delta"] == pytest.approx(np.mean(x - y), abs=1e-15)
+    np.testing.assert_allclose(c["holm_t_pvalue"], multipletests(t_raw, method="holm")[1], rtol=1e-12)
+    for test in ("wilcoxon", "randomization"):
+        expected = multipletests(c[f"{test}_pvalue"].to_numpy(), method="holm")[1]
+        np.testing.assert_allclose(c[f"holm_{test}_pvalue"], expected, rtol=1e-12)
+    # one system's own Holm (across its k only) is smaller than the family's: the family is really all 28
+    single = compare_runs({"monoT5": RUNS["monoT5"]}, QRELS, BM25, baseline_name="BM25", n_resamples=3000)
+    assert (single.comparisons["holm_t_pvalue"].to_numpy() <= c.loc["monoT5", "holm_t_pvalue"].to_numpy()).all()
+
+
+def test_headline_numbers_and_leaderboard_equal_each_evaluation(experiment):
+    board = experiment.leaderboard
+    assert list(board.index) == [*RUNS, "BM25"] and list(board.columns) == ["1", "3", "5", "10", "20", "100", "1000"]
+    assert round(board.at["monoT5", "10"], 4) == 0.7215 and round(board.at["BM25", "10"], 4) == 0.5058
+    for name, path in [*RUNS.items(), ("BM25", BM25)]:
+        evaluation = evaluate(path, QRELS)
+        for k in board.columns:
+            assert board.at[name, k] == evaluation.mean(k)  # the same float, not merely close
+
+
+def test_leaderboard_equals_the_eval_command(experiment):
+    for name, path in [*RUNS.items(), ("BM25", BM25)]:
+        result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "eval", "--format", "json", QRELS, path],
+                                capture_output=True, text=True, check=True)
+        summary = json.loads(result.stdout)["summary"]
+        assert {k: summary[k]["mean"] for k in summary} == experiment.leaderboard.loc[name].to_dict()
+
+
+def test_adding_systems_or_cutoffs_changes_no_other_number():
+    small = compare_runs({"monoT5": RUNS["monoT5"], "RRF": RUNS["RRF"]}, QRELS, BM25, baseline_name="BM25",
+                         cutoffs="10,100", n_resamples=2000)
+    large = compare_runs({"Interpolation": RUNS["Interpolation"], "RRF": RUNS["RRF"], "monoT5": RUNS["monoT5"]},
+                         QRELS, BM25, baseline_name="BM25", cutoffs="1,3,5,10,20,100,1000,all", n_resamples=2000)
+    for name in ("monoT5", "RRF"):
+        for k in ("10", "100"):
+            before = small.comparisons.loc[(name, k), SEEDED_AND_PLAIN]
+            after = large.comparisons.loc[(name, k), SEEDED_AND_PLAIN]
+            assert before.to_dict() == after.to_dict(), (name, k)  # bytes, not approximately
+    for name in ("monoT5", "RRF", "BM25"):
+        for k in ("10", "100"):
+            assert small.mean_intervals.loc[(name, k)].to_dict() == large.mean_intervals.loc[(name, k)].to_dict()
+    # the randomization p of k = 10 does not depend on the other cut-offs asked for (issue: 0.0008 vs 0.0002)
+    only = compare_runs({"monoT5": RUNS["monoT5"]}, QRELS, BM25, baseline_name="BM25", cutoffs="10", n_resamples=2000)
+    assert only.comparisons.at[("monoT5", "10"), "randomization_pvalue"] == \
+        small.comparisons.at[("monoT5", "10"), "randomization_pvalue"]
+
+
+def test_pairwise_test_and_letters_on_dl19(experiment):
+    test = experiment.pairwise
+    assert test.k == "10" and test.n_queries == 43 and len(test.names) == 5
+    assert list(test.means) == sorted(test.means, reverse=True)  # best first
+    p = test.pvalues.loc[list(test.names), list(test.names)].to_numpy()
+    assert np.array_equal(p, p.T) and np.all(np.diag(p) == 1)
+    # monoT5 and its top-20 cascade have the same NDCG@10 on every query: never different
+    assert test.pvalues.at["monoT5", "monoT5 top 20 + BM25"] == 1.0
+    assert test.significant("monoT5", "BM25") and test.letters["BM25"] not in test.letters["monoT5"]
+    assert set(test.letters["monoT5"]) & set(test.letters["monoT5 top 20 + BM25"])
+    again = compare_runs(RUNS, QRELS, BM25, baseline_name="BM25", n_resamples=3000).pairwise
+    pd.testing.assert_frame_equal(again.pvalues, test.pvalues, check_exact=True)
+
+
+def test_every_input_form_gives_the_same_numbers(experiment):
+    qrels_frame = pd.read_csv(QRELS, sep=" ", header=None, names=["qid", "iter", "docid", "rel"], dtype={"qid": str, "docid": str})
+    run = read_run(RUNS["RRF"])
+    frame = run.table.to_pandas()
+    pyterrier = frame.rename(columns={"docid": "docno"})
+    forms = {
+        "path": (RUNS["RRF"], QRELS),
+        "str path": (str(RUNS["RRF"]), str(QRELS)),
+        "read": (run, read_qrels(QRELS)),
+        "pyarrow": (run.table, read_qrels(QRELS).table),
+        "pandas": (frame, qrels_frame),
+        "pyterrier": (pyterrier, qrels_frame.rename(columns={"docid": "docno", "rel": "label"})),
+    }
+    expected = experiment.comparisons.loc["RRF", SEEDED_AND_PLAIN]
+    for form, (system, qrels) in forms.items():
+        got = compare_runs({"RRF": system}, qrels, read_run(BM25), baseline_name="BM25", n_resamples=3000)
+        pd.testing.assert_frame_equal(got.comparisons.loc["RRF", SEEDED_AND_PLAIN], expected, check_exact=True,
+                                      obj=form)
+
+
+def test_evaluate_takes_paths():
+    by_path = evaluate(str(RUNS["monoT5"]), QRELS)
+    read = evaluate(read_run(RUNS["monoT5"]), read_qrels(QRELS))
+    pd.testing.assert_frame_equal(by_path.per_query, read.per_query, check_exact=True)
+    with pytest.raises(InputError, match="no such file"):
+        evaluate(DL19 / "missing.run", QRELS)
+
+
+def test_names_come_from_tags_made_unique_and_repeats_are_refused(tmp_path):
+    twin = tmp_path / "twin.run"
+    twin.write_bytes(RUNS["monoT5"].read_bytes())
+    listed = compare_runs([RUNS["monoT5"], twin, RUNS["RRF"]], QRELS, BM25, cutoffs="10", n_resamples=100)
+    assert listed.names == ("pyterrier", "pyterrier-2", "rrf-bm25-monot5") and listed.baseline_name == "Anserini"
+    pairs = compare_runs([("", RUNS["monoT5"]), ("pyterrier", twin), RUNS["RRF"]], QRELS, BM25, cutoffs="10",
+                         n_resamples=100)
+    assert pairs.names == ("pyterrier-2", "pyterrier", "rrf-bm25-monot5")  # given names first, tags around them
+    with pytest.raises(ParameterError, match="given twice"):
+        compare_runs([RUNS["monoT5"], RUNS["monoT5"]], QRELS, BM25, cutoffs="10", n_resamples=100)
+    with pytest.raises(ParameterError, match="given twice"):
+        compare_runs({"a": BM25}, QRELS, BM25, cutoffs="10", n_resamples=100)
+    with pytest.raises(ParameterError, match="like the baseline"):
+        compare_runs({"BM25": RUNS["RRF"]}, QRELS, BM25, baseline_name="bm25", cutoffs="10", n_resamples=100)
+    renamed = compare_runs({"Anserini": RUNS["RRF"]}, QRELS, BM25, cutoffs="10", n_resamples=100)
+    assert renamed.baseline_name == "Anserini (baseline)"
+    with pytest.raises(ParameterError, match="empty"):
+        compare_runs({" ": RUNS["RRF"]}, QRELS, BM25, cutoffs="10", n_resamples=100)
+
+
+def test_bad_tables_are_one_line_parameter_errors():
+    good = read_run(RUNS["RRF"]).table.to_pandas()
+    cases = {
+        "lacks a 'score' column": good.drop(columns="score"),
+        "no qid on row 3": good.assign(qid=good["qid"].astype(object).where(good.index != 3, None)),
+        "score on row 2 is nan": good.assign(score=good["score"].where(good.index != 2, np.nan)),
+        "repeats query": pd.concat([good, good.iloc[[7]]], ignore_index=True),
+        "not numeric": good.assign(score="high"),
+    }
+    for message, frame in cases.items():
+        with pytest.raises(ParameterError, match=message):
+            compare_runs({"x": frame}, QRELS, BM25, cutoffs="10", n_resamples=100)
+    with pytest.raises(ParameterError, match="path, a pyarrow Table or a pandas DataFrame"):
+        compare_runs({"x": 42}, QRELS, BM25)
+    with pytest.raises(ParameterError, match="no query in common"):
+        compare_runs({"x": pa.table({"qid": ["zzz"], "docid": ["d"], "score": [1.0]})}, QRELS, BM25, n_resamples=100)
+
+
+def test_jupyter_display_is_the_escaped_leaderboard():
+    hostile = "<script>alert(1)</script>"
+    shown = compare_runs({hostile: RUNS["RRF"], "monoT5": RUNS["monoT5"]}, QRELS, BM25, cutoffs="10,100",
+                         n_resamples=200)._repr_html_()
+    assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt;" in shown
+    assert "NDCG@10" in shown and "group @10" in shown and "(baseline)" in shown
+
+
+def test_figures_draw_for_every_method(experiment):
+    from matplotlib.figure import Figure
+
+    for method in ("plot_ndcg_by_cutoff", "plot_distribution", "plot_delta_heatmap", "plot_wins_ties_losses",
+                   "plot_pairwise", "plot_scatter", "plot_delta_bars", "plot_ecdf"):
+        assert isinstance(getattr(experiment, method)(), Figure), method
+    with pytest.raises(ParameterError, match="was not evaluated"):
+        experiment.plot_distribution(7)
+
+
+def test_the_package_exports_the_api_lazily():
+    code = ("import sys, ndcg_report; assert 'pandas' not in sys.modules and 'scipy' not in sys.modules; "
+            "ndcg_report.compare_runs; assert 'scipy' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert ndcg_report.Experiment.__name__ == "Experiment"
+    with pytest.raises(AttributeError):
+        ndcg_report.no_such_name  # noqa: B018
+
+
+def test_systems_without_a_common_query_still_compare_with_the_baseline():
+    from types import SimpleNamespace
+
+    from ndcg_report.report import content
+
+    qrels = pd.DataFrame({"qid": ["q1", "q2"], "docid": ["a", "b"], "rel": [1, 1]})
+    runs = {"only q1": pd.DataFrame({"qid": ["q1"], "docid": ["a"], "score": [1.0]}),
+            "only q2": pd.DataFrame({"qid": ["q2"], "docid": ["b"], "score": [1.0]})}
+    baseline = pd.DataFrame({"qid": ["q1", "q2"], "docid": ["x", "b"], "score": [1.0, 1.0]})
+    experiment = compare_runs(runs, qrels, baseline, missing="skip", cutoffs="1", n_resamples=100)
+    assert experiment.comparisons.loc[("only q1", "1"), "n"] == 1 and experiment.comparisons.loc[("only q2", "1"), "n"] == 1
+    assert len(experiment.ndcg_at(1)) == 0
+    test = experiment.pairwise
+    assert test.n_queries == 0 and not test.significant("only q1", "only q2") and set(test.letters) == {""}
+    assert content.report_figures(SimpleNamespace(experiment=experiment)) == []
