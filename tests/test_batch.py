@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -136,7 +137,8 @@ def test_one_bad_report_fails_alone_and_the_index_shows_it(first_batch):
     assert result.returncode == 1, result.stderr
     for name in ("good-a", "good-b"):
         assert sorted(p.name for p in (out / name).iterdir()) == OUTPUTS
-        assert json.loads((out / name / "summary.json").read_text())["comparison"]["10"]["n"] > 0
+        comparisons = json.loads((out / name / "summary.json").read_text())["comparisons"]
+        assert next(iter(comparisons.values()))["10"]["n"] > 0
     assert not (out / "bad-nan").exists()
     assert not [p.name for p in out.iterdir() if ".staging" in p.name or p.name.endswith(".tmp")]
     lines = result.stderr.splitlines()
@@ -153,7 +155,9 @@ def test_one_bad_report_fails_alone_and_the_index_shows_it(first_batch):
     assert rows["bad-nan"][1].startswith("FAILED step validate:") and "bad.txt:6" in rows["bad-nan"][1]
     assert rows["bad-nan"][-1] == "–"  # no earlier good report to link to
     assert rows["good-a"][1].startswith("built in") and rows["good-a"][-1] == "report.html"
-    summary = json.loads((out / "good-a" / "summary.json").read_text())["comparison"]["10"]
+    summary = json.loads((out / "good-a" / "summary.json").read_text())["comparisons"]["monoT5"]["10"]
+    above = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] > 0  # 8 queries: it is not
+    assert rows["good-a"][6] == ("yes" if above else "no")
     assert rows["good-a"][2].startswith(f"{summary['run_mean']:.4f}")
     assert rows["good-a"][4] == f"{summary['delta']:+.4f} 95% CI [{summary['ci_low']:+.4f}, {summary['ci_high']:+.4f}]"
     assert '<a href="good-a/report.html">' in snap["index"] and '<a href="bad-nan/report.html">' not in snap["index"]
@@ -165,7 +169,14 @@ def test_history_has_one_line_per_good_report_with_hashes_and_numbers(first_batc
     history = snap["history"]
     assert len(history["good-a"]) == 1 and len(history["good-b"]) == 1 and history["bad-nan"] == []
     record = history["good-a"][0]
-    summary = json.loads((folder / "out" / "good-a" / "summary.json").read_text())["comparison"]["10"]
+    summary = json.loads((folder / "out" / "good-a" / "summary.json").read_text())["comparisons"]["monoT5"]["10"]
+    assert record["run_name"] == "monoT5" and record["n_systems"] == 1
+    above = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] > 0
+    assert record["n_above"] == int(above)
+    assert record["systems"] == [{"name": "monoT5", "significantly_above": above, **{
+        key: summary[key] for key in ("run_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
+                                      "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue",
+                                      "holm_wilcoxon_pvalue")}}]
     for key in ("run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
                 "holm_randomization_pvalue", "n"):
         assert record[key] == summary[key]
@@ -330,7 +341,20 @@ def test_lock_held_by_another_batch_exits_3_with_one_line(tmp_path):
         ({"baseline": None, "corpus": "c.jsonl", "topics": None},
          "nightly.yml: report 'msmarco-dev': key 'topics' is required with 'corpus'"),
         ({"k1": 1.2}, "nightly.yml: report 'msmarco-dev': key 'k1' applies only to a BM25 baseline built from a 'corpus'"),
-        ({"run": None}, "nightly.yml: report 'msmarco-dev': key 'run' is required"),
+        ({"run": None}, "nightly.yml: report 'msmarco-dev': give exactly one of 'run' (one run) and 'runs'"),
+        ({"runs": ["a.txt"]}, "nightly.yml: report 'msmarco-dev': give exactly one of 'run' (one run) and 'runs'"),
+        ({"run": None, "runs": []}, "nightly.yml: report 'msmarco-dev': key 'runs': give a non-empty list"),
+        ({"run": None, "runs": "a.txt"}, "nightly.yml: report 'msmarco-dev': key 'runs': give a non-empty list"),
+        ({"run": None, "runs": [{"nme": "x", "path": "a"}]},
+         "nightly.yml: report 'msmarco-dev': key 'runs' item 1: unknown key 'nme' (known keys: name, path)"),
+        ({"run": None, "runs": [{"name": "x"}]}, "nightly.yml: report 'msmarco-dev': key 'runs' item 1: key 'path' is required"),
+        ({"run": None, "runs": [{"name": "x", "path": "a"}, {"name": "X", "path": "b"}]},
+         "nightly.yml: report 'msmarco-dev': key 'runs' item 2: the name 'X' is already used by item 1"),
+        ({"run": None, "runs": ["a.txt", {"path": "./a.txt"}]},
+         "nightly.yml: report 'msmarco-dev': key 'runs' item 2:"),
+        ({"run": None, "runs": ["a.txt"], "run_name": "x"}, "nightly.yml: report 'msmarco-dev': key 'run_name' names a single"),
+        ({"run": None, "runs": [{"name": "BM25", "path": "a"}], "baseline_name": "bm25"},
+         "nightly.yml: report 'msmarco-dev': key 'baseline_name': 'bm25' is also a run's name"),
         ({"run": ""}, "nightly.yml: report 'msmarco-dev': key 'run': '' must be a path"),
         ({"name": "../up"}, "nightly.yml: report #1: key 'name': '../up' is not a safe folder name"),
         ({"timeout": 0}, "nightly.yml: report 'msmarco-dev': key 'timeout': 0 must be a whole number >= 1"),
@@ -395,10 +419,58 @@ def test_paths_are_relative_to_the_config_and_package_paths_resolve(tmp_path):
 
 def test_example_config_is_valid_and_its_inputs_exist():
     config = load_config(EXAMPLES / "nightly.yml")
-    assert [r.name for r in config.reports] == ["dl19-monot5", "cranfield-rm3"]
+    assert [r.name for r in config.reports] == ["dl19-rerankers", "cranfield-rm3"]
+    assert [run.name for run in config.reports[0].runs] == ["monoT5", "RRF BM25+monoT5", "Interpolation BM25+monoT5",
+                                                              "monoT5 top 20 + BM25"]
     for report in config.reports:
         assert all(item.path.is_file() for item in report.inputs)
     assert config.reports[1].uses_corpus and not config.reports[0].uses_corpus
+
+
+def test_a_report_of_several_runs_keeps_every_system_in_history_and_index(tmp_path):
+    inputs = copy_inputs(tmp_path)
+    lines = [line.split() for line in (inputs / "monot5.txt").read_text().splitlines()]
+    (inputs / "reversed.txt").write_text("".join(f"{q} Q0 {d} {r} {-float(s)!r} reversed\n" for q, _, d, r, s, _ in lines))
+    runs = ["inputs/monot5.txt", {"name": "upside down", "path": "inputs/reversed.txt"}]
+    config = write_config(tmp_path / "c.yml", [{**GOOD_A, "name": "many", "runs": runs, "run": None, "run_name": None}])
+    text = (tmp_path / "c.yml").read_text().replace("  run: null\n", "").replace("  run_name: null\n", "")
+    config.write_text(text)
+    result = batch_cli(config)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((tmp_path / "out" / "many" / "summary.json").read_text())
+    at10 = {name: rows["10"] for name, rows in summary["comparisons"].items()}
+    above = sum(row["holm_randomization_pvalue"] < 0.05 and row["delta"] > 0 for row in at10.values())
+    assert at10["pyterrier"]["run_mean"] > at10["upside down"]["run_mean"]
+    assert re.search(rf"done many in .*; best of 2: pyterrier; {above} of 2 significantly above the baseline$",
+                     result.stderr, re.M), result.stderr
+    assert [s["name"] for s in summary["systems"]] == ["pyterrier", "upside down", "BM25"]
+    (record,) = read_history(tmp_path / "out", "many")
+    assert [s["name"] for s in record["systems"]] == ["pyterrier", "upside down"]
+    for system in record["systems"]:
+        assert system["run_mean"] == summary["comparisons"][system["name"]]["10"]["run_mean"]
+    assert record["run_name"] == "pyterrier" and record["n_above"] == above and record["n_systems"] == 2
+    assert set(record["files"]) == {"run 1", "run 2", "baseline", "qrels", "topics"}
+    row = index_rows((tmp_path / "out" / "index.html").read_text())["many"]
+    assert row[2].startswith(f"{record['run_mean']:.4f}") and "pyterrier" in row[2] and row[6] == f"{above} of 2"
+
+
+def test_index_draws_histories_that_mix_one_run_and_many_run_records():
+    from ndcg_report.batch.index_page import ReportState, render_index, system_mean
+
+    old = {"time": "2026-11-20T02:30:00Z", "k": "10", "run_mean": 0.6, "baseline_mean": 0.5, "delta": 0.1,
+           "ci_low": 0.05, "ci_high": 0.15, "holm_randomization_pvalue": 0.01, "run_name": "A", "baseline_name": "B"}
+    new = {**old, "time": "2026-11-21T02:30:00Z", "run_mean": 0.7, "run_name": "C", "n_systems": 2, "n_above": 1,
+           "systems": [{"name": "A", "run_mean": 0.62, "delta": 0.12, "ci_low": 0.1, "ci_high": 0.2,
+                        "holm_randomization_pvalue": 0.2},
+                       {"name": "C", "run_mean": 0.7, "delta": 0.2, "ci_low": 0.1, "ci_high": 0.3,
+                        "holm_randomization_pvalue": 0.001}]}
+    assert system_mean(old, "A") == 0.6 and system_mean(new, "A") == 0.62 and np.isnan(system_mean(new, "Z"))
+    page = render_index([ReportState(name="r", title="r", status="built", history=(old, new), has_report=True)],
+                        heading="h", batch_line="b")
+    row = index_rows(page)["r"]
+    assert row[2].startswith("0.7000") and "C" in row[2] and row[6] == "1 of 2"
+    assert row[8] == "–"  # C was not in the previous build: no change to show
+    assert page.count("data:image/png;base64,") == 1
 
 
 def test_fingerprint_covers_bytes_and_options_but_not_unused_bm25_options(tmp_path):

@@ -20,14 +20,15 @@ import yaml
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.metrics import DEFAULT_CUTOFFS, GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, parse_cutoffs
-from ndcg_report.report.content import PACKAGE_PREFIX
+from ndcg_report.report.parameters import PACKAGE_PREFIX
+from ndcg_report.report.systems import check_name
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
-FILE_KEYS = ("run", "qrels", "baseline", "corpus", "topics")
+FILE_KEYS = ("qrels", "baseline", "corpus", "topics")  # the inputs besides the runs
 BM25_KEYS = ("k1", "b", "top_k")
 OPTION_KEYS = ("k", "gain", "missing", "no_relevant", "title", "run_name", "baseline_name", "seed", "timeout",
                *BM25_KEYS)
-REPORT_KEYS = ("name", *FILE_KEYS, *OPTION_KEYS)
+REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS)
 DEFAULT_OPTIONS: dict[str, Any] = {
     "k": ",".join(map(str, DEFAULT_CUTOFFS)), "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
     "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, **BM25_DEFAULTS,
@@ -56,20 +57,25 @@ class ReportOptions:
 
 @dataclass(frozen=True)
 class InputFile:
-    """One input of a report: its role and absolute path."""
+    """One input of a report: its role, absolute path and, for a run, its display name."""
 
-    role: str  # run, qrels, baseline, corpus or topics
+    role: str  # run (`run 1`, `run 2`, ... with several), qrels, baseline, corpus or topics
     path: Path  # absolute; may not exist (checked when the report builds)
+    name: str = ""  # a run's display name ('' = its run tag)
 
 
 @dataclass(frozen=True)
 class ReportConfig:
     name: str
-    inputs: tuple[InputFile, ...]  # run, qrels, then baseline or corpus, then topics if given
+    inputs: tuple[InputFile, ...]  # the runs, qrels, then baseline or corpus, then topics if given
     options: ReportOptions
 
     def path(self, role: str) -> Path | None:
         return next((item.path for item in self.inputs if item.role == role), None)
+
+    @property
+    def runs(self) -> tuple[InputFile, ...]:
+        return tuple(item for item in self.inputs if item.role.startswith("run"))
 
     @property
     def uses_corpus(self) -> bool:
@@ -150,9 +156,10 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         )
     where = f"{label}: report '{name}':"
     _check_keys(entry, REPORT_KEYS, where)
-    for key in ("run", "qrels"):
-        if key not in entry:
-            raise ParameterError(f"{where} key '{key}' is required")
+    if ("run" in entry) == ("runs" in entry):
+        raise ParameterError(f"{where} give exactly one of 'run' (one run) and 'runs' (a list of runs)")
+    if "qrels" not in entry:
+        raise ParameterError(f"{where} key 'qrels' is required")
     if ("baseline" in entry) == ("corpus" in entry):
         raise ParameterError(f"{where} give exactly one of 'baseline' (a run) and 'corpus' (to build BM25 from)")
     if "corpus" in entry and "topics" not in entry:
@@ -161,7 +168,10 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         for key in BM25_KEYS:
             if key in entry:
                 raise ParameterError(f"{where} key '{key}' applies only to a BM25 baseline built from a 'corpus'")
-    inputs = tuple(
+    if "runs" in entry and "run_name" in entry:
+        raise ParameterError(f"{where} key 'run_name' names a single 'run'; give each of 'runs' as {{name, path}}")
+    runs = _parse_runs(entry, where, base)
+    inputs = runs + tuple(
         InputFile(role, _locate(_text(entry[role], f"{where} key '{role}'", path=True), base))
         for role in FILE_KEYS if role in entry
     )
@@ -174,7 +184,47 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
         seed=values["seed"], timeout=values["timeout"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
     )
+    given = [item.name for item in runs] + [options.run_name]
+    if options.baseline_name and options.baseline_name.casefold() in {n.casefold() for n in given if n}:
+        raise ParameterError(f"{where} key 'baseline_name': {options.baseline_name!r} is also a run's name; "
+                             "give the baseline another name")
     return ReportConfig(name=name, inputs=inputs, options=options)
+
+
+def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
+    """The report's runs: `run: PATH` or `runs:` a list of paths or {name, path} mappings."""
+    if "run" in entry:
+        return (InputFile("run", _locate(_text(entry["run"], f"{where} key 'run'", path=True), base)),)
+    listed = entry["runs"]
+    if not isinstance(listed, list) or not listed:
+        raise ParameterError(f"{where} key 'runs': give a non-empty list of paths or {{name, path}} mappings")
+    runs, names, paths = [], {}, {}
+    for position, item in enumerate(listed, start=1):
+        at = f"{where} key 'runs' item {position}:"
+        if isinstance(item, dict):
+            unknown = set(item) - {"name", "path"}
+            if unknown:
+                raise ParameterError(f"{at} unknown key {sorted(map(str, unknown))[0]!r} (known keys: name, path)")
+            if "path" not in item:
+                raise ParameterError(f"{at} key 'path' is required")
+            name = _option("run_name", item.get("name", ""), f"{at} key 'name'") if item.get("name") is not None else ""
+            path = _locate(_text(item["path"], f"{at} key 'path'", path=True), base)
+        else:
+            name, path = "", _locate(_text(item, at, path=True), base)
+        if name:
+            try:
+                name = check_name(name, at.rstrip(":"))
+            except ParameterError as exc:
+                raise ParameterError(str(exc)) from None
+            if name.casefold() in names:
+                raise ParameterError(f"{at} the name {name!r} is already used by item {names[name.casefold()]}; "
+                                     "give each run its own name")
+            names[name.casefold()] = position
+        if path in paths:
+            raise ParameterError(f"{at} {path} is already item {paths[path]}; give each run once")
+        paths[path] = position
+        runs.append(InputFile(f"run {position}", path, name))
+    return tuple(runs)
 
 
 def _option(key: str, value: object, where: str) -> Any:

@@ -7,7 +7,9 @@ with matplotlib's Figure API (deterministic: plots._RC, no PNG metadata). Every 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,15 +77,17 @@ img {{ max-width: 100%; height: auto; }}
 <h1>{html.escape(heading)}</h1>
 <p class="batch">{html.escape(batch_line)}</p>
 <table>
-<thead><tr><th>report</th><th>status</th><th>NDCG@k run</th><th>baseline</th><th>delta</th>
-<th>p (Holm)</th><th>queries</th><th>run vs previous build</th><th>last good build</th><th>link</th></tr></thead>
+<thead><tr><th>report</th><th>status</th><th>NDCG@k best system</th><th>baseline</th><th>delta</th>
+<th>p (Holm)</th><th>above baseline</th><th>queries</th><th>best vs previous build</th><th>last good build</th><th>link</th></tr></thead>
 <tbody>
 {rows}
 </tbody>
 </table>
 <p class="note">Numbers are those of the last good build of each report, at k = 10 (or the report's first
-cut-off without 10). p: paired randomization test, Holm-adjusted across the report's cut-offs;
-<span class="sig">bold with *</span> when below {SIGNIFICANCE}. A failed report keeps its last good report.</p>
+cut-off without 10), for the report's best system there (the only one in a one-run report). p: paired
+randomization test against the baseline, Holm-adjusted over the report's whole family of (system, cut-off)
+comparisons; <span class="sig">bold with *</span> when below {SIGNIFICANCE}. Above baseline: how many of the
+report's systems are significantly above it at that cut-off. A failed report keeps its last good report.</p>
 <h2>NDCG across builds</h2>
 {sections}
 <p class="generated">Generated {generated}.</p>
@@ -108,7 +112,7 @@ def _row(state: ReportState) -> str:
         f'<td class="state">{_status(state)}</td>',
     ]
     if last is None:
-        cells += ['<td class="num">–</td>'] * 6
+        cells += ['<td class="num">–</td>'] * 7
     else:
         k = _e(str(last.get("k", "10")))
         significant = _is_significant(last)
@@ -119,6 +123,7 @@ def _row(state: ReportState) -> str:
             f'<td class="num">{format_signed(last.get("delta"))}<div class="detail">95% CI [{format_signed(last.get("ci_low"))}, '
             f'{format_signed(last.get("ci_high"))}]</div></td>',
             f'<td class="num{" sig" if significant else ""}">{p_text}</td>',
+            f'<td class="num">{_above(last)}</td>',
             f'<td class="num">{_e(str(last.get("n", "–")))}</td>',
             f'<td class="num">{_change(state.history)}</td>',
         ]
@@ -167,58 +172,64 @@ def _history_section(state: ReportState) -> str:
             f'<p class="note">{_e(note)}</p></section>')
 
 
-_FIGURES: dict[tuple, str] = {}
-
-
 def history_data_uri(history: tuple[dict, ...]) -> str:
     """PNG data URI of the history figure (memoised: the index is rewritten after every report)."""
-    key = tuple(
-        (r.get("time"), r.get("run_mean"), r.get("baseline_mean"), r.get("delta"), r.get("ci_low"), r.get("ci_high"),
-         r.get("holm_randomization_pvalue"), r.get("k"), r.get("run_name"), r.get("baseline_name"))
-        for r in history
-    )
-    if key not in _FIGURES:
-        from ndcg_report.report.plots import figure_to_data_uri
+    return _history_data_uri(json.dumps(history, sort_keys=True, default=str))
 
-        _FIGURES[key] = figure_to_data_uri(history_figure(history))
-    return _FIGURES[key]
+
+@functools.lru_cache(maxsize=256)
+def _history_data_uri(history_json: str) -> str:
+    from ndcg_report.report.plots import figure_to_data_uri
+
+    return figure_to_data_uri(history_figure(tuple(json.loads(history_json))))
 
 
 def history_figure(history: tuple[dict, ...]):
-    """Left: NDCG@k of run and baseline per build; right: delta with its 95% CI (filled = significant)."""
+    """Left: NDCG@k of every system of the latest build and of the baseline per build; right: the
+    best system's delta with its 95% CI (filled = significant) per build."""
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ndcg_report.report.plots import _RC, BASELINE_COLOUR, RUN_COLOUR, literal
+    from ndcg_report.report.plots import _RC, BASELINE_COLOUR, MARKERS, RUN_COLOUR, literal, system_colour
 
     x = list(range(1, len(history) + 1))
     k = literal(history[-1].get("k", "10"))
-    run = [_number(r.get("run_mean")) for r in history]
+    best = history[-1].get("run_name") or "run"
+    names = [system.get("name") for system in history[-1].get("systems") or ()] or [best]
     base = [_number(r.get("baseline_mean")) for r in history]
-    delta = [_number(r.get("delta")) for r in history]
-    low = [d - _number(r.get("ci_low")) for d, r in zip(delta, history)]
-    high = [_number(r.get("ci_high")) - d for d, r in zip(delta, history)]
+    best_delta = [_delta_of(r, best) for r in history]
+    delta = [d[0] for d in best_delta]
+    low = [d[0] - d[1] for d in best_delta]
+    high = [d[2] - d[0] for d in best_delta]
     ticks = _tick_positions(len(history))
     labels = [_tick_label(history[i - 1].get("time", "")) for i in ticks]
     with matplotlib.rc_context(_RC):
         figure = Figure(figsize=(7.6, 2.6), dpi=100, layout="constrained")
         left, right = figure.subplots(1, 2, width_ratios=(3, 2))
-        left.plot(x, run, marker="o", color=RUN_COLOUR, label=literal(history[-1].get("run_name") or "run"))
-        left.plot(x, base, marker="s", color=BASELINE_COLOUR, label=literal(history[-1].get("baseline_name") or "baseline"))
-        values = [v for v in run + base if not math.isnan(v)]
+        values = [v for v in base if not math.isnan(v)]
+        for position, name in enumerate(names):
+            means = [system_mean(r, name) for r in history]
+            values += [v for v in means if not math.isnan(v)]
+            left.plot(x, means, marker=MARKERS[position % len(MARKERS)], color=system_colour(position),
+                      label=literal(name), linewidth=1.6 if name == best else 1.0)
+        left.plot(x, base, marker="s", color=BASELINE_COLOUR, linestyle="--",
+                  label=literal(history[-1].get("baseline_name") or "baseline"))
         if values:
             span = max(values) - min(values)
             pad = max(0.02, 0.15 * span)
             left.set_ylim(max(0.0, min(values) - pad), min(1.0, max(values) + pad))
         left.set_ylabel(f"NDCG@{k}")
         left.set_title(f"Mean NDCG@{k} per build", fontsize=10)
-        left.legend(loc="best", fontsize=8)
+        if len(names) <= 3:
+            left.legend(loc="best", fontsize=8)
+        else:
+            left.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=7)
         right.axhline(0.0, color="#999999", linewidth=0.8)
         for i, (xi, d, r) in enumerate(zip(x, delta, history)):
-            significant = _is_significant(r)
+            significant = best_delta[i][3]
             right.errorbar([xi], [d], yerr=[[low[i]], [high[i]]], fmt="o", color=RUN_COLOUR, capsize=3,
                            markerfacecolor=RUN_COLOUR if significant else "white")
-        right.set_ylabel("delta (run − baseline)")
+        right.set_ylabel(f"delta of {literal(_short_name(best))}", fontsize=8)
         right.set_title("Delta, 95% CI (filled: p < 0.05, Holm)", fontsize=10)
         for ax in (left, right):
             ax.set_xticks(ticks, labels, fontsize=7, rotation=30, ha="right")
@@ -226,6 +237,23 @@ def history_figure(history: tuple[dict, ...]):
             ax.set_xlabel("build", fontsize=8)
             ax.grid(axis="y", alpha=0.3)
     return figure
+
+
+def _delta_of(record: dict, name: str) -> tuple[float, float, float, bool]:
+    """(delta, CI low, CI high, significant) of the named system in a history record (NaN if absent)."""
+    for system in record.get("systems") or ():
+        if system.get("name") == name:
+            p = system.get("holm_randomization_pvalue")
+            return (_number(system.get("delta")), _number(system.get("ci_low")), _number(system.get("ci_high")),
+                    isinstance(p, (int, float)) and p < SIGNIFICANCE)
+    if record.get("systems") and record.get("run_name") != name:
+        return math.nan, math.nan, math.nan, False
+    return (_number(record.get("delta")), _number(record.get("ci_low")), _number(record.get("ci_high")),
+            _is_significant(record))
+
+
+def _short_name(name: str, most: int = 24) -> str:
+    return name if len(name) <= most else name[: most - 1] + "…"
 
 
 def _tick_positions(n: int, most: int = 8) -> list[int]:
@@ -250,10 +278,29 @@ def _is_significant(record: dict) -> bool:
     return isinstance(p, (int, float)) and p < SIGNIFICANCE
 
 
+def _above(record: dict) -> str:
+    """'2 of 4' systems significantly above the baseline (one-run records: 'yes'/'no')."""
+    if "n_above" not in record:  # written before reports held several systems
+        return "yes" if _is_significant(record) and _number(record.get("delta")) > 0 else "no"
+    if int(record.get("n_systems", 1)) == 1:
+        return "yes" if record["n_above"] else "no"
+    return f"{int(record['n_above'])} of {int(record['n_systems'])}"
+
+
+def system_mean(record: dict, name: str) -> float:
+    """NDCG@k of the named system in a history record (a one-run record: its run_mean if it is that run); NaN if absent."""
+    for system in record.get("systems") or ():
+        if system.get("name") == name:
+            return _number(system.get("run_mean"))
+    return _number(record.get("run_mean")) if record.get("run_name") == name else math.nan
+
+
 def _change(history: tuple[dict, ...]) -> str:
+    """The best system's NDCG@k now minus the same system's in the previous build."""
     if len(history) < 2:
         return "–"
-    now, before = _number(history[-1].get("run_mean")), _number(history[-2].get("run_mean"))
+    name = history[-1].get("run_name")
+    now, before = system_mean(history[-1], name), system_mean(history[-2], name)
     if math.isnan(now) or math.isnan(before):
         return "–"
     change = now - before

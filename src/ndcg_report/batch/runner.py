@@ -36,7 +36,7 @@ from ndcg_report.batch.history import (
 )
 from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
 from ndcg_report.batch.index_page import ReportState, format_number, format_p, format_signed, write_index
-from ndcg_report.report.content import HEADLINE_K, resolve_path
+from ndcg_report.report.parameters import resolve_path
 
 LOCK_NAME = ".batch.lock"
 EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
@@ -184,7 +184,8 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
     """The `ndcg-report build` command of a report (`--flag=value`, so no value is read as a flag)."""
     o = report.options
     command = [sys.executable, "-m", "ndcg_report.cli", "build"]
-    command += [f"--{item.role}={item.path}" for item in report.inputs]
+    command += [f"--run={item.name}={item.path}" if item.name else f"--run={item.path}" for item in report.runs]
+    command += [f"--{item.role}={item.path}" for item in report.inputs if not item.role.startswith("run")]
     command += [f"--cutoffs={o.cutoffs}", f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
                 f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
     if o.run_name:
@@ -200,14 +201,24 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
 
 
 def headline(summary: dict) -> dict:
-    """The numbers the index shows, from a report's summary.json: k = 10, else the first cut-off."""
-    comparison = summary["comparison"]
-    k = HEADLINE_K if HEADLINE_K in comparison else next(iter(comparison))
-    row = comparison[k]
+    """The numbers the index and history keep, from a report's summary.json, at its headline cut-off:
+    every system's NDCG and comparison, and the best system's at the top level."""
+    k = summary["parameters"]["headline_k"]
     keys = ("n", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
             "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
-    record = {key: row.get(key) for key in keys}
-    record.update(k=k, run_name=summary["systems"]["run"]["name"], baseline_name=summary["systems"]["baseline"]["name"],
+    alpha = summary["parameters"].get("alpha", 0.05)
+    systems = []
+    for name, rows in summary["comparisons"].items():
+        row = rows[k]
+        p = row.get("holm_randomization_pvalue")
+        above = isinstance(p, (int, float)) and p < alpha and (row.get("delta") or 0) > 0
+        systems.append({"name": name, **{key: row.get(key) for key in keys if key not in ("n", "baseline_mean")},
+                        "significantly_above": above})
+    best = max(systems, key=lambda system: (system["run_mean"] if system["run_mean"] is not None else -1.0))
+    best_row = summary["comparisons"][best["name"]][k]
+    record = {key: best_row.get(key) for key in keys}
+    record.update(k=k, run_name=best["name"], baseline_name=summary["baseline"], systems=systems,
+                  n_systems=len(systems), n_above=sum(system["significantly_above"] for system in systems),
                   warnings=len(summary.get("warnings", [])))
     return record
 
@@ -286,9 +297,11 @@ class Batch:
         append_history(self.root, name, record)
         write_status(self.root, name, {"status": "built", "time": finished, "fingerprint": digest,
                                        "seconds": round(seconds, 1)})
+        above = (f"; best of {record['n_systems']}: {record['run_name']}; {record['n_above']} of {record['n_systems']} "
+                 "significantly above the baseline") if record["n_systems"] > 1 else ""
         self.log(f"done {name} in {seconds:.1f} s: NDCG@{record['k']} {format_number(record['run_mean'])} vs "
                  f"{format_number(record['baseline_mean'])} ({format_signed(record['delta'])}, "
-                 f"Holm randomization p={format_p(record['holm_randomization_pvalue'])})")
+                 f"Holm randomization p={format_p(record['holm_randomization_pvalue'])}){above}")
         return Outcome(name, "built", seconds=seconds, finished=finished)
 
     def _failed(self, report: ReportConfig, step: str, message: str, seconds: float, digest: str = "") -> Outcome:
