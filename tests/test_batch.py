@@ -353,6 +353,12 @@ def test_lock_held_by_another_batch_exits_3_with_one_line(tmp_path):
         ({"run": None, "runs": ["a.txt", {"path": "./a.txt"}]},
          "nightly.yml: report 'msmarco-dev': key 'runs' item 2:"),
         ({"run": None, "runs": ["a.txt"], "run_name": "x"}, "nightly.yml: report 'msmarco-dev': key 'run_name' names a single"),
+        ({"run": None, "runs": [{"name": "k=10", "path": "a"}]},
+         "nightly.yml: report 'msmarco-dev': key 'runs' item 1: the system name 'k=10' holds one of = / \\"),
+        ({"run": None, "runs": [{"name": "RM3 / v2", "path": "a"}]},
+         "nightly.yml: report 'msmarco-dev': key 'runs' item 1: the system name 'RM3 / v2' holds one of"),
+        ({"run": None, "runs": [5]}, "nightly.yml: report 'msmarco-dev': key 'runs' item 1: 5 must be a path"),
+        ({"run_name": "a=b"}, "nightly.yml: report 'msmarco-dev': key 'run_name': the system name 'a=b' holds"),
         ({"run": None, "runs": [{"name": "BM25", "path": "a"}], "baseline_name": "bm25"},
          "nightly.yml: report 'msmarco-dev': key 'baseline_name': 'bm25' is also a run's name"),
         ({"run": ""}, "nightly.yml: report 'msmarco-dev': key 'run': '' must be a path"),
@@ -415,6 +421,13 @@ def test_paths_are_relative_to_the_config_and_package_paths_resolve(tmp_path):
     assert report.path("run") == tmp_path / "inputs" / "run.txt" and report.path("baseline") is None
     assert report.path("corpus").is_file() and report.path("corpus").name == "corpus.jsonl"
     assert (report.options.cutoffs, report.options.k1, report.options.b, report.options.title) == ("10", 1.2, 0.75, "x")
+
+
+def test_a_default_run_name_names_one_run_reports_only(tmp_path):
+    one = {"name": "one", "run": "r.txt", "baseline": "b.txt", "qrels": "q.txt"}
+    many = {"name": "many", "runs": ["r.txt", "s.txt"], "baseline": "b.txt", "qrels": "q.txt"}
+    config = load_config(write_config(tmp_path / "c.yml", [one, many], defaults={"run_name": "X"}))
+    assert [report.options.run_name for report in config.reports] == ["X", ""]
 
 
 def test_example_config_is_valid_and_its_inputs_exist():

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -217,6 +218,8 @@ def test_bad_parameters_fail_before_any_kernel(tmp_path, change, message):
         (["A", "B"], ["--run-name", "n"], "--run-name names a single --run"),
         (["x=A"], ["--baseline-name", "x"], "like the baseline"),
         (["=A"], [], "the system name is empty"),
+        (["A"], ["--run-name", "x\x1b"], "--run-name: the system name holds a control character"),
+        (["A"], ["--baseline-name", "   "], "the baseline name: the system name is empty"),
     ],
 )
 def test_repeated_runs_or_names_are_refused_with_one_line(tmp_path, runs, extra, message):
@@ -231,3 +234,27 @@ def test_repeated_runs_or_names_are_refused_with_one_line(tmp_path, runs, extra,
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_a_run_sharing_no_averaged_query_with_the_baseline_fails_before_any_kernel(tmp_path):
+    lines = (SMALL / "monot5.txt").read_text().splitlines()
+    qids = sorted({line.split()[0] for line in lines})
+    (tmp_path / "a.txt").write_text("\n".join(l for l in lines if l.split()[0] in qids[:4]) + "\n")
+    baseline_lines = (SMALL / "bm25.txt").read_text().splitlines()
+    (tmp_path / "b.txt").write_text("\n".join(l for l in baseline_lines if l.split()[0] in qids[4:]) + "\n")
+    args = ["build", "--run", tmp_path / "a.txt", "--run", SMALL / "monot5.txt", "--baseline", tmp_path / "b.txt",
+            "--qrels", SMALL / "qrels.txt", "--missing", "skip", "--out", tmp_path / "out"]
+    started = time.monotonic()
+    result = cli(*args)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"{tmp_path / 'a.txt'}: no query is averaged in both this run and the baseline" in result.stderr
+    assert time.monotonic() - started < 8  # no kernel was started
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_link_keeps_its_own_name_in_the_report_parameters(tmp_path):
+    from ndcg_report.report.parameters import resolve_path
+
+    link = tmp_path / "my-run.txt"
+    link.symlink_to(SMALL / "monot5.txt")
+    assert resolve_path(str(link), "run").name == "my-run.txt"

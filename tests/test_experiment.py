@@ -184,11 +184,17 @@ def test_bad_tables_are_one_line_parameter_errors():
         compare_runs({"x": pa.table({"qid": ["zzz"], "docid": ["d"], "score": [1.0]})}, QRELS, BM25, n_resamples=100)
 
 
-def test_jupyter_display_is_the_escaped_leaderboard():
-    hostile = "<script>alert(1)</script>"
-    shown = compare_runs({hostile: RUNS["RRF"], "monoT5": RUNS["monoT5"]}, QRELS, BM25, cutoffs="10,100",
+def test_jupyter_display_is_the_escaped_leaderboard(tmp_path):
+    hostile = "<script>alert(1)<script> & \"q\""  # given names may not hold '/', '=' or a backslash
+    tagged = tmp_path / "tagged.txt"
+    tag = "</script><b>x</b>"  # a run tag may: names taken from tags keep them
+    tagged.write_text("".join(" ".join(line.split()[:5] + [tag]) + "\n"
+                              for line in (SMALL / "monot5.txt").read_text().splitlines()))
+    shown = compare_runs([(hostile, RUNS["RRF"]), ("", tagged)], QRELS, BM25, cutoffs="10,100",
                          n_resamples=200)._repr_html_()
-    assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt;" in shown
+    assert "<script>" not in shown and "</script>" not in shown and "<b>x" not in shown
+    assert "&lt;script&gt;alert(1)&lt;script&gt; &amp; &quot;q&quot;" in shown
+    assert "&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;" in shown
     assert "NDCG@10" in shown and "group @10" in shown and "(baseline)" in shown
 
 
@@ -226,3 +232,112 @@ def test_systems_without_a_common_query_still_compare_with_the_baseline():
     test = experiment.pairwise
     assert test.n_queries == 0 and not test.significant("only q1", "only q2") and set(test.letters) == {""}
     assert content.report_figures(SimpleNamespace(experiment=experiment)) == []
+
+
+SMALL = Path(__file__).parent / "data" / "small"
+
+
+def small_run(qids: set[str], tag: str | None = None) -> pd.DataFrame:
+    frame = read_run(SMALL / "monot5.txt").table.to_pandas()
+    frame = frame[frame["qid"].astype(str).isin(qids)].copy()
+    return frame
+
+
+def test_a_report_whose_systems_share_no_query_still_writes_its_outputs(tmp_path):
+    from ndcg_report.report import content, outputs
+    from ndcg_report.report.parameters import validate_parameters
+
+    lines = (SMALL / "monot5.txt").read_text().splitlines()
+    qids = sorted({line.split()[0] for line in lines})
+    (tmp_path / "a.txt").write_text("\n".join(l for l in lines if l.split()[0] in qids[:4]) + "\n")
+    (tmp_path / "b.txt").write_text("\n".join(l.replace("pyterrier", "other") for l in lines if l.split()[0] in qids[4:]) + "\n")
+    params = validate_parameters(runs=[str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], qrels=str(SMALL / "qrels.txt"),
+                                 baseline=str(SMALL / "bm25.txt"), missing="skip", ks="5,10")
+    report = content.load_report(params)
+    assert any("No query is averaged in every system" in w for w in report.warnings)
+    assert content.report_figures(report) == []
+    outputs.save_outputs(report, tmp_path)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["pairwise"]["pvalues"]["pyterrier"]["other"] is None and summary["pairwise"]["n_queries"] == 0
+    assert summary["comparisons"]["pyterrier"]["10"]["n"] == 4
+    with pytest.raises(ParameterError, match="no query is averaged in every system"):
+        report.experiment.plot_ecdf()
+
+
+def test_names_that_equal_table_labels_do_not_displace_columns():
+    from types import SimpleNamespace
+
+    from ndcg_report.report import content
+
+    runs = {"group": RUNS["monoT5"], "delta": RUNS["RRF"], "n": RUNS["Interpolation"], "qid": RUNS["monoT5 top 20 + BM25"]}
+    experiment = compare_runs(runs, QRELS, BM25, baseline_name="query", cutoffs="5,10", n_resamples=200,
+                              topics=read_topics(DL19 / "topics.dl19-passage.txt"))
+    report = SimpleNamespace(experiment=experiment, topics=experiment.topics)
+    table = content.comparison_table(report, "delta")
+    assert list(table.columns[:4]) == ["n", "system", "baseline", "delta"]
+    assert table.at["@10", "n"] == 43 and table.at["@10", "system"] == round(experiment.leaderboard.at["delta", "10"], 4)
+    pairwise = content.pairwise_table(report)
+    assert list(pairwise.columns[:2]) == ["NDCG@10", "group"] and pairwise.shape[1] == 2 + 5
+    wins, losses = content.wins_and_losses(report, "qid", "10")
+    assert list(wins.columns) == ["qid", "query", "qid", "query", "delta"]
+    assert (wins.iloc[:, 4] > 0).all() and (losses.iloc[:, 4] < 0).all()
+    np.testing.assert_allclose(wins.iloc[:, 4], (wins.iloc[:, 2] - wins.iloc[:, 3]).round(4), atol=1.5e-4)
+
+
+def test_names_starting_with_an_underscore_stay_in_the_legends():
+    experiment = compare_runs({"_hidden": RUNS["RRF"], "shown": RUNS["monoT5"]}, QRELS, BM25, baseline_name="_BM25",
+                              cutoffs="5,10", n_resamples=200)
+    for method in ("plot_ndcg_by_cutoff", "plot_ecdf"):
+        legend = getattr(experiment, method)().axes[0].get_legend()
+        assert [t.get_text() for t in legend.get_texts()] == ["_hidden", "shown", "_BM25"], method
+
+
+def test_names_from_tags_are_cleaned_and_shortened_and_given_names_checked(tmp_path):
+    lines = (SMALL / "monot5.txt").read_text().splitlines()
+    long_tag = tmp_path / "long.txt"
+    long_tag.write_text("".join(" ".join(l.split()[:5] + ["T" * 3000]) + "\n" for l in lines))
+    control = tmp_path / "control.txt"
+    control.write_text("".join(" ".join(l.split()[:5] + ["tag\x01ctl"]) + "\n" for l in lines))
+    experiment = compare_runs([long_tag, control], SMALL / "qrels.txt", SMALL / "bm25.txt", cutoffs="10", n_resamples=100)
+    assert experiment.names == ("T" * 79 + "…", "tag\ufffdctl")
+    for bad in ("a=b", "bm25/rm3", "x\\y"):
+        with pytest.raises(ParameterError, match="which separate NAME=PATH"):
+            compare_runs({bad: long_tag}, SMALL / "qrels.txt", SMALL / "bm25.txt", cutoffs="10", n_resamples=100)
+
+
+def test_the_pairwise_test_does_not_depend_on_the_order_the_systems_are_given():
+    queries = [f"q{i}" for i in range(12)]
+    qrels = pd.DataFrame({"qid": queries, "docid": ["hit"] * 12, "rel": [1] * 12})
+
+    def run(hits: set[int]) -> pd.DataFrame:  # NDCG@1 is 1 on the queries in hits, else 0
+        return pd.DataFrame({"qid": queries * 2, "docid": ["hit"] * 12 + ["miss"] * 12,
+                             "score": [1.0 if i in hits else 0.0 for i in range(12)] + [0.5] * 12})
+
+    x, y, p = run({0, 1, 2, 3, 4, 5}), run({6, 7, 8, 9, 10, 11}), run(set(range(10)))
+    forward = compare_runs([("X", x), ("Y", y), ("P", p)], qrels, run({0}), cutoffs="1", n_resamples=300)
+    backward = compare_runs([("Y", y), ("P", p), ("X", x)], qrels, run({0}), cutoffs="1", n_resamples=300)
+    assert forward.pairwise.means["X"] == forward.pairwise.means["Y"] == 0.5  # a tie in mean, not in values
+    assert forward.pairwise.names == backward.pairwise.names
+    pd.testing.assert_frame_equal(forward.pairwise.pvalues, backward.pairwise.pvalues, check_exact=True)
+
+
+def test_bad_arguments_are_parameter_errors():
+    empty = pd.DataFrame({"qid": pd.Series([], dtype=str), "docno": pd.Series([], dtype=str),
+                          "score": pd.Series([], dtype=float)})
+    checks = [
+        (lambda: compare_runs({"m": empty}, QRELS, BM25), "the run table is empty"),
+        (lambda: evaluate(empty, QRELS), "the run table is empty"),
+        (lambda: compare_runs({"m": read_run(RUNS["RRF"]).table.to_pandas().assign(docno="x")}, QRELS, BM25),
+         "has both 'docid' and 'docno' columns"),
+        (lambda: compare_runs({"m": RUNS["RRF"]}, QRELS, BM25, confidence="0.9"), "confidence must be a number"),
+        (lambda: compare_runs({None: RUNS["RRF"]}, QRELS, BM25), "must be text"),
+        (lambda: compare_runs({"m": RUNS["RRF"]}, QRELS, BM25, topics=42), "topics must be a path"),
+    ]
+    for call, message in checks:
+        with pytest.raises(ParameterError, match=message):
+            call()
+    experiment = compare_runs({"m": RUNS["RRF"]}, QRELS, BM25, cutoffs="10", n_resamples=100,
+                              topics=DL19 / "topics.dl19-passage.txt")
+    assert experiment.topics["19335"] == "anthropological definition of environment"
+    with pytest.raises(ParameterError, match="no system is named 'nope'"):
+        experiment.comparison("nope")

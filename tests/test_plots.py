@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import dataclasses
 from importlib import resources
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from ndcg_report import compare_runs
+from ndcg_report.inputs.tables import load_run
 from ndcg_report.report import plots
 from ndcg_report.stats.streams import stream
 
@@ -244,19 +246,23 @@ def test_svg_is_deterministic(one):
 
 
 def test_names_and_qids_from_data_are_drawn_literally():
-    hostile, baseline = "$x$ <script>alert(1)</script>", r"BM25 $\notacommand{$ 100%"
+    hostile = "$x$ <script>alert(1)<script> 100%"  # a given name: no '/', '=' or backslash
+    baseline = r"BM25 $\notacommand{$ </b>"  # a name taken from a run tag may hold them
     qids = ["$a$", "$b$ <i>", "c", "d"]
     runs = {hostile: pd.DataFrame({"qid": qids, "docid": ["x"] * 4, "score": [1.0] * 4}),
             "other $y$": pd.DataFrame({"qid": qids, "docid": ["y"] * 4, "score": [1.0] * 4})}
     qrels = pd.DataFrame({"qid": qids * 2, "docid": ["x"] * 4 + ["y"] * 4, "rel": [1, 0, 2, 1, 0, 1, 1, 2]})
-    base = pd.DataFrame({"qid": qids * 2, "docid": ["y"] * 4 + ["x"] * 4, "score": [2.0] * 4 + [1.0] * 4})
-    experiment = compare_runs(runs, qrels, base, baseline_name=baseline, cutoffs="1,10", n_resamples=200)
+    base = load_run(pd.DataFrame({"qid": qids * 2, "docid": ["y"] * 4 + ["x"] * 4, "score": [2.0] * 4 + [1.0] * 4}))
+    base = dataclasses.replace(base, tag=baseline)
+    experiment = compare_runs(runs, qrels, base, cutoffs="1,10", n_resamples=200)
+    assert experiment.baseline_name == baseline
     for method in ("plot_ndcg_by_cutoff", "plot_distribution", "plot_delta_heatmap", "plot_wins_ties_losses",
                    "plot_pairwise", "plot_scatter", "plot_delta_bars", "plot_ecdf"):
         figure = getattr(experiment, method)()
         figure.draw_without_rendering()  # parses every text: bad math text would raise here
         shown = " | ".join(drawn_text(t) for t in figure.findobj(matplotlib.text.Text) if t.get_text())
         assert hostile in shown or hostile[:20] in shown, method
+        assert baseline in shown or method == "plot_delta_heatmap", method
         assert plots.figure_to_png_bytes(figure).startswith(PNG_SIGNATURE)
     heatmap = experiment.plot_delta_heatmap()
     heatmap.draw_without_rendering()

@@ -117,7 +117,7 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
     from ndcg_report.report.corpus_baseline import with_bm25_baseline
     from ndcg_report.report.demos import DEMOS
     from ndcg_report.report.parameters import demo_values, validate_parameters
-    from ndcg_report.report.systems import split_run_option
+    from ndcg_report.report.systems import check_name, split_run_option
 
     command = shlex.join(["ndcg-report", *argv])
     bm25 = dict(BM25_DEFAULTS)
@@ -132,7 +132,7 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
                 raise ParameterError("--run-name names a single --run; with several runs, give each as --run NAME=PATH")
             if runs[0][0]:
                 raise ParameterError("the run is named twice (--run NAME=PATH and --run-name); give one name")
-            runs = [(args.run_name, runs[0][1])]
+            runs = [(check_name(args.run_name, "--run-name"), runs[0][1])]
         values = dict(
             runs=[{"name": name, "path": path} for name, path in runs], qrels=args.qrels, baseline=args.baseline,
             corpus=args.corpus, topics=args.topics, ks=args.cutoffs, gain=args.gain, missing=args.missing,

@@ -176,9 +176,15 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         for role in FILE_KEYS if role in entry
     )
     values = dict(defaults)
+    if "runs" in entry:
+        values["run_name"] = ""  # a default run_name names one-run reports only; runs carry their own names
     for key in OPTION_KEYS:
         if key in entry:
             values[key] = _option(key, entry[key], f"{where} key '{key}'")
+    if values["run_name"]:
+        values["run_name"] = check_name(values["run_name"], f"{where} key 'run_name'")
+    if values["baseline_name"]:
+        values["baseline_name"] = check_name(values["baseline_name"], f"{where} key 'baseline_name'")
     options = ReportOptions(
         cutoffs=values["k"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
         title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
@@ -200,28 +206,25 @@ def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
         raise ParameterError(f"{where} key 'runs': give a non-empty list of paths or {{name, path}} mappings")
     runs, names, paths = [], {}, {}
     for position, item in enumerate(listed, start=1):
-        at = f"{where} key 'runs' item {position}:"
+        at = f"{where} key 'runs' item {position}"
         if isinstance(item, dict):
             unknown = set(item) - {"name", "path"}
             if unknown:
-                raise ParameterError(f"{at} unknown key {sorted(map(str, unknown))[0]!r} (known keys: name, path)")
+                raise ParameterError(f"{at}: unknown key {sorted(map(str, unknown))[0]!r} (known keys: name, path)")
             if "path" not in item:
-                raise ParameterError(f"{at} key 'path' is required")
-            name = _option("run_name", item.get("name", ""), f"{at} key 'name'") if item.get("name") is not None else ""
-            path = _locate(_text(item["path"], f"{at} key 'path'", path=True), base)
+                raise ParameterError(f"{at}: key 'path' is required")
+            name = _option("run_name", item.get("name", ""), f"{at}: key 'name'") if item.get("name") is not None else ""
+            path = _locate(_text(item["path"], f"{at}: key 'path'", path=True), base)
         else:
             name, path = "", _locate(_text(item, at, path=True), base)
         if name:
-            try:
-                name = check_name(name, at.rstrip(":"))
-            except ParameterError as exc:
-                raise ParameterError(str(exc)) from None
+            name = check_name(name, at)
             if name.casefold() in names:
-                raise ParameterError(f"{at} the name {name!r} is already used by item {names[name.casefold()]}; "
+                raise ParameterError(f"{at}: the name {name!r} is already used by item {names[name.casefold()]}; "
                                      "give each run its own name")
             names[name.casefold()] = position
         if path in paths:
-            raise ParameterError(f"{at} {path} is already item {paths[path]}; give each run once")
+            raise ParameterError(f"{at}: {path} is already item {paths[path]}; give each run once")
         paths[path] = position
         runs.append(InputFile(f"run {position}", path, name))
     return tuple(runs)

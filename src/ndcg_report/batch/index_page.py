@@ -207,23 +207,25 @@ def history_figure(history: tuple[dict, ...]):
         figure = Figure(figsize=(7.6, 2.6), dpi=100, layout="constrained")
         left, right = figure.subplots(1, 2, width_ratios=(3, 2))
         values = [v for v in base if not math.isnan(v)]
+        handles, legend_labels = [], []
         for position, name in enumerate(names):
             means = [system_mean(r, name) for r in history]
             values += [v for v in means if not math.isnan(v)]
-            left.plot(x, means, marker=MARKERS[position % len(MARKERS)], color=system_colour(position),
-                      label=literal(name), linewidth=1.6 if name == best else 1.0)
-        left.plot(x, base, marker="s", color=BASELINE_COLOUR, linestyle="--",
-                  label=literal(history[-1].get("baseline_name") or "baseline"))
+            handles += left.plot(x, means, marker=MARKERS[position % len(MARKERS)], color=system_colour(position),
+                                 linewidth=1.6 if name == best else 1.0)
+            legend_labels.append(literal(_short_name(str(name))))
+        handles += left.plot(x, base, marker="s", color=BASELINE_COLOUR, linestyle="--")
+        legend_labels.append(literal(_short_name(str(history[-1].get("baseline_name") or "baseline"))))
         if values:
             span = max(values) - min(values)
             pad = max(0.02, 0.15 * span)
             left.set_ylim(max(0.0, min(values) - pad), min(1.0, max(values) + pad))
         left.set_ylabel(f"NDCG@{k}")
         left.set_title(f"Mean NDCG@{k} per build", fontsize=10)
-        if len(names) <= 3:
-            left.legend(loc="best", fontsize=8)
+        if len(names) <= 3:  # handles and labels explicit: a name starting with '_' is not dropped
+            left.legend(handles, legend_labels, loc="best", fontsize=8)
         else:
-            left.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=7)
+            left.legend(handles, legend_labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=7)
         right.axhline(0.0, color="#999999", linewidth=0.8)
         for i, (xi, d, r) in enumerate(zip(x, delta, history)):
             significant = best_delta[i][3]

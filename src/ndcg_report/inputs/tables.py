@@ -48,10 +48,16 @@ def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: st
     if not isinstance(data, pa.Table) and not hasattr(data, "columns"):
         raise ParameterError(f"a {kind} must be a path, a pyarrow Table or a pandas DataFrame; got {type(data).__name__}")
     names = list(data.column_names) if isinstance(data, pa.Table) else [str(c) for c in data.columns]
+    if (data.num_rows if isinstance(data, pa.Table) else len(data)) == 0:
+        raise ParameterError(f"the {kind} table is empty; give at least one row")
     columns = {}
     for wanted in ("qid", "docid", value_column):
         aliases = [wanted] + [alias for alias, target in ALIASES.items() if target == wanted]
-        found = next((name for name in aliases if name in names), None)
+        present = [name for name in aliases if name in names]
+        if len(present) > 1:
+            raise ParameterError(f"the {kind} table has both {' and '.join(repr(n) for n in present)} columns; "
+                                 "keep one of them")
+        found = present[0] if present else None
         if found is None:
             raise ParameterError(
                 f"the {kind} table lacks a {wanted!r} column (has {', '.join(names) or 'none'}); "

@@ -197,12 +197,15 @@ def leaderboard_note(report: Report) -> str:
 
 
 def comparison_table(report: Report, name: str) -> pd.DataFrame:
-    """One system against the baseline per cut-off, with every statistic, rounded for display."""
+    """One system against the baseline per cut-off, with every statistic, rounded for display.
+
+    Column labels are fixed ("system", "baseline"): the heading above the table names both, and a
+    system called "delta" or "n" cannot collide with a statistic.
+    """
     experiment = report.experiment
     c = experiment.comparison(name)
-    base = experiment.baseline_name
     columns = {
-        "n": c["n"].astype(int), name: c["run_mean"], base: c["baseline_mean"],
+        "n": c["n"].astype(int), "system": c["run_mean"], "baseline": c["baseline_mean"],
         "delta": c["delta"], "relative": [_percent(v) for v in c["relative_delta"]],
         f"{experiment.confidence:.0%} CI of delta": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(c["ci_low"], c["ci_high"])],
         "W/T/L": [f"{int(w)}/{int(t)}/{int(l)}" for w, t, l in zip(c["wins"], c["ties"], c["losses"])],
@@ -226,30 +229,35 @@ def medians_table(report: Report) -> pd.DataFrame:
 
 
 def pairwise_table(report: Report) -> pd.DataFrame:
-    """The randomized Tukey HSD p-values as text (systems by mean, best first), with means and letters."""
+    """The randomized Tukey HSD p-values as text (systems by mean, best first), with means and letters.
+
+    Built by position: a system may be called "group" without taking that column's place.
+    """
     test = report.experiment.pairwise
-    table = pd.DataFrame(
-        [[("–" if a == b else _format_p(test.pvalues.at[a, b])) for b in test.names] for a in test.names],
-        index=pd.Index(test.names), columns=pd.Index(test.names),
-    )
-    table.insert(0, f"NDCG@{test.k}", [f"{test.means[name]:.4f}" for name in test.names])
-    table.insert(1, "group", [test.letters[name] for name in test.names])
-    return table
+    rows = [[f"{test.means[a]:.4f}", test.letters[a],
+             *[("–" if a == b else _format_p(test.pvalues.at[a, b])) for b in test.names]] for a in test.names]
+    return pd.DataFrame(rows, index=pd.Index(test.names), columns=[f"NDCG@{test.k}", "group", *test.names])
 
 
 def wins_and_losses(report: Report, name: str, k: str | None = None, n: int = WINS_LOSSES_SHOWN) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The n queries a system gains most on and the n it loses most on against the baseline, at k."""
+    """The n queries a system gains most on and the n it loses most on against the baseline, at k.
+
+    Columns: qid, query (with topics), the system's and the baseline's NDCG (headed by their names), delta.
+    """
     experiment = report.experiment
     table = experiment.ndcg_at(k)
-    paired = pd.DataFrame({name: table[name], experiment.baseline_name: table[experiment.baseline_name]})
-    paired["delta"] = paired[name] - paired[experiment.baseline_name]
+    paired = pd.DataFrame({"qid": table.index.to_numpy(), "system": table[name].to_numpy(),
+                           "baseline": table[experiment.baseline_name].to_numpy()})
+    paired["delta"] = paired["system"] - paired["baseline"]
+    labels = ["qid", name, experiment.baseline_name, "delta"]
     if report.topics is not None:
-        paired.insert(0, "query", report.topics.reindex(paired.index).fillna(""))
-    paired = paired.rename_axis("qid").reset_index()
+        paired.insert(1, "query", report.topics.reindex(paired["qid"]).fillna("").to_numpy())
+        labels.insert(1, "query")
     ordered = paired.sort_values(["delta", "qid"], ascending=[False, True], kind="stable")
-    wins = ordered[ordered["delta"] > 0].head(n)
-    losses = ordered[ordered["delta"] < 0].iloc[::-1].head(n)
-    return wins.round(4).reset_index(drop=True), losses.round(4).reset_index(drop=True)
+    wins = ordered[ordered["delta"] > 0].head(n).round(4).reset_index(drop=True)
+    losses = ordered[ordered["delta"] < 0].iloc[::-1].head(n).round(4).reset_index(drop=True)
+    wins.columns, losses.columns = labels, list(labels)
+    return wins, losses
 
 
 def query_table_html(report: Report, k: str | None = None, limit: int = MAX_QUERY_ROWS) -> str:

@@ -16,7 +16,7 @@ from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, pars
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.inputs.trec import Run
-from ndcg_report.report.systems import check_distinct_paths, check_name, fallback_name, unique_names
+from ndcg_report.report.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.stats.letters import compact_letters
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
 from ndcg_report.stats.resampling import bootstrap_mean_interval
@@ -119,7 +119,17 @@ class Experiment:
 
     def comparison(self, name: str) -> pd.DataFrame:
         """The paired statistics of one system against the baseline, one row per cut-off."""
+        if name not in self.names:
+            raise ParameterError(f"no system is named {name!r}; the systems are {', '.join(map(repr, self.names))}")
         return self.comparisons.loc[name]
+
+    def _paired_or_refuse(self, k: str | int | None) -> pd.DataFrame:
+        """ndcg_at(k) for a figure; ParameterError if no query is averaged in every system."""
+        table = self.ndcg_at(k)
+        if table.empty:
+            raise ParameterError("no query is averaged in every system (missing='skip' and runs of different "
+                                 "queries): there is nothing to draw per query")
+        return table
 
     def ndcg_at(self, k: str | int | None = None) -> pd.DataFrame:
         """NDCG@k, queries x systems (the baseline last), over the queries every system is averaged on."""
@@ -141,8 +151,9 @@ class Experiment:
         k = self.headline_k
         table = self.ndcg_at(k)
         rng = stream(self.seed, "tukey-hsd", k, *sorted(table.columns))
-        ordered = table.columns[np.lexsort((np.arange(table.shape[1]), -table.mean().to_numpy()))]
-        table = table[ordered]
+        means = table.mean()
+        table = table[sorted(table.columns, key=lambda name: (-means[name], name))]  # not the given order: the
+        # permutations are drawn over the columns, so the same systems must always stand in the same order
         if len(table):
             pvalues = randomized_tukey_hsd(table.to_numpy(), rng, self.n_resamples)
         else:  # no query is averaged in every system (missing="skip" and runs of different queries)
@@ -192,6 +203,7 @@ class Experiment:
         """Mean NDCG@k against k for every system, with bootstrap bands."""
         from ndcg_report.report import plots
 
+        self._paired_or_refuse(self.labels[0])
         return plots.ndcg_by_cutoff(self.mean_intervals, self.systems, self.labels, self.confidence,
                                     len(self.ndcg_at(self.labels[0])))
 
@@ -199,12 +211,13 @@ class Experiment:
         """Per-query NDCG@k of every system: box plot with every query as a point."""
         from ndcg_report.report import plots
 
-        return plots.ndcg_distribution(self.ndcg_at(k), self._label(k), self.baseline_name)
+        return plots.ndcg_distribution(self._paired_or_refuse(k), self._label(k), self.baseline_name)
 
     def plot_delta_heatmap(self, k: str | int | None = None) -> "Figure":
         """Queries x systems heatmap of NDCG@k minus the baseline's, queries sorted by their mean delta."""
         from ndcg_report.report import plots
 
+        self._paired_or_refuse(k)
         return plots.delta_heatmap(self.deltas_at(k), self._label(k), self.baseline_name)
 
     def plot_wins_ties_losses(self, k: str | int | None = None) -> "Figure":
@@ -219,6 +232,7 @@ class Experiment:
         """The randomized Tukey HSD p-value matrix at the headline cut-off, with the letter groups."""
         from ndcg_report.report import plots
 
+        self._paired_or_refuse(self.headline_k)
         test = self.pairwise
         return plots.pairwise_matrix(test.pvalues, test.letters, test.k, test.n_queries, test.alpha)
 
@@ -226,19 +240,20 @@ class Experiment:
         """Per system, per-query NDCG@k of the baseline (x) against the system (y), with the diagonal."""
         from ndcg_report.report import plots
 
-        return plots.per_query_scatter(self.ndcg_at(k), self.names, self.baseline_name, self._label(k))
+        return plots.per_query_scatter(self._paired_or_refuse(k), self.names, self.baseline_name, self._label(k))
 
     def plot_delta_bars(self, k: str | int | None = None) -> "Figure":
         """Per system, the per-query NDCG@k difference from the baseline, sorted (topic-by-topic bars)."""
         from ndcg_report.report import plots
 
+        self._paired_or_refuse(k)
         return plots.per_query_delta(self.deltas_at(k), self.baseline_name, self._label(k))
 
     def plot_ecdf(self, k: str | int | None = None) -> "Figure":
         """Empirical CDF of per-query NDCG@k of every system."""
         from ndcg_report.report import plots
 
-        return plots.ndcg_ecdf(self.ndcg_at(k), self._label(k), self.baseline_name)
+        return plots.ndcg_ecdf(self._paired_or_refuse(k), self._label(k), self.baseline_name)
 
     # --- display ---------------------------------------------------------------------------
 
@@ -301,8 +316,10 @@ def compare_runs(
         raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ParameterError(f"n_resamples must be a whole number >= 1; got {n_resamples!r}")
-    if not 0 < confidence < 1 or not 0 < alpha < 1:
-        raise ParameterError("confidence and alpha must be between 0 and 1")
+    for label, value in (("confidence", confidence), ("alpha", alpha)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1:
+            raise ParameterError(f"{label} must be a number between 0 and 1; got {value!r}")
+    topics = _topics(topics)
     given_names, given_runs = _named_runs(runs)
     ks = parse_cutoffs(cutoffs)
     qrels_read = load_qrels(qrels)
@@ -312,11 +329,11 @@ def compare_runs(
     if baseline_run.path:
         given_paths.append((Path(baseline_run.path), "the baseline"))
     check_distinct_paths([path for path, _ in given_paths], [role for _, role in given_paths])
-    derived = [run.tag or fallback_name(run.path, position) for position, run in enumerate(loaded, start=1)]
+    derived = [derived_name(run.tag, run.path, position) for position, run in enumerate(loaded, start=1)]
     base_name = check_name(baseline_name, "baseline_name") if baseline_name else ""
     names = unique_names(given_names, derived, reserved=[base_name] if base_name else [])
     if not base_name:
-        base_name = baseline_run.tag or "baseline"
+        base_name = derived_name(baseline_run.tag, None, 0) if baseline_run.tag.strip() else "baseline"
         while base_name.casefold() in {name.casefold() for name in names}:
             base_name = f"{base_name} (baseline)"
     options = dict(cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant)
@@ -334,16 +351,29 @@ def compare_runs(
     )
 
 
+def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:
+    """Query text by qid: a Series as read_topics returns, or a topics file to read."""
+    if topics is None or isinstance(topics, pd.Series):
+        return topics
+    if isinstance(topics, (str, Path)):
+        from ndcg_report.inputs.trec import read_topics
+
+        return read_topics(topics)
+    raise ParameterError(f"topics must be a path or a pandas Series of query text by qid; got {type(topics).__name__}")
+
+
 def _named_runs(runs: Mapping[str, RunLike] | Sequence | RunLike) -> tuple[list[str], list[RunLike]]:
     """(given names, '' where none; the runs) in the order given."""
     if isinstance(runs, Mapping):
-        pairs = [(str(name), run) for name, run in runs.items()]
+        if any(not isinstance(name, str) for name in runs):
+            raise ParameterError("the names of runs (the mapping's keys) must be text")
+        pairs = list(runs.items())
     elif isinstance(runs, (list, tuple)):
         pairs = [item if isinstance(item, tuple) else ("", item) for item in runs]
     else:
         pairs = [("", runs)]
     if not pairs:
         raise ParameterError("give at least one run to compare with the baseline")
-    if any(len(pair) != 2 for pair in pairs):
-        raise ParameterError("give each named run as a (name, run) pair")
+    if any(len(pair) != 2 or not isinstance(pair[0], str) for pair in pairs):
+        raise ParameterError("give each named run as a (name, run) pair, the name as text")
     return [check_name(str(name), "runs") if name else "" for name, _ in pairs], [run for _, run in pairs]

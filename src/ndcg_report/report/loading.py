@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ndcg_report.core.metrics import evaluate
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.trec import Qrels, Run, read_qrels, read_run, read_topics
 from ndcg_report.report.parameters import ReportParameters
@@ -31,8 +32,33 @@ def load_inputs(params: ReportParameters) -> tuple[list[Run], Run, Qrels, pd.Ser
     runs, qrels = load_run_and_qrels(params)
     baseline = read_run(params.baseline)
     _check_common_query(baseline, "baseline", qrels)
+    _check_paired_queries(runs, baseline, qrels, params)
     topics = read_topics(params.topics) if params.topics else None
     return runs, baseline, qrels, topics
+
+
+def _check_paired_queries(runs: list[Run], baseline: Run, qrels: Qrels, params: ReportParameters) -> None:
+    """InputError unless every run has a query averaged together with the baseline (with
+    missing=skip, runs and baseline may cover different queries)."""
+    options = dict(cutoffs=params.cutoffs[:1], gain=params.gain, missing=params.missing, no_relevant=params.no_relevant)
+    base = evaluate(baseline, qrels, **options)
+    if not base.averaged.any():
+        left_out = [reason for policy, reason in (
+            (params.no_relevant == "skip", "queries without a relevant document (--no-relevant skip)"),
+            (params.missing == "skip", "queries the baseline did not retrieve for (--missing skip)"),
+        ) if policy]
+        raise InputError(
+            qrels.path, None, f"no judged query is averaged for the baseline {baseline.path}: left out are "
+            + " and ".join(left_out), "check the qrels' labels and the baseline, or average those queries as 0",
+        )
+    for run in runs:
+        if not (evaluate(run, qrels, **options).averaged & base.averaged).any():
+            raise InputError(
+                run.path, None,
+                f"no query is averaged in both this run and the baseline {baseline.path} "
+                f"(missing={params.missing}, no_relevant={params.no_relevant})",
+                "give runs of the same queries, or --missing zero to count a query a run lacks as 0",
+            )
 
 
 def _check_common_query(system: Run, role: str, qrels: Qrels) -> None:

@@ -64,8 +64,8 @@ def summary_record(report: Report) -> dict:
         "pairwise": {
             "method": "randomized Tukey HSD", "k": test.k, "n_queries": test.n_queries,
             "n_resamples": test.n_resamples, "alpha": test.alpha, "systems": list(test.names),
-            "means": {name: float(test.means[name]) for name in test.names},
-            "pvalues": {a: {b: float(test.pvalues.at[a, b]) for b in test.names} for a in test.names},
+            "means": {name: _json_number(test.means[name]) for name in test.names},
+            "pvalues": {a: {b: _json_number(test.pvalues.at[a, b]) for b in test.names} for a in test.names},
             "letters": {name: test.letters[name] for name in test.names},
         },
         "verdicts": verdicts(experiment),

@@ -3,6 +3,7 @@ values used only when no input at all is given."""
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ def resolve_path(value: str, name: str, required: bool = True) -> Path | None:
         path = Path(str(resources.files("ndcg_report") / "data" / value[len(PACKAGE_PREFIX):]))
     else:
         path = Path(value).expanduser()
-    path = path.resolve()
+    path = Path(os.path.abspath(path))  # absolute, with a link's own name (the report shows the name given)
     if not path.is_file():
         raise InputError(path, None, "no such file", f"check the {name} path")
     return path
@@ -103,7 +104,7 @@ def validate_parameters(
     if corpus and not topics:
         raise ParameterError("topics are required with a corpus: BM25 needs the query text")
     run_inputs = tuple(_run_input(entry, position) for position, entry in enumerate(entries, start=1))
-    base_name = check_name(baseline_name, "baseline_name") if baseline_name else ""
+    base_name = check_name(baseline_name, "the baseline name") if baseline_name else ""
     unique_names([item.name for item in run_inputs], [""] * len(run_inputs), reserved=[base_name] if base_name else [])
     baseline_path = resolve_path(baseline, "baseline", required=False)
     paths = [item.path for item in run_inputs] + ([baseline_path] if baseline_path else [])

@@ -71,19 +71,21 @@ def ndcg_by_cutoff(
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((8.4, 4.2) if len(systems) > 3 else FIGSIZE)
         band_alpha = 0.2 if len(systems) <= 3 else 0.1
+        handles = []
         for name in systems:
             colour, marker, dashes = style[name]
             rows = intervals.loc[name].loc[list(labels)]
             ax.fill_between(x, rows["low"].to_numpy(), rows["high"].to_numpy(), color=colour, alpha=band_alpha,
                             linewidth=0)
-            ax.plot(x, rows["mean"].to_numpy(), marker=marker, color=colour, linestyle=dashes, label=literal(name))
+            handles += ax.plot(x, rows["mean"].to_numpy(), marker=marker, color=colour, linestyle=dashes,
+                               label=literal(name))
         ax.set_xticks(x, [literal(label) for label in labels])
         ax.set_xlabel("cut-off k")
         ax.set_ylabel("mean NDCG@k")
         ax.set_ylim(0, 1)
         ax.grid(axis="y", alpha=0.3)
         ax.set_title(f"Mean NDCG@k with {confidence:.0%} bootstrap CI, {n_queries} queries")
-        _legend(ax, len(systems))
+        _legend(ax, handles, [literal(name) for name in systems])
     return figure
 
 
@@ -179,7 +181,7 @@ def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, k: str, n_queries
     shade = np.clip(-np.log10(np.maximum(values, 1e-4)), 0, 4)
     np.fill_diagonal(shade, np.nan)
     side = max(4.5, 0.6 * m + 2.5)
-    label_room = 0.065 * max(len(str(name)) + 4 for name in names)  # inches for the longest tick label
+    label_room = 0.065 * min(90, max(len(str(name)) + 4 for name in names))  # inches for the longest tick label
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((side + 1.2 + label_room, side + label_room * 0.6))
         image = ax.imshow(shade, cmap="Blues", vmin=0, vmax=4, interpolation="nearest")
@@ -292,14 +294,13 @@ def ndcg_ecdf(table: pd.DataFrame, k: str, baseline_name: str) -> Figure:
     style = _style(list(table.columns), baseline_name)
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((8.4, 4.2) if table.shape[1] > 3 else FIGSIZE)
-        for name in table.columns:
-            colour, _, dashes = style[name]
-            ax.ecdf(table[name].to_numpy(), color=colour, label=literal(name), linestyle=dashes)
+        handles = [ax.ecdf(table[name].to_numpy(), color=style[name][0], label=literal(name), linestyle=style[name][2])
+                   for name in table.columns]
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel(f"NDCG@{literal(k)}")
         ax.set_ylabel("fraction of queries ≤ x")
         ax.grid(alpha=0.3)
-        _legend(ax, table.shape[1], inside="upper left")
+        _legend(ax, handles, [literal(name) for name in table.columns], inside="upper left")
         ax.set_title(f"ECDF of per-query NDCG@{literal(k)}, {len(table)} queries")
     return figure
 
@@ -358,9 +359,10 @@ def _name_ticks(ax: Axes, positions: np.ndarray, names: Sequence[str]) -> None:
                   ha="right" if long else "center", fontsize=8 if long else 10)
 
 
-def _legend(ax: Axes, entries: int, inside: str = "best") -> None:
-    """A legend inside the axes for up to 4 entries, else outside on the right."""
-    if entries <= 4:
-        ax.legend(loc=inside, fontsize=9)
+def _legend(ax: Axes, handles: list, labels: list[str], inside: str = "best") -> None:
+    """A legend inside the axes for up to 4 entries, else outside on the right. Handles and labels
+    are given explicitly: matplotlib leaves out an artist whose label starts with '_' otherwise."""
+    if len(handles) <= 4:
+        ax.legend(handles, labels, loc=inside, fontsize=9)
     else:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)

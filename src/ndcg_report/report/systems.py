@@ -11,6 +11,7 @@ from ndcg_report.errors import ParameterError
 
 MAX_NAME_LENGTH = 80
 _NAME_PREFIX = re.compile(r"^([^=/\\]*)=(.+)$", re.S)  # NAME=PATH: no path separator before the '='
+RESERVED = ("=", "/", "\\")  # characters no name may hold: they separate NAME=PATH
 _COMPRESSED = (".gz",)
 _RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res")
 
@@ -30,17 +31,31 @@ def split_run_option(text: str) -> tuple[str, str]:
 
 
 def check_name(name: str, where: str = "name") -> str:
-    """name stripped of surrounding spaces; ParameterError if empty, too long or holding control characters."""
+    """name stripped of surrounding spaces; ParameterError if it is empty, longer than
+    MAX_NAME_LENGTH, or holds a control character or one of RESERVED (they separate NAME=PATH)."""
     if not isinstance(name, str):
         raise ParameterError(f"{where}: the system name must be text; got {name!r}")
     stripped = name.strip()
     if not stripped:
-        raise ParameterError(f"{where}: the system name is empty; give NAME=PATH with a name, or the path alone")
+        raise ParameterError(f"{where}: the system name is empty; give a name, or leave the name out")
     if len(stripped) > MAX_NAME_LENGTH:
         raise ParameterError(f"{where}: the system name is longer than {MAX_NAME_LENGTH} characters; shorten it")
     if any(ord(char) < 32 or ord(char) == 127 for char in stripped):
         raise ParameterError(f"{where}: the system name holds a control character; use plain text")
+    if any(char in stripped for char in RESERVED):
+        raise ParameterError(f"{where}: the system name {stripped!r} holds one of {' '.join(RESERVED)}, "
+                             "which separate NAME=PATH; use other characters")
     return stripped
+
+
+def derived_name(tag: str, path: str | Path | None, position: int) -> str:
+    """A name for a run given without one: its run tag (control characters replaced, shortened to
+    MAX_NAME_LENGTH), else its file name without run suffixes, else `run N`."""
+    cleaned = "".join("\N{REPLACEMENT CHARACTER}" if ord(char) < 32 or ord(char) == 127 else char for char in tag)
+    cleaned = cleaned.strip()
+    if cleaned:
+        return cleaned if len(cleaned) <= MAX_NAME_LENGTH else cleaned[: MAX_NAME_LENGTH - 1] + "…"
+    return fallback_name(path, position)
 
 
 def fallback_name(path: str | Path | None, position: int) -> str:

@@ -90,7 +90,10 @@ def compare_systems(
         raise ParameterError("give at least one system to compare with the baseline")
     rows = []
     for name, evaluation in systems.items():
-        _, x_all, y_all = paired_arrays(evaluation, baseline)
+        try:
+            _, x_all, y_all = paired_arrays(evaluation, baseline)
+        except ParameterError as exc:
+            raise ParameterError(f"{name!r} against {baseline_name!r}: {exc}") from None
         for column, label in enumerate(evaluation.labels):
             rows.append({"system": name, "k": label, **compare_arrays(
                 x_all[:, column], y_all[:, column],
