@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 Cutoff = int | Literal["all"]
 DEFAULT_CUTOFFS: tuple[Cutoff, ...] = (1, 3, 5, 10, 20, 100, 1000)
+MAX_CUTOFF = 1_000_000_000  # deeper than any run; larger numbers overflow the rank arithmetic
 GAINS = ("linear", "exponential")
 MISSING_POLICIES = ("zero", "skip")
 NO_RELEVANT_POLICIES = ("skip", "zero")
@@ -121,7 +122,7 @@ def cutoff_label(k: Cutoff) -> str:
 
 
 def parse_cutoffs(value: str | list | tuple) -> tuple[Cutoff, ...]:
-    """Parse '1,3,10,all' (or a list) into sorted unique cut-offs, `all` last; k must be >= 1."""
+    """Parse '1,3,10,all' (or a list) into sorted unique cut-offs, `all` last; 1 <= k <= MAX_CUTOFF."""
     items = value.split(",") if isinstance(value, str) else list(value)
     cutoffs: set[int] = set()
     has_all = False
@@ -136,6 +137,8 @@ def parse_cutoffs(value: str | list | tuple) -> tuple[Cutoff, ...]:
             raise ParameterError(f"cut-off {item!r} is not a whole number or 'all'") from None
         if k < 1 or str(k) != text.lstrip("+"):
             raise ParameterError(f"cut-off {item!r} must be a whole number >= 1 or 'all'")
+        if k > MAX_CUTOFF:
+            raise ParameterError(f"cut-off {item!r} is larger than {MAX_CUTOFF:,}; use 'all' for no cut-off")
         cutoffs.add(k)
     if not cutoffs and not has_all:
         raise ParameterError("give at least one cut-off, e.g. -k 1,3,5,10")
@@ -149,12 +152,17 @@ def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def gains_of(labels: np.ndarray, gain: str) -> np.ndarray:
-    """Gain of each label: linear `rel`, exponential `2**rel - 1`; labels <= 0 give 0."""
+def gains_of(labels: np.ndarray, gain: str, scale: np.ndarray | float = 0.0) -> np.ndarray:
+    """Gain of each label: linear `rel`, exponential `2**rel - 1`; labels <= 0 give 0.
+
+    Exponential gains are returned divided by 2**scale (a per-label exponent, the largest label of
+    its query): `2**(rel - scale) - 2**-scale`, exactly the scaled gain for labels up to 53 and
+    finite for any label, where `2**rel` alone overflows past 1023.
+    """
     positive = np.where(labels > 0, labels, 0.0)
     if gain == "linear":
         return positive
-    return np.exp2(positive) - 1.0
+    return np.where(labels > 0, np.exp2(positive - scale) - np.exp2(-np.asarray(scale, dtype=np.float64)), 0.0)
 
 
 def evaluate(
@@ -180,10 +188,13 @@ def evaluate(
     qrels, qrels_pairs = qrels_input.table, qrels_input.pairs
 
     qrels_qids, qrels_codes = _qid_codes(qrels)
+    order = as_numpy(pc.sort_indices(qrels_qids))  # byte order of the ids, as trec_eval prints them
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    qrels_qids, qrels_codes = qrels_qids.take(from_numpy(order)), position[qrels_codes]  # codes in that order
     run_qids, run_codes_local = _qid_codes(run)
     n_qrels_q = len(qrels_qids)
-    qrels_position = {qid: i for i, qid in enumerate(qrels_qids)}
-    run_to_code = np.array([qrels_position.get(qid, -1) for qid in run_qids], dtype=np.intp)
+    run_to_code = as_numpy(pc.index_in(run_qids, value_set=qrels_qids).fill_null(-1)).astype(np.intp)
     run_only = run_to_code < 0
     run_to_code[run_only] = n_qrels_q + np.arange(int(run_only.sum()))
 
@@ -197,10 +208,15 @@ def evaluate(
     # Summed in rank order, as trec_eval does: equal gain vectors give bit-identical DCG whatever the file order.
     in_rank_order = np.argsort(judged_q * (int(ranks.rank.max(initial=0)) + 1) + ranks.rank)
     judged_q, judged_labels, judged_rank = judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order]
-    judged_discounted = gains_of(judged_labels, gain) / np.log2(judged_rank + 2.0)
-
     labels = column_numpy(qrels, "rel")
-    ideal_gain = gains_of(labels, gain)
+    # Exponential gains are summed relative to each query's largest label (see gains_of): NDCG is the
+    # ratio of two sums with one scale, so it is exact however large the labels; DCG and IDCG are
+    # scaled back below and overflow to inf only where 2**label itself does.
+    scale = np.zeros(n_qrels_q)
+    if gain == "exponential":
+        np.maximum.at(scale, qrels_codes, np.where(labels > 0, labels, 0.0))
+    judged_discounted = gains_of(judged_labels, gain, scale[judged_q]) / np.log2(judged_rank + 2.0)
+    ideal_gain = gains_of(labels, gain, scale[qrels_codes])
     positive = np.flatnonzero(ideal_gain > 0)  # judgements with no gain add nothing to IDCG
     ideal_order = positive[np.lexsort((-ideal_gain[positive], qrels_codes[positive]))]
     ideal_q = qrels_codes[ideal_order]
@@ -224,8 +240,10 @@ def evaluate(
     dcg, judged_count = _sums_below_cutoffs(judged_q, judged_rank, judged_discounted, ks, n_qrels_q)
     idcg, _ = _sums_below_cutoffs(ideal_q, ideal_rank, ideal_discounted, ks, n_qrels_q)
     shown = np.minimum(num_ret[:, None], [np.inf if k == "all" else k for k in ks])
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         ndcg = np.where(idcg > 0, dcg / idcg, 0.0)
+        if gain == "exponential":  # back from the per-query scale: exact (a power of two) unless it overflows
+            dcg, idcg = dcg * np.exp2(scale)[:, None], idcg * np.exp2(scale)[:, None]
         judged = np.where(shown > 0, judged_count / shown, np.nan)
     columns = {"dcg": dcg, "idcg": idcg, "ndcg": np.where(averaged[:, None], ndcg, np.nan), "judged": judged}
 
@@ -234,12 +252,10 @@ def evaluate(
         missing=int((~in_run & has_relevant).sum()), no_relevant=int((~has_relevant).sum()),
         run_only=int(run_only.sum()), averaged=int(averaged.sum()),
     )
-    order = np.array(sorted(range(n_qrels_q), key=lambda i: qrels_qids[i].encode("utf-8")), dtype=np.int64)
     return Evaluation(
-        qids=qrels_qids[order], num_ret=num_ret[order], num_rel=num_rel[order], in_run=in_run[order],
-        averaged=averaged[order], **{name: values[order] for name, values in columns.items()},
-        counts=counts, cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant,
-        tied_lines=ranks.tied_lines,
+        qids=np.asarray(qrels_qids.to_pylist(), dtype=object), num_ret=num_ret, num_rel=num_rel, in_run=in_run,
+        averaged=averaged, **columns, counts=counts, cutoffs=ks, gain=gain, missing=missing,
+        no_relevant=no_relevant, tied_lines=ranks.tied_lines,
     )
 
 
@@ -251,27 +267,23 @@ def _sums_below_cutoffs(
     Sums run in array order, as np.bincount adds. The largest cut-off goes first and each next
     one keeps a subset of the entries, so small cut-offs cost little.
     """
-    sums = np.empty((n_queries, len(ks)))
-    counts = np.empty((n_queries, len(ks)), dtype=np.int64)
+    sums, counts = [None] * len(ks), [None] * len(ks)
     for column in reversed(range(len(ks))):
         if ks[column] != "all":
             keep = rank < ks[column]
             if not keep.all():
                 query, rank, values = query[keep], rank[keep], values[keep]
-        sums[:, column] = np.bincount(query, weights=values, minlength=n_queries)
-        counts[:, column] = np.bincount(query, minlength=n_queries)
-    return sums, counts
+        sums[column] = np.bincount(query, weights=values, minlength=n_queries)
+        counts[column] = np.bincount(query, minlength=n_queries)
+    return np.column_stack(sums), np.column_stack(counts).astype(np.int64, copy=False)
 
 
-def _qid_codes(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
-    """(unique qids as a string array, code of each row into it)."""
+def _qid_codes(table: pa.Table) -> tuple[pa.Array, np.ndarray]:
+    """(the distinct qids, an Arrow string array; the code of each row into it)."""
     column = table["qid"].combine_chunks()
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
-    return (
-        np.asarray(column.dictionary.to_pylist(), dtype=object),
-        as_numpy(column.indices),
-    )
+    return column.dictionary, as_numpy(column.indices)
 
 
 def _judged_run_lines(

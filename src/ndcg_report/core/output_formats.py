@@ -1,12 +1,27 @@
-"""Render an Evaluation as trec_eval text, CSV or JSON."""
+"""Render an Evaluation as trec_eval text, CSV or JSON.
+
+Each format is a stream of byte chunks (`*_chunks`), QUERIES_PER_CHUNK queries at a time, built
+by vectorised Arrow string operations: per-query output for millions of queries runs in bounded
+memory and costs less than the evaluation. `format_*` join the chunks into one string.
+"""
 
 from __future__ import annotations
 
-import io
 import json
 import math
+from collections.abc import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.number_text import fixed, integer_text, shortest, text_bytes
+
+QUERIES_PER_CHUNK = 100_000
+PER_QUERY_COLUMNS = ("qid", "k", "num_ret", "num_rel", "dcg", "idcg", "ndcg", "judged", "in_run", "averaged")
+_PLAIN_JSON = r"^[\x20\x21\x23-\x5b\x5d-\x7e]*$"  # printable ASCII but '"' and '\': needs no JSON escape
+_CSV_SPECIAL = r'[,"\r\n]'
 
 
 def trec_measure_name(k: str) -> str:
@@ -20,7 +35,10 @@ def _trec_order(evaluation: Evaluation) -> list[str]:
     return (["all"] if "all" in labels else []) + [k for k in labels if k != "all"]
 
 
-def format_trec(evaluation: Evaluation, per_query: bool, digits: int = 4) -> str:
+# --- trec_eval's layout ---------------------------------------------------------------------
+
+
+def trec_chunks(evaluation: Evaluation, per_query: bool, digits: int = 4) -> Iterator[bytes | memoryview]:
     """trec_eval's layout (`-q` if per_query): `measure<TAB>qid<TAB>value`, `all` rows last.
 
     Like trec_eval, per-query rows are printed for averaged queries present in the run; queries
@@ -28,32 +46,65 @@ def format_trec(evaluation: Evaluation, per_query: bool, digits: int = 4) -> str
     """
     order = _trec_order(evaluation)
     columns = [evaluation.labels.index(k) for k in order]
-    names = [f"{trec_measure_name(k):<22}" for k in order]
-    lines = []
+    names = pa.array([f"{trec_measure_name(k):<22}" for k in order])
     if per_query:
-        shown = evaluation.averaged & evaluation.in_run
-        for qid, row in zip(evaluation.qids[shown].tolist(), evaluation.ndcg[shown][:, columns].tolist()):
-            lines.extend(f"{name}\t{qid}\t{value:.{digits}f}" for name, value in zip(names, row))
-    for name, k in zip(names, order):
-        lines.append(f"{name}\tall\t{evaluation.mean(k):.{digits}f}")
-    return "\n".join(lines) + "\n"
+        shown = np.flatnonzero(evaluation.averaged & evaluation.in_run)
+        for rows in _chunks(shown):
+            measure = names.take(pa.array(np.tile(np.arange(len(order)), len(rows))))
+            qid = _repeat(_qids(evaluation, rows), len(order))
+            value = fixed(evaluation.ndcg[rows][:, columns].ravel(), digits)
+            yield text_bytes(pc.binary_join_element_wise(measure, "\t", qid, "\t", value, "\n", ""))
+    yield "".join(f"{name}\tall\t{evaluation.mean(k):.{digits}f}\n"
+                  for name, k in zip(names.to_pylist(), order)).encode("utf-8")
+
+
+def format_trec(evaluation: Evaluation, per_query: bool, digits: int = 4) -> str:
+    """trec_chunks as one string."""
+    return b"".join(trec_chunks(evaluation, per_query, digits)).decode("utf-8")
+
+
+# --- CSV --------------------------------------------------------------------------------------
+
+
+def csv_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = 4) -> Iterator[bytes | memoryview]:
+    """Per-query rows (PER_QUERY_COLUMNS, one per query and k) if per_query, else the summary per
+    cut-off (k, n, mean, median, std, judged). Numbers with `digits` decimals (all of them if None);
+    a missing number is an empty field; text fields are quoted where CSV needs it."""
+    if not per_query:
+        lines = ["k,n,mean,median,std,judged"]
+        for k, row in evaluation.summary.iterrows():
+            cells = [_csv_number(row[c], digits) for c in ("mean", "median", "std", "judged")]
+            lines.append(",".join([_csv_text(str(k)), str(int(row["n"])), *cells]))
+        yield ("\n".join(lines) + "\n").encode("utf-8")
+        return
+    yield (",".join(PER_QUERY_COLUMNS) + "\n").encode("utf-8")
+    n_labels = len(evaluation.labels)
+    labels = pa.array([_csv_text(label) for label in evaluation.labels])
+    flags = pa.array([f",{a},{b}\n" for a in ("False", "True") for b in ("False", "True")])
+    for rows in _chunks(np.arange(len(evaluation.qids))):
+        qid = _csv_fields(_qids(evaluation, rows))  # per query, then repeated once per cut-off
+        counts = pc.binary_join_element_wise(_integers(evaluation.num_ret[rows]), _integers(evaluation.num_rel[rows]), ",")
+        flag = flags.take(pa.array(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
+        cells = [
+            _repeat(qid, n_labels), ",", labels.take(pa.array(np.tile(np.arange(n_labels), len(rows)))), ",",
+            _repeat(counts, n_labels), ",",
+            pc.binary_join_element_wise(*(_numbers(getattr(evaluation, name)[rows].ravel(), digits, "")
+                                          for name in ("dcg", "idcg", "ndcg", "judged")), ","),
+            _repeat(flag, n_labels),
+        ]
+        yield text_bytes(pc.binary_join_element_wise(*cells, ""))
 
 
 def format_csv(evaluation: Evaluation, per_query: bool, digits: int | None = 4) -> str:
-    """Per-query rows (qid, k, ...) if per_query, else the summary per cut-off."""
-    if per_query:
-        table = evaluation.per_query
-    else:
-        table = evaluation.summary.reset_index()
-    if digits is not None:
-        table = table.round(digits)
-    buffer = io.StringIO()
-    table.to_csv(buffer, index=False, lineterminator="\n")
-    return buffer.getvalue()
+    """csv_chunks as one string."""
+    return b"".join(csv_chunks(evaluation, per_query, digits)).decode("utf-8")
 
 
-def evaluation_record(evaluation: Evaluation, per_query: bool, digits: int | None = None) -> dict:
-    """A JSON-ready dict: parameters, query counts, summary per cut-off, per-query rows if asked."""
+# --- JSON -------------------------------------------------------------------------------------
+
+
+def evaluation_record(evaluation: Evaluation, digits: int | None = None) -> dict:
+    """A JSON-ready dict of parameters, query counts and the summary per cut-off (no per-query rows)."""
 
     def number(value: float) -> float | None:
         if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -64,7 +115,7 @@ def evaluation_record(evaluation: Evaluation, per_query: bool, digits: int | Non
         k: {"n": int(row["n"]), **{c: number(row[c]) for c in ("mean", "median", "std", "judged")}}
         for k, row in evaluation.summary.iterrows()
     }
-    record = {
+    return {
         "parameters": {
             "cutoffs": [str(k) for k in evaluation.cutoffs], "gain": evaluation.gain,
             "missing": evaluation.missing, "no_relevant": evaluation.no_relevant,
@@ -73,18 +124,98 @@ def evaluation_record(evaluation: Evaluation, per_query: bool, digits: int | Non
         "tied_lines": evaluation.tied_lines,
         "summary": summary,
     }
-    if per_query:
-        record["per_query"] = [
-            {
-                "qid": row.qid, "k": row.k, "num_ret": int(row.num_ret), "num_rel": int(row.num_rel),
-                "dcg": number(row.dcg), "idcg": number(row.idcg), "ndcg": number(row.ndcg),
-                "judged": number(row.judged), "in_run": bool(row.in_run), "averaged": bool(row.averaged),
-            }
-            for row in evaluation.per_query.itertuples(index=False)
-        ]
-    return record
+
+
+def json_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = None) -> Iterator[bytes | memoryview]:
+    """The evaluation as one JSON object (full precision unless digits is given); with per_query,
+    a `per_query` list holds one object per query and k, one per line, its numbers as the shortest
+    text that reads back exactly (`1` for 1.0)."""
+    head = json.dumps(evaluation_record(evaluation, digits), indent=2)
+    if not per_query:
+        yield (head + "\n").encode("utf-8")
+        return
+    yield (head[: head.rindex("}")].rstrip() + ',\n  "per_query": [').encode("utf-8")
+    n_labels = len(evaluation.labels)
+    labels = pa.array([json.dumps(label) for label in evaluation.labels])
+    first = True
+    flags = pa.array([f', "in_run": {a}, "averaged": {b}}},\n' for a in ("false", "true") for b in ("false", "true")])
+    for rows in _chunks(np.arange(len(evaluation.qids))):
+        head = pc.binary_join_element_wise(  # per query, then repeated once per cut-off
+            '    {"qid": ', _json_strings(_qids(evaluation, rows)), ', "k": ', "")
+        counts = pc.binary_join_element_wise(', "num_ret": ', _integers(evaluation.num_ret[rows]), ', "num_rel": ',
+                                             _integers(evaluation.num_rel[rows]), "")
+        flag = flags.take(pa.array(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
+        parts = [_repeat(head, n_labels), labels.take(pa.array(np.tile(np.arange(n_labels), len(rows)))),
+                 _repeat(counts, n_labels)]
+        for name in ("dcg", "idcg", "ndcg", "judged"):
+            parts += [f', "{name}": ',  # shortest text: 1 for 1.0 (a '.0' on millions of whole numbers costs seconds)
+                      _numbers(getattr(evaluation, name)[rows].ravel(), digits, "null", whole_dot=False)]
+        parts.append(_repeat(flag, n_labels))
+        text = text_bytes(pc.binary_join_element_wise(*parts, ""))  # every row ends with ",\n"
+        yield b"\n" if first else b",\n"
+        yield text[:-2]
+        first = False
+    yield b"\n  ]\n}\n"
 
 
 def format_json(evaluation: Evaluation, per_query: bool, digits: int | None = None) -> str:
-    """The evaluation as JSON (full precision unless digits is given)."""
-    return json.dumps(evaluation_record(evaluation, per_query, digits), indent=2) + "\n"
+    """json_chunks as one string."""
+    return b"".join(json_chunks(evaluation, per_query, digits)).decode("utf-8")
+
+
+# --- columns as text ----------------------------------------------------------------------------
+
+
+def _chunks(rows: np.ndarray) -> Iterator[np.ndarray]:
+    for start in range(0, len(rows), QUERIES_PER_CHUNK):
+        yield rows[start: start + QUERIES_PER_CHUNK]
+
+
+def _qids(evaluation: Evaluation, rows: np.ndarray) -> pa.Array:
+    return pa.array(evaluation.qids[rows].tolist(), pa.string())
+
+
+def _repeat(values: pa.Array, times: int) -> pa.Array:
+    """Each value `times` times in a row (one per cut-off)."""
+    return values if times == 1 else values.take(pa.array(np.repeat(np.arange(len(values)), times)))
+
+
+def _integers(values: np.ndarray) -> pa.Array:
+    return integer_text(np.asarray(values, dtype=np.int64))
+
+
+def _numbers(values: np.ndarray, digits: int | None, missing: str, whole_dot: bool = True) -> pa.Array:
+    """Numbers with digits decimals (shortest round-trip text if None; a whole number as `1.0`
+    unless whole_dot is False: `1`); NaN and inf as `missing`."""
+    text = shortest(values, missing, whole_dot) if digits is None else fixed(values, digits)
+    finite = np.isfinite(values)
+    return text if finite.all() else pc.if_else(pa.array(finite), text, pa.scalar(missing))
+
+
+def _json_strings(values: pa.Array) -> pa.Array:
+    """JSON string literals: plain ones quoted as they are, the rest escaped by json.dumps."""
+    plain = pc.match_substring_regex(values, _PLAIN_JSON)
+    quoted = pc.binary_join_element_wise('"', values, '"', "")
+    if pc.all(plain).as_py():
+        return quoted
+    escaped = [json.dumps(value) for value in values.filter(pc.invert(plain)).to_pylist()]
+    return pc.replace_with_mask(quoted, pc.invert(plain), pa.array(escaped, pa.string()))
+
+
+def _csv_fields(values: pa.Array) -> pa.Array:
+    """CSV fields: quoted (inner quotes doubled) where they hold a comma, a quote or a line end."""
+    special = pc.match_substring_regex(values, _CSV_SPECIAL)
+    if not pc.any(special).as_py():
+        return values
+    quoted = pc.binary_join_element_wise('"', pc.replace_substring(values, '"', '""'), '"', "")
+    return pc.if_else(special, quoted, values)
+
+
+def _csv_text(value: str) -> str:
+    return f'"{value.replace(chr(34), chr(34) * 2)}"' if any(c in value for c in ',"\r\n') else value
+
+
+def _csv_number(value: float, digits: int | None) -> str:
+    if value is None or not math.isfinite(value):
+        return ""
+    return f"{value:.{digits}f}" if digits is not None else shortest(np.array([value])).to_pylist()[0]

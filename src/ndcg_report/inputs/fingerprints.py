@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,13 +15,15 @@ _ROWS_PER_SLICE = 1 << 20  # bounds the temporaries; slices run on threads (NumP
 _MAX_THREADS = 4
 _BYTE_MASKS = np.array([(1 << (8 * kept)) - 1 for kept in range(9)], dtype=np.uint64)  # low `kept` bytes
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_LONG = 4096  # strings longer than this are hashed whole by blake2b: the word chain below loops per word
 
 
 def string_fingerprints(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A uint64 per string, a function of its bytes alone (collisions rare, never misses).
 
     Mixes the byte length and the string's 8-byte little-endian words, read straight from the
-    Arrow data buffer (the last word zero-filled past the end), so any two tables agree.
+    Arrow data buffer (the last word zero-filled past the end), so any two tables agree; a string
+    longer than _LONG bytes is hashed whole (blake2b), which is as much a function of its bytes.
     """
     return _fingerprints(strings, None, None)
 
@@ -56,7 +59,7 @@ def _fingerprints(strings: pa.Array | pa.ChunkedArray, seed_words: np.ndarray | 
     def mix_slice(start: int) -> None:
         stop = min(in_place, start + _ROWS_PER_SLICE)
         seed = None if seed_words is None else seed_words[seed_codes[start:stop]]
-        fingerprint[start:stop] = _mix_words(_words_at(data), offsets[start : stop + 1], seed)
+        fingerprint[start:stop] = _mix_words(data, offsets[start : stop + 1], seed)
 
     slice_starts = range(0, in_place, _ROWS_PER_SLICE)
     threads = min(len(slice_starts), _MAX_THREADS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
@@ -68,7 +71,7 @@ def _fingerprints(strings: pa.Array | pa.ChunkedArray, seed_words: np.ndarray | 
             list(pool.map(mix_slice, slice_starts))
     if in_place < n:
         seed = None if seed_words is None else seed_words[seed_codes[in_place:]]
-        fingerprint[in_place:] = _mix_words(_words_at(tail), offsets[in_place:] - tail_start, seed)
+        fingerprint[in_place:] = _mix_words(tail, offsets[in_place:] - tail_start, seed)
     return fingerprint
 
 
@@ -77,19 +80,25 @@ def _words_at(data: np.ndarray) -> np.ndarray:
     return np.ndarray((max(len(data) - 7, 0),), dtype="<u8", buffer=data, strides=(1,))
 
 
-def _mix_words(words_at: np.ndarray, offsets: np.ndarray, seed: np.ndarray | None) -> np.ndarray:
-    """Fingerprints of the strings between consecutive offsets: seed, length and first word, then each next word."""
+def _mix_words(data: np.ndarray, offsets: np.ndarray, seed: np.ndarray | None) -> np.ndarray:
+    """Fingerprints of the strings of data between consecutive offsets: seed, length and first word,
+    then each next word; strings over _LONG bytes from their blake2b digest instead."""
+    words_at = _words_at(data)
     starts = offsets[:-1]
     lengths = offsets[1:] - starts
     fingerprint = words_at[starts]
     fingerprint &= _BYTE_MASKS[np.minimum(lengths, 8)]  # zero the bytes past the string's end
+    long_rows = np.flatnonzero(lengths > _LONG)
+    for row in long_rows.tolist():
+        digest = hashlib.blake2b(data[starts[row]: starts[row] + lengths[row]].tobytes(), digest_size=8).digest()
+        fingerprint[row] = np.frombuffer(digest, dtype="<u8")[0]
     scratch = lengths.astype(np.uint64)
     scratch *= _GOLDEN
     fingerprint ^= scratch
     if seed is not None:
         fingerprint ^= seed
     splitmix64(fingerprint, scratch)
-    rows = np.flatnonzero(lengths > 8)
+    rows = np.flatnonzero((lengths > 8) & (lengths <= _LONG))
     word = 1
     while len(rows):
         left = lengths[rows] - 8 * word  # bytes from this word on, > 0

@@ -1,0 +1,95 @@
+"""Numbers as text for millions of output lines at once: Arrow string arrays built by vectorised
+arithmetic, the same text Python's own formatting gives, without a Python call per number."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_EXACT_BELOW = 2.0 ** 40  # scaled magnitudes whose fraction a double still holds to ~1e-4
+_NEAR_HALF = 1e-3  # closer to .5 than this after scaling: Python decides the rounding
+
+
+def fixed(values: np.ndarray, digits: int) -> pa.Array:
+    """f"{v:.{digits}f}" of every value, as an Arrow string array.
+
+    Values whose scaled magnitude is small and not near a rounding half are formatted by integer
+    arithmetic; the rest (nan, inf, huge values, near-halves) by Python, so every string is exact.
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = np.abs(values) * 10.0 ** digits
+        fast = np.isfinite(scaled) & (scaled < _EXACT_BELOW)
+        scaled = np.where(fast, scaled, 0.0)
+        fast &= np.abs(scaled - np.floor(scaled) - 0.5) > _NEAR_HALF
+    rounded = np.rint(np.where(fast, scaled, 0.0)).astype(np.int64)
+    if 0 < digits < _TABLE_WIDTH and rounded.max(initial=0) < _TABLE_SIZE:  # below 10 (NDCG): one lookup
+        text = _decimal_table(digits).take(pa.array(rounded))
+    elif digits > 0:
+        whole, fraction = np.divmod(rounded, 10 ** digits)
+        text = pc.binary_join_element_wise(integer_text(whole), integer_text(fraction, digits), ".")
+    else:
+        text = integer_text(rounded)
+    negative = np.signbit(values) & fast
+    if negative.any():
+        text = pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", text, ""), text)
+    slow = np.flatnonzero(~fast)
+    if len(slow):
+        text = pc.replace_with_mask(text, pa.array(~fast), pa.array([f"{v:.{digits}f}" for v in values[slow].tolist()]))
+    return text
+
+
+def shortest(values: np.ndarray, missing: str = "nan", whole_dot: bool = True) -> pa.Array:
+    """The shortest text that reads back as each value (a whole number with a '.0', as Python's
+    repr writes it, unless whole_dot is False); NaN and infinities as `missing`."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    text = pc.cast(pa.array(values), pa.string())
+    with np.errstate(invalid="ignore"):
+        whole = (np.floor(values) == values) & (np.abs(values) < 1e16) & whole_dot  # Arrow writes them bare
+    if whole.any():
+        mask = pa.array(whole)
+        text = pc.replace_with_mask(text, mask, pc.binary_join_element_wise(text.filter(mask), ".0", ""))
+    finite = np.isfinite(values)
+    if not finite.all():
+        text = pc.if_else(pa.array(finite), text, pa.scalar(missing))
+    return text
+
+
+def integer_text(values: np.ndarray, width: int = 0) -> pa.Array:
+    """Decimal text of non-negative integers, zero-padded to width if given: a lookup in a cached
+    table of all texts below _TABLE_SIZE (one `take`), Arrow's cast otherwise."""
+    values = np.asarray(values, dtype=np.int64)
+    if len(values) and width <= _TABLE_WIDTH and values.min() >= 0 and values.max() < _TABLE_SIZE:
+        return _integer_table(width).take(pa.array(values))
+    text = pc.cast(pa.array(values), pa.string())
+    return pc.utf8_lpad(text, width=width, padding="0") if width else text
+
+
+_TABLE_WIDTH = 5
+_TABLE_SIZE = 10 ** _TABLE_WIDTH
+
+
+@functools.lru_cache(maxsize=_TABLE_WIDTH)
+def _decimal_table(digits: int) -> pa.Array:
+    """f"{n / 10**digits:.{digits}f}" of every n below _TABLE_SIZE (n // 10**digits < 10), exactly."""
+    unit = 10 ** digits
+    return pa.array([f"{number // unit}.{number % unit:0{digits}d}" for number in range(_TABLE_SIZE)], pa.string())
+
+
+@functools.lru_cache(maxsize=_TABLE_WIDTH + 1)
+def _integer_table(width: int) -> pa.Array:
+    return pa.array([f"{number:0{width}d}" if width else str(number) for number in range(_TABLE_SIZE)], pa.string())
+
+
+def text_bytes(strings: pa.Array) -> memoryview:
+    """The bytes of all the strings of an Arrow string array, back to back (a view, no copy)."""
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    if len(strings) == 0:
+        return memoryview(b"")
+    offset_type = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    offsets = np.frombuffer(strings.buffers()[1], dtype=offset_type)[strings.offset: strings.offset + len(strings) + 1]
+    return memoryview(strings.buffers()[2])[int(offsets[0]): int(offsets[-1])]
