@@ -5,9 +5,10 @@ from __future__ import annotations
 import gzip
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 from pathlib import Path
 
 import numpy as np
@@ -25,10 +26,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _QID_TYPE = pa.dictionary(pa.int32(), pa.string())
-_NUMBER = re.compile(
-    r"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|nan|inf|infinity)$", re.IGNORECASE
+_NUMBER = re.compile(  # ASCII digits only: pyarrow (and trec_eval) read no other
+    r"^[+-]?([0-9]+\.?[0-9]*([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?|nan|inf|infinity)$", re.IGNORECASE
 )
 _BLOCK_SIZE = 1 << 22  # 4 MiB: fastest here, and peak memory stays about twice the file
+_MAX_BLOCK = 1 << 30  # the longest line read: longer ones are refused with their line number
+_PREFIX_BYTES = 1 << 20  # text checked before the whole file is read: garbage fails at once
+_CHUNK_BYTES = 64 << 20  # text normalised and parsed at a time when the fast path cannot read a file
 _LARGE_STRINGS = 1 << 31  # docid columns this large become large_string (one chunk holds < 2 GiB of string)
 
 
@@ -77,6 +81,11 @@ class Qrels:
 
 def read_run(path: str | Path) -> Run:
     """Read a TREC run (`qid Q0 docid rank score tag`), plain or gzip; raise InputError if bad."""
+    with _io_errors_as_input_errors(path):
+        return _read_run(path)
+
+
+def _read_run(path: str | Path) -> Run:
     table, line_of_row = _read_table(Path(path), RUN_LAYOUT)
     scores = column_numpy(table, "score")
     bad = np.flatnonzero(~np.isfinite(scores))
@@ -91,6 +100,11 @@ def read_run(path: str | Path) -> Run:
 
 def read_qrels(path: str | Path) -> Qrels:
     """Read TREC qrels (`qid iter docid rel`), plain or gzip; raise InputError if bad."""
+    with _io_errors_as_input_errors(path):
+        return _read_qrels(path)
+
+
+def _read_qrels(path: str | Path) -> Qrels:
     table, line_of_row = _read_table(Path(path), QRELS_LAYOUT)
     labels = column_numpy(table, "rel")
     bad = np.flatnonzero(~np.isfinite(labels))
@@ -108,7 +122,8 @@ def read_topics(path: str | Path) -> "pd.Series":
     import pandas as pd
 
     path = Path(path)
-    text = _decode_utf8(path, _load_bytes(path))
+    with _io_errors_as_input_errors(path):
+        text = _decode_utf8(path, _load_bytes(path))
     qids: list[str] = []
     queries: list[str] = []
     seen: dict[str, int] = {}
@@ -134,6 +149,15 @@ def read_topics(path: str | Path) -> "pd.Series":
 
 
 # --- loading and normalising text ---------------------------------------------------------
+
+
+@contextmanager
+def _io_errors_as_input_errors(path: str | Path) -> Iterator[None]:
+    """An operating-system error while reading an input (EIO, EISDIR, ...) is the user's InputError."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(path, None, f"cannot be read ({exc.strerror or exc})", "check the file and the disk") from None
 
 
 def _check_readable(path: Path) -> None:
@@ -171,13 +195,20 @@ def _load_bytes(path: Path) -> bytes:
         raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
 
 
-def _check_encoding(path: Path, data: bytes) -> None:
-    """Reject UTF-16/32 and other binary files before parsing."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+def _check_encoding(path: Path, data: bytes, lines_before: int = 0) -> None:
+    """Reject UTF-16/32 and other binary files before parsing (line numbers after lines_before)."""
+    if lines_before == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(path, 1, "file is UTF-16 encoded, not UTF-8", "re-save it as UTF-8 text")
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise InputError(path, data.count(b"\n", 0, nul) + 1, "NUL byte: not UTF-8 text", "re-save it as UTF-8 text")
+        raise InputError(path, lines_before + _line_ends(data, 0, nul) + 1, "NUL byte: not UTF-8 text",
+                         "re-save it as UTF-8 text")
+
+
+def _line_ends(data: bytes, start: int = 0, end: int | None = None) -> int:
+    """How many line ends (\\n, \\r\\n or a lone \\r, as pyarrow reads them) data[start:end] holds."""
+    part = data[start:end]
+    return part.count(b"\n") + part.count(b"\r") - part.count(b"\r\n")
 
 
 def _decode_utf8(path: Path, data: bytes) -> str:
@@ -203,14 +234,29 @@ def _normalise(data: bytes) -> bytes:
 
 
 def _parse(source: bytes | Path, layout: _Layout) -> pa.Table:
-    """Parse single-space-separated text (a file, maybe gzip, or bytes) with pyarrow, multi-threaded."""
+    """Parse single-space-separated text (a file, maybe gzip, or bytes) with pyarrow, multi-threaded.
+
+    A line longer than a read block ("straddling object") is read again with larger blocks, up to
+    _MAX_BLOCK; longer lines are left to the chunked reader, which names them.
+    """
+    block = _BLOCK_SIZE
+    while True:
+        try:
+            return _parse_blocks(source, layout, block)
+        except pa.ArrowInvalid as exc:
+            if "straddl" not in str(exc) or block >= _MAX_BLOCK:
+                raise
+            block = min(block * 4, _MAX_BLOCK)
+
+
+def _parse_blocks(source: bytes | Path, layout: _Layout, block: int) -> pa.Table:
     if isinstance(source, Path):
         stream = pa.input_stream(str(source), compression="gzip" if is_gzip(source) else None)
     else:
         stream = pa.BufferReader(source)
     table = pacsv.read_csv(
         stream,
-        read_options=pacsv.ReadOptions(column_names=list(layout.columns), block_size=_BLOCK_SIZE),
+        read_options=pacsv.ReadOptions(column_names=list(layout.columns), block_size=block),
         parse_options=pacsv.ParseOptions(
             delimiter=" ", quote_char=False, escape_char=False, double_quote=False,
             newlines_in_values=False, ignore_empty_lines=True,
@@ -220,10 +266,15 @@ def _parse(source: bytes | Path, layout: _Layout) -> pa.Table:
             strings_can_be_null=False, quoted_strings_can_be_null=False,
         ),
     )
+    return _one_chunk(table)
+
+
+def _one_chunk(table: pa.Table) -> pa.Table:
+    """One chunk per column, one qid dictionary; docids as large_string past 2 GiB of text."""
     table = table.unify_dictionaries()
     if sum(chunk.nbytes for chunk in table["docid"].chunks) >= _LARGE_STRINGS:
         table = table.set_column(table.column_names.index("docid"), "docid", table["docid"].cast(pa.large_string()))
-    table = table.combine_chunks()  # one chunk per column (over 2 GiB of docids: large_string)
+    table = table.combine_chunks()
     pa.default_memory_pool().release_unused()
     return table
 
@@ -244,11 +295,16 @@ def _looks_clean(table: pa.Table) -> bool:
 def _read_table(path: Path, layout: _Layout) -> tuple[pa.Table, Callable[[int], int]]:
     """Parse a run or qrels file; return the table and a map from row to file line number.
 
-    Fast path: pyarrow reads the file itself. Files it may misread (tabs, runs of spaces,
-    comments, a byte-order mark, bad lines) are normalised in memory and parsed again; a file
-    that still fails is scanned for its first bad line.
+    First the first _PREFIX_BYTES of text are checked: a file that is wrong from its start fails at
+    once, whatever its size. Fast path: pyarrow reads the file itself. Files it may misread (tabs,
+    runs of spaces, comments, a byte-order mark, bad lines) are read again in chunks of whole lines,
+    each normalised and parsed on its own (memory bounded by the chunk), and a chunk that fails is
+    scanned for its first bad line.
     """
     _check_readable(path)
+    problem = _prefix_problem(path, layout)
+    if problem is not None:
+        raise problem
     head = _head(path)
     table = None
     if head[:3] != b"\xef\xbb\xbf" and head[:2] not in (b"\xff\xfe", b"\xfe\xff") and head[:1] not in (b" ", b"#", b"\t", b"\r", b"\n"):
@@ -259,24 +315,82 @@ def _read_table(path: Path, layout: _Layout) -> tuple[pa.Table, Callable[[int], 
         if table is not None and not _looks_clean(table):
             table = None
     if table is None:
-        data = _load_bytes(path)
-        _check_encoding(path, data)
-        data = _normalise(data)
-        try:
-            table = _parse(data, layout)
-        except pa.ArrowInvalid as exc:
-            raise _diagnose(path, data, layout, exc) from None
-        if not _looks_clean(table):
-            raise _diagnose(path, data, layout, None)
+        table = _parse_in_chunks(path, layout)
     if table.num_rows == 0:
         raise InputError(path, None, f"empty {layout.kind} file (no data lines)", "give a file with data lines")
-    return table, lambda row: _line_of_row(_load_bytes(path), row)
+    return table, lambda row: _line_of_row(path, row)
 
 
-def _diagnose(path: Path, text: bytes, layout: _Layout, exc: Exception | None) -> InputError:
-    """Find the first bad line of normalised text and describe it (error path only)."""
+def _prefix_problem(path: Path, layout: _Layout) -> InputError | None:
+    """The first bad line among the whole lines of the first _PREFIX_BYTES of text, if any."""
+    try:
+        with open_maybe_gzip(path) as handle:
+            prefix = handle.read(_PREFIX_BYTES)
+    except (OSError, EOFError, zlib.error):
+        return None  # the full read says what is wrong
+    end = max(prefix.rfind(b"\n"), prefix.rfind(b"\r"))
+    if end < 0:
+        return None  # not one whole line yet: a long line, left to the full read
+    text = prefix[: end + 1]
+    try:
+        _check_encoding(path, text)
+    except InputError as exc:
+        return exc
+    problem = _diagnose(path, _normalise(text), layout, None)
+    return problem if problem.line is not None else None
+
+
+def _parse_in_chunks(path: Path, layout: _Layout) -> pa.Table:
+    """Read, normalise and parse the file _CHUNK_BYTES of whole lines at a time; diagnose the first bad line."""
+    tables = []
+    lines_before = 0
+    try:
+        with open_maybe_gzip(path) as handle:
+            for chunk in _whole_line_chunks(path, handle):
+                _check_encoding(path, chunk, lines_before)
+                normalised = _normalise(chunk)
+                if normalised.strip():
+                    try:
+                        table = _parse(normalised, layout)
+                    except pa.ArrowInvalid as exc:
+                        raise _diagnose(path, normalised, layout, exc, lines_before) from None
+                    if not _looks_clean(table):
+                        raise _diagnose(path, normalised, layout, None, lines_before)
+                    tables.append(table)
+                lines_before += normalised.count(b"\n")
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
+    if not tables:
+        return pa.table({name: pa.array([], kind) for name, kind in layout.keep.items()})
+    return _one_chunk(pa.concat_tables(tables))
+
+
+def _whole_line_chunks(path: Path, handle: IO[bytes]) -> Iterator[bytes]:
+    """The file's text in pieces of about _CHUNK_BYTES that end at a line end (the last one may not);
+    InputError for a line longer than _MAX_BLOCK."""
+    carry = b""
+    lines_before = 0
+    while data := handle.read(_CHUNK_BYTES):
+        data = carry + data
+        search_end = len(data) - 1 if data.endswith(b"\r") else len(data)  # a final \r may start \r\n
+        end = max(data.rfind(b"\n", 0, search_end), data.rfind(b"\r", 0, search_end))
+        if end < 0:
+            if len(data) > _MAX_BLOCK:
+                raise InputError(path, lines_before + 1, f"a line longer than {_MAX_BLOCK >> 20} MiB",
+                                 "split or remove it: no run or qrels line is that long")
+            carry = data
+            continue
+        carry, piece = data[end + 1:], data[: end + 1]
+        lines_before += _line_ends(piece)
+        yield piece
+    if carry:
+        yield carry
+
+
+def _diagnose(path: Path, text: bytes, layout: _Layout, exc: Exception | None, lines_before: int = 0) -> InputError:
+    """Find the first bad line of normalised text (its lines start after lines_before) and describe it."""
     names = " ".join(layout.columns)
-    for number, raw in enumerate(text.split(b"\n"), start=1):
+    for number, raw in enumerate(text.split(b"\n"), start=lines_before + 1):
         if not raw:
             continue
         try:
@@ -292,20 +406,27 @@ def _diagnose(path: Path, text: bytes, layout: _Layout, exc: Exception | None) -
         value = fields[layout.columns.index(layout.numeric)]
         if not _NUMBER.match(value):
             what = "score" if layout.numeric == "score" else "relevance label"
-            return InputError(path, number, f"{what} {value!r} is not a number", "fix or remove the line")
-    detail = f" ({str(exc).splitlines()[0]})" if exc else ""
+            shown = repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
+            return InputError(path, number, f"{what} {shown} is not a number", "fix or remove the line")
+    detail = f" ({str(exc).splitlines()[0][:200]})" if exc else ""
     return InputError(path, None, f"cannot parse as a {layout.kind} file{detail}", f"check it is `{names}` lines")
 
 
-def _line_of_row(text: bytes, row: int) -> int:
-    """The 1-based file line of data row `row` (blank and comment lines do not count as rows)."""
+def _line_of_row(path: Path, row: int) -> int:
+    """The 1-based file line of data row `row` (blank and comment lines do not count as rows); the
+    file is read in pieces, so this stays in bounded memory however large it is."""
     seen = -1
-    for number, raw in enumerate(re.split(rb"\r\n?|\n", text), start=1):  # line ends as pyarrow reads them
-        if raw.strip() and not raw.lstrip().lstrip(b"\xef\xbb\xbf").startswith(b"#"):
-            seen += 1
-            if seen == row:
-                return number
-    raise AssertionError(f"row {row} not in text")
+    number = 0
+    with open_maybe_gzip(path) as handle:
+        for piece in _whole_line_chunks(path, handle):
+            for raw in re.split(rb"\r\n?|\n", piece):  # line ends as pyarrow reads them
+                number += 1
+                if raw.strip() and not raw.lstrip().lstrip(b"\xef\xbb\xbf").startswith(b"#"):
+                    seen += 1
+                    if seen == row:
+                        return number
+            number -= 1  # the piece ended with a line end: its last split is empty, not a line
+    raise AssertionError(f"row {row} not in {path}")
 
 
 def _first_tag(path: Path) -> str:
