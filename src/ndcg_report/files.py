@@ -6,8 +6,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import shutil
 import tempfile
+import time
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
@@ -87,10 +90,14 @@ def folder_problem(folder: Path) -> str | None:
 
 @contextmanager
 def _temporary_beside(target: Path) -> Iterator[str]:
-    """A temp file name in target's folder, mode 0666 & ~umask; removed on exit unless renamed."""
+    """A temp file name in target's folder, mode 0666 & ~umask; removed on exit unless renamed.
+
+    Named `.TARGET.ndcg-PID.XXXXXXXX.tmp`: stale_temporaries() knows it for ours, and whether its
+    writer is gone.
+    """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.ndcg-{os.getpid()}.", suffix=".tmp")
     os.close(handle)
     try:
         os.chmod(name, 0o666 & ~_umask())  # as a plain open() would, not mkstemp's 0600
@@ -98,6 +105,97 @@ def _temporary_beside(target: Path) -> Iterator[str]:
     finally:
         if os.path.exists(name):
             os.unlink(name)
+
+
+# --- what this tool made, and may therefore remove --------------------------------------------
+
+OWNED_MARKER = ".ndcg-report-owned"  # a file inside every folder this tool makes to work in
+_OWNED_FOLDER = re.compile(r"^\.(?P<name>.+)\.(?:staging|old)-(?P<pid>\d+)-[0-9a-f]{8}$")
+_TEMPORARY = re.compile(r"^\.(?P<target>.+)\.ndcg-(?P<pid>\d+)\.[^.]+\.tmp$")
+
+
+def new_owned_folder(parent: Path, prefix: str) -> Path:
+    """Create `PARENT/PREFIX-PID-XXXXXXXX/` (mode from the umask, unlike mkdtemp's 0700) holding
+    OWNED_MARKER, so that a later clean-up can tell it from a user's folder of the same shape."""
+    folder = parent / f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    mark_owned(folder)
+    return folder
+
+
+def mark_owned(folder: Path) -> None:
+    (folder / OWNED_MARKER).write_text(f"made by ndcg-report, process {os.getpid()}\n", encoding="utf-8")
+
+
+def remove_owned_folder(folder: Path, attempts: int = 5) -> bool:
+    """Remove a folder this tool made, its marker last: if a process still writing into it (a dying
+    kernel) keeps it alive, the marker stays and a later clean-up can still tell it for ours.
+    Retries a few times, 0.2 s apart; True if it is gone."""
+    for attempt in range(attempts):
+        for entry in list(folder.iterdir()) if folder.is_dir() else ():
+            if entry.name == OWNED_MARKER:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        try:
+            if [entry.name for entry in folder.iterdir()] in ([], [OWNED_MARKER]):
+                (folder / OWNED_MARKER).unlink(missing_ok=True)
+                folder.rmdir()
+                return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return not folder.exists()
+
+
+def stale_owned_folders(parent: Path, name: str | None = None) -> list[Path]:
+    """Working folders (`.NAME.staging-PID-X` / `.NAME.old-PID-X`) in parent that this tool made
+    (they hold OWNED_MARKER) for a process that is gone; only those of NAME if given."""
+    found = []
+    for entry in sorted(parent.iterdir()) if parent.is_dir() else ():
+        match = _OWNED_FOLDER.match(entry.name)
+        if (match and (name is None or match["name"] == name) and entry.is_dir() and not entry.is_symlink()
+                and (entry / OWNED_MARKER).is_file() and not process_alive(int(match["pid"]))):
+            found.append(entry)
+    return found
+
+
+def stale_temporaries(folder: Path, targets: Iterable[str] | None = None) -> list[Path]:
+    """Temp files of atomic writes (`.TARGET.ndcg-PID.X.tmp`) in folder whose writer is gone; only
+    those of the given target names if given (a target name may end with '*' to match a suffix)."""
+    wanted = list(targets) if targets is not None else None
+    found = []
+    for entry in sorted(folder.iterdir()) if folder.is_dir() else ():
+        match = _TEMPORARY.match(entry.name)
+        if not match or not entry.is_file() or entry.is_symlink() or process_alive(int(match["pid"])):
+            continue
+        target = match["target"]
+        if wanted is None or any(target == w or (w.startswith("*") and target.endswith(w[1:])) for w in wanted):
+            found.append(entry)
+    return found
+
+
+def process_alive(pid: int) -> bool:
+    """Whether pid is a running process (a zombie, killed but not yet reaped, counts as dead)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OverflowError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
 
 
 def _umask() -> int:

@@ -9,17 +9,19 @@ import re
 import shutil
 import subprocess
 import sys
-import uuid
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import yaml
 
 from ndcg_report.errors import BuildError, ParameterError
+from ndcg_report.files import OWNED_MARKER, mark_owned, new_owned_folder, remove_owned_folder, stale_owned_folders
 from ndcg_report.report.loading import load_inputs
 from ndcg_report.report.parameters import ReportParameters
+from ndcg_report.report.supervisor import check_supervisor
 
 if TYPE_CHECKING:
     import nbformat
@@ -28,6 +30,14 @@ NOTEBOOK = "ndcg_report.ipynb"
 BUILD_TIME_START = "<!-- build-time -->"
 BUILD_TIME_END = "<!-- /build-time -->"
 OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json")
+MAX_TIMEOUT = 7 * 24 * 3600  # seconds a cell may take; nbval counts milliseconds in 32 bits (2,147,483 s)
+
+
+def check_timeout(timeout: object, option: str = "--timeout") -> int:
+    """timeout if it is a whole number of seconds from 1 to MAX_TIMEOUT, else ParameterError."""
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or not 1 <= timeout <= MAX_TIMEOUT:
+        raise ParameterError(f"{option} must be a whole number of seconds from 1 to {MAX_TIMEOUT:,} (7 days); got {timeout!r}")
+    return timeout
 
 
 @dataclass(frozen=True)
@@ -61,15 +71,23 @@ def build_report(
     notebook: a customised copy of the report notebook (default: the one shipped in the package).
     """
     started = dt.datetime.now(dt.timezone.utc)
+    check_timeout(timeout)
     out_dir = out_dir.resolve()
-    check_out_dir(out_dir)
+    template = notebook or package_file("notebooks", NOTEBOOK)
+    check_out_dir(out_dir, [*input_paths(params), template])
     load_inputs(params)  # bad input fails here, before any kernel starts
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = _new_folder(out_dir.parent, f".{out_dir.name}.staging")
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
+            remove_owned_folder(stale)
+        staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
+    except OSError as exc:
+        raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
+                             "give a folder you can write to") from None
     try:
         env = _kernel_environment(staging)
         executed = staging / "report.ipynb"
-        _execute(params, notebook or package_file("notebooks", NOTEBOOK), executed, env, timeout)
+        _execute(params, template, executed, env, timeout)
         _drop_run_specific_metadata(executed)
         _validate_with_nbval(executed, env, timeout)
         import nbformat  # here: its import takes ~3 s (jsonschema), and bad input must fail before it
@@ -80,7 +98,7 @@ def build_report(
             "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
         )
         (staging / "report.html").write_text(html_text, encoding="utf-8")
-        for leftover in (staging / ".jupyter", staging / "params.yml"):
+        for leftover in (staging / ".jupyter", staging / "params.yml", staging / OWNED_MARKER):
             if leftover.is_dir():
                 shutil.rmtree(leftover)
             elif leftover.exists():
@@ -88,20 +106,46 @@ def build_report(
         missing = [name for name in OUTPUTS if not (staging / name).is_file()]
         if missing:
             raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
+        check_supervisor()  # never publish for a batch that died meanwhile
         _publish(staging, out_dir)
     finally:
         if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+            remove_owned_folder(staging)
     return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds())
 
 
-def check_out_dir(out_dir: Path) -> None:
-    """Raise ParameterError unless out_dir is absent, empty or an earlier report (it gets replaced)."""
+def input_paths(params: ReportParameters) -> list[Path]:
+    """Every input file of a report."""
+    return [item.path for item in params.runs] + [path for path in (params.qrels, params.baseline, params.topics,
+                                                                     params.corpus) if path is not None]
+
+
+def check_out_dir(out_dir: Path, inputs: Iterable[Path] = ()) -> None:
+    """ParameterError unless out_dir can be made and is absent, empty or an earlier report (it gets
+    replaced): only the report's own files there, each a regular file, and no input inside it."""
+    out_dir = Path(os.path.abspath(out_dir))
+    problem = creation_problem(out_dir.parent)  # the report is made in a folder beside it, then renamed
+    if problem:
+        raise ParameterError(f"--out {out_dir}: {problem}; give a folder you can write to")
+    real_out = out_dir.resolve()
+    for path in inputs:
+        real = Path(path).resolve()
+        if real == real_out or real_out in real.parents:
+            raise ParameterError(f"--out {out_dir} holds the input {path}, which the build would replace; "
+                                 "write the report to another folder")
     if not out_dir.exists():
         return
     if not out_dir.is_dir():
         raise ParameterError(f"--out {out_dir} is a file; give a folder for the report")
-    others = sorted(entry.name for entry in out_dir.iterdir() if entry.name not in OUTPUTS)
+    others, odd = [], []
+    for entry in sorted(out_dir.iterdir()):
+        if entry.name not in OUTPUTS:
+            others.append(entry.name)
+        elif entry.is_symlink() or not entry.is_file():
+            odd.append(entry.name)
+    if odd:
+        raise ParameterError(f"--out {out_dir}: {odd[0]} is a folder or a link, not a report's file, and would be "
+                             "replaced; give an empty folder or the folder of an earlier report")
     if others:
         shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
         raise ParameterError(
@@ -110,11 +154,25 @@ def check_out_dir(out_dir: Path) -> None:
         )
 
 
-def _new_folder(parent: Path, prefix: str) -> Path:
-    """Create a uniquely named folder (mode from the umask, unlike mkdtemp's 0700)."""
-    folder = parent / f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    folder.mkdir()
-    return folder
+def creation_problem(folder: Path) -> str | None:
+    """Why folder could not be made (a part of the path is a file, the nearest existing folder is not
+    writable or on a read-only file system), without making anything; None if nothing is in the way."""
+    existing = folder
+    while not existing.exists():
+        if existing.parent == existing:
+            return "no part of the path exists"
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    target = folder if existing == folder else existing
+    if not os.access(target, os.W_OK | os.X_OK):
+        return f"{target} is not writable"
+    try:
+        if os.statvfs(target).f_flag & os.ST_RDONLY:
+            return f"{target} is on a read-only file system"
+    except (OSError, AttributeError):
+        pass
+    return None
 
 
 def _kernel_environment(staging: Path) -> dict[str, str]:
@@ -227,12 +285,15 @@ def _publish(staging: Path, out_dir: Path) -> None:
     """
     if not out_dir.exists():
         staging.rename(out_dir)
-    elif not _exchange(staging, out_dir):
-        old = _new_folder(out_dir.parent, f".{out_dir.name}.old")
-        old.rmdir()
+    elif _exchange(staging, out_dir):
+        mark_owned(staging)  # it holds the old report now: a clean-up may remove it if this process dies
+    else:
+        old = new_owned_folder(out_dir.parent, f".{out_dir.name}.old")
+        shutil.rmtree(old)
         out_dir.rename(old)
+        mark_owned(old)
         staging.rename(out_dir)
-        shutil.rmtree(old, ignore_errors=True)
+        remove_owned_folder(old)
 
 
 _AT_FDCWD = -100
