@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import BuildError, InputError, ParameterError
@@ -12,6 +14,8 @@ from ndcg_report.errors import BuildError, InputError, ParameterError
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+MAX_MESSAGE = 1000  # characters of an error line: a message built from hostile input stays readable
 
 
 class _Parser(argparse.ArgumentParser):
@@ -95,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("-j", "--jobs", type=int, default=1,
                        help="reports built at once, each in its own process (default 1, at most the CPU count)")
     batch.add_argument("--force", action="store_true", help="rebuild reports whose inputs did not change")
+    batch.add_argument("--index", action="store_true", dest="index_only",
+                       help="build nothing: rewrite index.html from the history (a killed batch's reports show as "
+                            "interrupted); exit 3 while a batch runs")
     return parser
 
 
@@ -112,7 +119,7 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
     from pathlib import Path
 
     from ndcg_report.inputs.trec import read_topics
-    from ndcg_report.report.build import build_report, check_out_dir
+    from ndcg_report.report.build import build_report, check_out_dir, check_timeout, input_paths
     from ndcg_report.report.loading import load_run_and_qrels
     from ndcg_report.report.corpus_baseline import with_bm25_baseline
     from ndcg_report.report.demos import DEMOS
@@ -145,13 +152,12 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
             raise ParameterError(f"{', '.join(given)} only apply with --corpus; the baseline run is given by --baseline")
         bm25 = _bm25_settings(args)
         out = args.out
-    if args.timeout < 1:
-        raise ParameterError("--timeout must be at least 1 second")
+    check_timeout(args.timeout)
     params = validate_parameters(**values)
     notebook = getattr(args, "notebook", "")
     if notebook and not Path(notebook).is_file():
         raise InputError(notebook, None, "no such notebook", "check the --notebook path")
-    check_out_dir(Path(out).resolve())
+    check_out_dir(Path(out).resolve(), [*input_paths(params), *([Path(notebook)] if notebook else [])])
     if params.baseline is None:  # check run, qrels and topics before a long BM25 build
         load_run_and_qrels(params)
         read_topics(params.topics)
@@ -190,12 +196,12 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def run_eval(args: argparse.Namespace) -> str:
-    """Evaluate and render; nothing is printed until everything has succeeded."""
+def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
+    """Evaluate, then render in chunks; nothing is printed until the evaluation has succeeded."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ndcg_report.core.metrics import evaluate, parse_cutoffs
-    from ndcg_report.core.output_formats import format_csv, format_json, format_trec
+    from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
     from ndcg_report.inputs.trec import read_qrels, read_run
 
     cutoffs = parse_cutoffs(args.cutoffs)
@@ -216,10 +222,10 @@ def run_eval(args: argparse.Namespace) -> str:
               f"{evaluation.counts.in_both} queries in both files has a relevant document in {args.qrels} "
               f"(--no-relevant {args.no_relevant}); --no-relevant zero averages them as 0", file=sys.stderr)
     if args.format == "trec":
-        return format_trec(evaluation, args.per_query, 4 if args.digits is None else args.digits)
+        return trec_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
     if args.format == "csv":
-        return format_csv(evaluation, args.per_query, 4 if args.digits is None else args.digits)
-    return format_json(evaluation, args.per_query, args.digits)
+        return csv_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
+    return json_chunks(evaluation, args.per_query, args.digits)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -229,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "batch":
             from ndcg_report.batch.runner import main as run_batch
 
-            return run_batch(args.config, jobs=args.jobs, force=args.force)
+            return run_batch(args.config, jobs=args.jobs, force=args.force, index_only=args.index_only)
         if args.command == "eval":
             output = run_eval(args)
         elif args.command == "bm25":
@@ -237,20 +243,71 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             import signal
 
+            from ndcg_report.report.supervisor import die_with_supervisor
+
             signal.signal(signal.SIGTERM, _stop_on_sigterm)
+            die_with_supervisor()
             output = run_build(args, argv)
     except (InputError, ParameterError) as exc:
-        print(f"ndcg-report: error: {exc}", file=sys.stderr)
+        _error(str(exc))
         return EXIT_BAD_INPUT
     except BuildError as exc:
-        print(f"ndcg-report: error: {exc}", file=sys.stderr)
+        _error(str(exc))
         return EXIT_FAILED
+    except KeyboardInterrupt:
+        _error("interrupted", prefix="ndcg-report: ")
+        return EXIT_INTERRUPTED
+    except OSError as exc:  # reading inputs raises InputError: what is left is writing an output
+        _error(f"cannot write {exc.filename or 'the output'} ({exc.strerror or exc}); check the disk and the permissions")
+        return EXIT_FAILED
+    return _write(output)
+
+
+def _write(output: str | Iterable[bytes | memoryview]) -> int:
+    """Print the output (text, or chunks of UTF-8 bytes as they come); a failed write (a full disk, a
+    closed standard output) is one line and exit 1."""
     try:
-        sys.stdout.write(output)
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "standard output is closed")
+        if isinstance(output, str):
+            sys.stdout.write(output)
+        else:
+            sys.stdout.flush()
+            binary = getattr(sys.stdout, "buffer", None)
+            for chunk in output:
+                if binary is not None:
+                    binary.write(chunk)
+                else:
+                    sys.stdout.write(bytes(chunk).decode("utf-8"))
         sys.stdout.flush()
-    except BrokenPipeError:
-        sys.stderr.close()
+    except BrokenPipeError:  # the reader stopped reading (`| head`): not an error
+        _silence_stdout()
+    except (OSError, ValueError) as exc:  # ValueError: writing to a closed file
+        _silence_stdout()
+        _error(f"cannot write the output ({getattr(exc, 'strerror', None) or exc})")
+        return EXIT_FAILED
     return EXIT_OK
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so Python's flush at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+def _error(message: str, prefix: str = "ndcg-report: error: ") -> None:
+    """One line on standard error, cut at MAX_MESSAGE characters (quietly nothing if stderr is closed too)."""
+    text = " ".join(str(message).splitlines())
+    if len(text) > MAX_MESSAGE:
+        text = text[: MAX_MESSAGE - 1] + "…"
+    try:
+        print(f"{prefix}{text}", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

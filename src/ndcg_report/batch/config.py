@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import reprlib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -20,6 +21,7 @@ import yaml
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.metrics import DEFAULT_CUTOFFS, GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, parse_cutoffs
+from ndcg_report.report.build import MAX_TIMEOUT
 from ndcg_report.report.parameters import PACKAGE_PREFIX
 from ndcg_report.report.systems import check_name
 
@@ -96,6 +98,8 @@ def load_config(path: str | Path) -> BatchConfig:
     config_path = Path(path).expanduser().resolve()
     if not config_path.is_file():
         raise ParameterError(f"{label}: no such config file")
+    if config_path.stat().st_size > MAX_CONFIG_BYTES:
+        raise ParameterError(f"{label}: larger than {MAX_CONFIG_BYTES >> 20} MiB; a config lists reports, not data")
     try:
         data = yaml.load(config_path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (safe loader)
     except UnicodeDecodeError:
@@ -133,7 +137,7 @@ def parse_config(data: object, config_path: Path, label: str) -> BatchConfig:
         report = _parse_report(entry, number, merged_defaults, base, label)
         folded = report.name.casefold()
         if folded in seen:
-            raise ParameterError(f"{label}: report '{report.name}': key 'name': {report.name!r} is already used by "
+            raise ParameterError(f"{label}: report '{report.name}': key 'name': {_shown(report.name)} is already used by "
                                  f"report '{seen[folded]}' (names must be unique, ignoring case)")
         seen[folded] = report.name
         parsed.append(report)
@@ -148,10 +152,10 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         raise ParameterError(f"{label}: report #{number}: key 'name' is required")
     name = entry["name"]
     if not isinstance(name, str):
-        raise ParameterError(f"{label}: report #{number}: key 'name': {name!r} must be a string (quote it)")
+        raise ParameterError(f"{label}: report #{number}: key 'name': {_shown(name)} must be a string (quote it)")
     if not NAME_PATTERN.fullmatch(name) or name in RESERVED_NAMES:
         raise ParameterError(
-            f"{label}: report #{number}: key 'name': {name!r} is not a safe folder name (letters, digits, '.', '_', "
+            f"{label}: report #{number}: key 'name': {_shown(name)} is not a safe folder name (letters, digits, '.', '_', "
             "'-'; starting with a letter or digit; at most 80 characters; not index.html)"
         )
     where = f"{label}: report '{name}':"
@@ -210,7 +214,7 @@ def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
         if isinstance(item, dict):
             unknown = set(item) - {"name", "path"}
             if unknown:
-                raise ParameterError(f"{at}: unknown key {sorted(map(str, unknown))[0]!r} (known keys: name, path)")
+                raise ParameterError(f"{at}: unknown key {_shown(sorted(map(str, unknown))[0])} (known keys: name, path)")
             if "path" not in item:
                 raise ParameterError(f"{at}: key 'path' is required")
             name = _option("run_name", item.get("name", ""), f"{at}: key 'name'") if item.get("name") is not None else ""
@@ -233,8 +237,9 @@ def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
 def _option(key: str, value: object, where: str) -> Any:
     """The checked (and normalised) value of one report option."""
     if key == "k":
-        if isinstance(value, bool) or not isinstance(value, (str, int, list)):
-            raise ParameterError(f"{where}: {value!r} must be cut-offs such as '1,10,100' or [1, 10, all]")
+        if isinstance(value, bool) or not isinstance(value, (str, int, list)) or (
+                isinstance(value, list) and not all(isinstance(item, (str, int)) for item in value)):
+            raise ParameterError(f"{where}: {_shown(value)} must be cut-offs such as '1,10,100' or [1, 10, all]")
         try:
             return ",".join(str(k) for k in parse_cutoffs(str(value) if isinstance(value, int) else value))
         except ParameterError as exc:
@@ -242,20 +247,26 @@ def _option(key: str, value: object, where: str) -> Any:
     if key in ("gain", "missing", "no_relevant"):
         choices = {"gain": GAINS, "missing": MISSING_POLICIES, "no_relevant": NO_RELEVANT_POLICIES}[key]
         if value not in choices:
-            raise ParameterError(f"{where}: {value!r} is not one of {', '.join(choices)}")
+            raise ParameterError(f"{where}: {_shown(value)} is not one of {', '.join(choices)}")
         return value
     if key in ("title", "run_name", "baseline_name"):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise ParameterError(f"{where}: {value!r} must be text")
+            raise ParameterError(f"{where}: {_shown(value)} must be text")
+        if any(ord(char) < 32 and char != "\t" or ord(char) == 127 for char in str(value)):
+            raise ParameterError(f"{where}: {_shown(value)} holds a control character (a NUL, a line end); use plain text")
         return str(value)
+    if key == "timeout":
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIMEOUT:
+            raise ParameterError(f"{where}: {_shown(value)} must be a whole number of seconds from 1 to {MAX_TIMEOUT:,}")
+        return value
     if key in ("seed", "timeout", "top_k"):
         lowest = {"seed": 0, "timeout": 1, "top_k": 1}[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
-            raise ParameterError(f"{where}: {value!r} must be a whole number >= {lowest}")
+            raise ParameterError(f"{where}: {_shown(value)} must be a whole number >= {lowest}")
         return value
     if key in ("k1", "b"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ParameterError(f"{where}: {value!r} must be a number")
+            raise ParameterError(f"{where}: {_shown(value)} must be a number")
         if key == "k1" and value < 0:
             raise ParameterError(f"{where}: {value!r} must be >= 0")
         if key == "b" and not 0 <= value <= 1:
@@ -269,13 +280,15 @@ def _check_keys(mapping: dict, known: tuple[str, ...], where: str) -> None:
         if key not in known:
             close = difflib.get_close_matches(str(key), known, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else f" (known keys: {', '.join(known)})"
-            raise ParameterError(f"{where} unknown key {str(key)!r}{hint}")
+            raise ParameterError(f"{where} unknown key {_shown(str(key))}{hint}")
 
 
 def _text(value: object, where: str, path: bool = False) -> str:
     if not isinstance(value, str) or not value.strip():
         kind = "a path" if path else "text"
-        raise ParameterError(f"{where}: {value!r} must be {kind} (a non-empty string)")
+        raise ParameterError(f"{where}: {_shown(value)} must be {kind} (a non-empty string)")
+    if "\x00" in value:
+        raise ParameterError(f"{where}: {_shown(value)} holds a NUL character; remove it")
     return value
 
 
@@ -294,11 +307,20 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """yaml.SafeLoader that rejects a key repeated in one mapping (PyYAML keeps the last silently)."""
+    """yaml.SafeLoader that rejects a key repeated in one mapping (PyYAML keeps the last silently) and
+    a document whose aliases expand past MAX_EXPANDED_NODES ("billion laughs"); merge keys (`<<`) work."""
+
+    def compose_document(self):  # type: ignore[override]
+        document = super().compose_document()
+        if document is not None:
+            _expanded_size(document, {}, set())
+        return document
 
     def construct_mapping(self, node, deep=False):  # type: ignore[override]
         seen = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *defaults`: flatten_mapping merges it; the mapping's own keys win
             key = self.construct_object(key_node, deep=deep)
             try:
                 hash(key)
@@ -308,7 +330,42 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 ) from None
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
+                    None, None, f"key {_shown(key)} appears twice in one mapping", key_node.start_mark
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+MAX_EXPANDED_NODES = 100_000  # a config written out has some hundreds
+MAX_CONFIG_BYTES = 10 << 20
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int], open_nodes: set[int]) -> int:
+    """How many nodes the document holds once every alias is written out; counted on the node graph
+    (an alias is the same node object), so the count itself stays cheap."""
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in open_nodes:
+        raise yaml.composer.ComposerError(None, None, "an alias refers to a node that contains it", node.start_mark)
+    open_nodes.add(key)
+    children = node.value if isinstance(node, yaml.SequenceNode) else (
+        [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else [])
+    total = 1
+    for child in children:
+        total += _expanded_size(child, sizes, open_nodes)
+        if total > MAX_EXPANDED_NODES:
+            raise yaml.composer.ComposerError(
+                None, None, f"the document expands to more than {MAX_EXPANDED_NODES:,} values (aliases of aliases?); "
+                "write the config out without them", node.start_mark)
+    open_nodes.discard(key)
+    sizes[key] = total
+    return total
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A short repr of a value from the config for a message: nested containers elided, cut at limit."""
+    shorter = reprlib.Repr()
+    shorter.maxlevel, shorter.maxlist, shorter.maxdict, shorter.maxstring, shorter.maxother = 2, 4, 4, limit, limit
+    text = shorter.repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

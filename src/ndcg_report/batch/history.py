@@ -3,6 +3,7 @@
 ROOT/.history/NAME.jsonl      one JSON line per successful build, appended with one O_APPEND write
 ROOT/.history/NAME.status.json the last attempt (built, skipped or failed), replaced atomically
 ROOT/.history/NAME.log        stderr of the last build attempt, replaced atomically
+ROOT/.history/batch.json      the last batch: pid, start, config, state (running, finished, interrupted)
 """
 
 from __future__ import annotations
@@ -79,3 +80,19 @@ def read_status(root: Path, name: str) -> dict | None:
     except (FileNotFoundError, ValueError):
         return None
     return status if isinstance(status, dict) else None
+
+
+def batch_state_file(root: Path) -> Path:
+    return history_dir(root) / "batch.json"
+
+
+def write_batch_state(root: Path, state: dict) -> None:
+    write_text_atomic(batch_state_file(root), json.dumps(state, indent=1, sort_keys=True) + "\n")
+
+
+def read_batch_state(root: Path) -> dict | None:
+    try:
+        state = json.loads(batch_state_file(root).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None

@@ -17,6 +17,7 @@ from pathlib import Path
 from ndcg_report.files import write_text_atomic
 
 MAX_PLOTTED_BUILDS = 90
+INDEX_GENERATOR = '<meta name="generator" content="ndcg-report batch index">'  # how a batch knows its own index
 SIGNIFICANCE = 0.05
 
 
@@ -26,7 +27,7 @@ class ReportState:
 
     name: str
     title: str
-    status: str  # built, skipped, failed or pending (not finished in this batch yet)
+    status: str  # built, skipped, failed, building (now, in this batch) or pending (not started yet)
     step: str = ""  # failed: the failing step
     message: str = ""  # failed: the error; skipped: why
     seconds: float | None = None
@@ -46,6 +47,7 @@ def render_index(states: list[ReportState], *, heading: str, batch_line: str) ->
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+{INDEX_GENERATOR}
 <title>{html.escape(heading)}</title>
 <style>
 body {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 1rem; color: #222; }}
@@ -64,7 +66,7 @@ td.name {{ min-width: 8rem; max-width: 12rem; }}
 .built {{ color: #1a7f37; }}
 .skipped {{ color: #555; }}
 .failed {{ color: #b42318; }}
-.pending {{ color: #9a6700; }}
+.pending, .building {{ color: #9a6700; }}
 .detail {{ font-weight: normal; color: #555; font-size: 0.85rem; max-width: 28rem; overflow-wrap: anywhere; }}
 .sig {{ font-weight: 700; }}
 .down {{ color: #b42318; }}
@@ -138,18 +140,23 @@ def _status(state: ReportState) -> str:
         detail = f"in {state.seconds:.1f} s" if state.seconds is not None else ""
     elif state.status == "skipped":
         detail = state.message or "inputs unchanged"
+    elif state.status == "failed" and state.step == "interrupted":
+        detail = state.message + (" (the last good report is kept)" if state.has_report else "")
     elif state.status == "failed":
         detail = f"step {state.step}: {state.message}"
         if state.has_report:
             detail += " (the last good report is kept)"
+    elif state.status == "building":
+        detail = f"building since {_short_time(state.finished)}" if state.finished else "building"
     else:
         previous = state.previous or {}
-        detail = "not finished in this batch"
+        detail = state.message or "not finished in this batch"
         if previous.get("status"):
             detail += f"; previous batch: {previous['status']}"
             if previous.get("status") == "failed":
                 detail += f" at step {previous.get('step', '?')}"
-    label = {"failed": "FAILED"}.get(state.status, state.status)
+    label = "interrupted" if state.status == "failed" and state.step == "interrupted" else \
+        {"failed": "FAILED"}.get(state.status, state.status)
     return f'<span class="status {_e(state.status)}">{_e(label)}</span><div class="detail">{_e(detail)}</div>'
 
 

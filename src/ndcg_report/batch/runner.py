@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
@@ -32,15 +31,17 @@ from ndcg_report.version import __version__
 from ndcg_report.batch.config import BM25_KEYS, BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.batch.history import (
-    append_history, history_dir, log_file, read_history, read_status, write_status,
+    append_history, history_dir, log_file, read_batch_state, read_history, read_status, write_batch_state, write_status,
 )
-from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
-from ndcg_report.batch.index_page import ReportState, format_number, format_p, format_signed, write_index
+from ndcg_report.files import (
+    file_sha256, folder_problem, remove_owned_folder, stale_owned_folders, stale_temporaries, write_text_atomic,
+)
+from ndcg_report.batch.index_page import INDEX_GENERATOR, ReportState, format_number, format_p, format_signed, write_index
 from ndcg_report.report.parameters import resolve_path
+from ndcg_report.report.supervisor import SUPERVISOR_ENV
 
 LOCK_NAME = ".batch.lock"
 EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
-_STALE = re.compile(r"^\.(?P<name>.+)\.(?:staging|old)-(?P<pid>\d+)-[0-9a-f]{8}$")
 Log = Callable[[str], None]
 
 
@@ -121,7 +122,18 @@ def batch_lock(root: Path, config_path: Path) -> Iterator[None]:
     """Hold an exclusive flock on ROOT/.batch.lock (released by the kernel if this process dies)."""
     root.mkdir(parents=True, exist_ok=True)
     path = root / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        owner = ""
+        try:
+            import pwd
+
+            owner = f" (it belongs to {pwd.getpwuid(path.stat().st_uid).pw_name})"
+        except (OSError, KeyError, ImportError):
+            pass
+        raise ParameterError(f"cannot open the lock {path}{owner}: {exc.strerror}; run the batch as the user who "
+                             "owns the output root, or give another output") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -146,35 +158,30 @@ def _describe_holder(text: str) -> str:
 
 
 def clean_stale_folders(root: Path) -> list[Path]:
-    """Remove what killed processes left in ROOT: staging/old folders of builds whose pid is gone, and
-    temp files of atomic writes (only a batch, holding the lock, writes those)."""
+    """Remove what killed processes of this tool left in ROOT, and nothing else: working folders that
+    hold its marker and whose process is gone, and its own temp files (named after the files it
+    writes atomically, with a dead writer's pid)."""
     removed = []
-    for entry in root.iterdir():
-        match = _STALE.match(entry.name)
-        if match and entry.is_dir() and not _alive(int(match["pid"])):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry)
-    for folder in (root, history_dir(root)):
-        for entry in folder.glob(".*.tmp") if folder.is_dir() else ():
-            if entry.is_file():
-                entry.unlink(missing_ok=True)
-                removed.append(entry)
+    for entry in stale_owned_folders(root):
+        remove_owned_folder(entry)
+        removed.append(entry)
+    for entry in stale_temporaries(root, ["index.html"]) + stale_temporaries(history_dir(root), ["*.status.json", "*.log"]):
+        entry.unlink(missing_ok=True)
+        removed.append(entry)
     return removed
 
 
-def _alive(pid: int) -> bool:
-    """Whether pid is a running process (a zombie, killed but not yet reaped, counts as dead)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
+def check_index_owner(root: Path) -> None:
+    """ParameterError if ROOT/index.html exists and this tool did not write it (it would be replaced)."""
+    index = root / "index.html"
+    if index.is_symlink() or (index.exists() and not index.is_file()):
+        raise ParameterError(f"{index} is not a file the batch wrote; move it, or give another output root")
+    if index.is_file():
+        with open(index, "rb") as handle:
+            head = handle.read(4096)
+        if INDEX_GENERATOR.encode() not in head and b"<h2>NDCG across builds</h2>" not in index.read_bytes()[-65536:]:
+            raise ParameterError(f"{index} was not written by ndcg-report and would be replaced; move it, or give "
+                                 "another output root")
 
 
 # --- one report --------------------------------------------------------------------------------
@@ -245,6 +252,7 @@ class Batch:
         self.root = config.output
         self.children = _Children()
         self.total = len(config.reports)
+        self.on_start: Callable[[], object] = lambda: None  # run_batch: rewrite the index to show the build
 
     def run_report(self, report: ReportConfig, number: int) -> Outcome:
         try:
@@ -273,12 +281,16 @@ class Batch:
             return Outcome(name, "skipped", message=f"inputs unchanged since {_short(last_good['time'])}",
                            finished=utc_now())
         self.log(f"start {name} ({number}/{self.total}): {_reason(last_good, status, digest, files, self.force)}")
+        write_status(self.root, name, {"status": "running", "time": utc_now(), "batch_pid": os.getpid(),
+                                       "fingerprint": digest})
+        self.on_start()
         command = build_command(report, out, self.config.cache_dir)
         with self.children.lock:
             if self.children.stopping:
                 return Outcome(name, "pending")
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True, errors="replace")
+                                       stderr=subprocess.PIPE, text=True, errors="replace",
+                                       env={**os.environ, SUPERVISOR_ENV: str(os.getpid())})
             self.children.running.add(process)
         try:
             stdout, stderr = process.communicate()
@@ -294,7 +306,8 @@ class Batch:
         finished = utc_now()
         record = {"time": finished, "duration_s": round(seconds, 1), "fingerprint": digest, "files": files,
                   "version": __version__, **headline(summary)}
-        append_history(self.root, name, record)
+        if last_good is None or last_good.get("fingerprint") != digest:  # --force of unchanged inputs: no new point
+            append_history(self.root, name, record)
         write_status(self.root, name, {"status": "built", "time": finished, "fingerprint": digest,
                                        "seconds": round(seconds, 1)})
         above = (f"; best of {record['n_systems']}: {record['run_name']}; {record['n_above']} of {record['n_systems']} "
@@ -314,7 +327,7 @@ class Batch:
     def states(self, outcomes: dict[str, Outcome]) -> list[ReportState]:
         states = []
         for report in self.config.reports:
-            outcome = outcomes.get(report.name) or Outcome(report.name, "pending")
+            outcome = outcomes.get(report.name) or self._unfinished(report.name)
             states.append(ReportState(
                 name=report.name, title=report.options.title, status=outcome.status, step=outcome.step,
                 message=outcome.message, seconds=outcome.seconds if outcome.status == "built" else None,
@@ -323,6 +336,13 @@ class Batch:
                 previous=read_status(self.root, report.name) if outcome.status == "pending" else None,
             ))
         return states
+
+    def _unfinished(self, name: str) -> Outcome:
+        """A report this batch has not finished: building now, or pending."""
+        status = read_status(self.root, name) or {}
+        if status.get("status") == "running" and status.get("batch_pid") == os.getpid():
+            return Outcome(name, "building", finished=status.get("time", ""))
+        return Outcome(name, "pending")
 
     def write_index(self, outcomes: dict[str, Outcome], batch_line: str) -> bool:
         """Rewrite ROOT/index.html atomically; on error log it and return False (the batch goes on)."""
@@ -345,13 +365,25 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
     with batch_lock(config.output, config.path), _stop_on_signals(batch.children):
         for stale in clean_stale_folders(config.output):
             log(f"removed {stale.name}: left by a build that did not finish")
+        for line in mark_interrupted(config):
+            log(line)
+        write_batch_state(config.output, {"pid": os.getpid(), "started": started_at, "config": str(config.path),
+                                          "state": "running"})
         outcomes: dict[str, Outcome] = {}
 
         def progress_line() -> str:
             return (f"Batch of {config.path.name} started {_short(started_at)}: {len(outcomes)} of {batch.total} "
                     "reports finished so far.")
 
+        index_lock = threading.Lock()
         index_ok = batch.write_index(outcomes, progress_line())
+
+        def show_progress() -> None:
+            nonlocal index_ok
+            with index_lock:
+                index_ok &= batch.write_index(dict(outcomes), progress_line())
+
+        batch.on_start = show_progress
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="report") as pool:
             futures = {pool.submit(batch.run_report, report, number): report
                        for number, report in enumerate(config.reports, start=1)}
@@ -362,21 +394,73 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
                     outcome = Outcome(futures[future].name, "failed", "batch", f"{type(exc).__name__}: {exc}")
                     log(f"FAILED {outcome.name}: step batch: {outcome.message}")
                 if outcome.status != "pending":
-                    outcomes[outcome.name] = outcome
-                    index_ok &= batch.write_index(outcomes, progress_line())
+                    with index_lock:
+                        outcomes[outcome.name] = outcome
+                    show_progress()
         seconds = time.monotonic() - started
         counts = (f"{sum(o.status == 'built' for o in outcomes.values())} built, "
                   f"{sum(o.status == 'skipped' for o in outcomes.values())} skipped, "
                   f"{sum(o.status == 'failed' for o in outcomes.values())} failed")
         stopped = f"; stopped by signal {batch.children.stopping}" if batch.children.stopping else ""
-        index_ok &= batch.write_index(outcomes, f"Batch of {config.path.name} started {_short(started_at)}, "
-                                                f"finished {_short(utc_now())} in {seconds:.1f} s: {counts}{stopped}.")
+        final_line = (f"Batch of {config.path.name} started {_short(started_at)}, finished {_short(utc_now())} in "
+                      f"{seconds:.1f} s: {counts}{stopped}.")
+        index_ok &= batch.write_index(outcomes, final_line)
+        write_batch_state(config.output, {"pid": os.getpid(), "started": started_at, "config": str(config.path),
+                                          "state": "finished", "finished": utc_now(), "line": final_line})
         index = config.output / "index.html"
         result = BatchResult(tuple(outcomes.values()), seconds, index, interrupted=bool(batch.children.stopping),
                              index_ok=index_ok)
         log(f"batch: {counts}{stopped} in {seconds:.1f} s; index {index}"
             + ("" if index_ok else " (NOT updated: see the error above)"))
     return result
+
+
+def mark_interrupted(config: BatchConfig) -> list[str]:
+    """Reports a dead batch left building (status `running`) become failed at step `interrupted`; their
+    last good report and numbers stay. Call while holding the lock: no other batch is alive then."""
+    lines = []
+    previous = read_batch_state(config.output) or {}
+    if previous.get("state") == "running":
+        lines.append(f"the batch started {previous.get('started', '?')} (pid {previous.get('pid', '?')}) was "
+                     "killed before it finished")
+    for report in config.reports:
+        status = read_status(config.output, report.name) or {}
+        if status.get("status") == "running":
+            message = (f"the batch (pid {status.get('batch_pid', '?')}) that started this build at "
+                       f"{status.get('time', '?')} was killed before it finished")
+            write_status(config.output, report.name, {**status, "status": "failed", "step": "interrupted",
+                                                      "message": message, "time": utc_now()})
+            lines.append(f"{report.name}: interrupted: {message}")
+    return lines
+
+
+def refresh_index(config: BatchConfig, log: Log | None = None) -> Path:
+    """Rewrite ROOT/index.html from the recorded history and statuses, building nothing (reports a dead
+    batch left building show as interrupted); raise BatchBusy if a batch is running (its index is live)."""
+    log = log or make_logger()
+    batch = Batch(config, jobs=1, force=False, log=log)
+    with batch_lock(config.output, config.path):
+        for line in mark_interrupted(config):
+            log(line)
+        previous = read_batch_state(config.output) or {}
+        if previous.get("state") == "running":
+            write_batch_state(config.output, {**previous, "state": "interrupted"})
+            line = (f"The batch of {Path(previous.get('config', '?')).name} started {_short(previous.get('started', ''))} "
+                    "was killed before it finished; reports it did not finish show as interrupted.")
+        else:
+            line = previous.get("line") or "No batch has run on this output root yet."
+        outcomes = {}
+        for report in config.reports:
+            status = read_status(config.output, report.name) or {}
+            if status.get("status") in ("built", "skipped", "failed"):
+                outcomes[report.name] = Outcome(report.name, status["status"], step=status.get("step", ""),
+                                                message=status.get("message", ""), seconds=status.get("seconds", 0.0),
+                                                finished=status.get("time", ""))
+            else:
+                outcomes[report.name] = Outcome(report.name, "pending", message="not built yet")
+        if not batch.write_index(outcomes, f"{line} (Index rewritten {_short(utc_now())}.)"):
+            raise OSError(f"could not write {config.output / 'index.html'}")
+    return config.output / "index.html"
 
 
 @contextmanager
@@ -447,7 +531,7 @@ def _check_output_root(root: Path) -> None:
         raise ParameterError(f"output root {root} {problem}; set `output` to a writable folder")
 
 
-def main(config_path: str, *, jobs: int = 1, force: bool = False) -> int:
+def main(config_path: str, *, jobs: int = 1, force: bool = False, index_only: bool = False) -> int:
     """The `batch` subcommand: exit 0 all built or skipped, 1 a report failed, 3 the root is busy.
 
     A config error raises ParameterError (the CLI prints it and exits 2) before anything is built.
@@ -459,7 +543,11 @@ def main(config_path: str, *, jobs: int = 1, force: bool = False) -> int:
         raise ParameterError(f"-j must be between 1 and the number of CPUs ({cpus}); got {jobs}")
     config = load_config(config_path)
     _check_output_root(config.output)
+    check_index_owner(config.output)
     try:
+        if index_only:
+            print(f"wrote {refresh_index(config)}")
+            return EXIT_OK
         result = run_batch(config, jobs=jobs, force=force)
     except BatchBusy as exc:
         print(f"ndcg-report: error: {exc}", file=sys.stderr, flush=True)
