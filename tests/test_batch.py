@@ -204,8 +204,9 @@ def test_unchanged_rerun_skips_and_force_rebuilds(second_batch, forced_batch):
     assert re.search(rf"start good-a \(1/1\): inputs unchanged since {TIME}, rebuilding \(--force\)$", forced.stderr,
                      re.M), forced.stderr
     assert " skip good-a" not in forced.stderr
-    assert len(forced_snap["history"]["good-a"]) == 2 and len(forced_snap["history"]["good-b"]) == 1
-    assert forced_snap["history"]["good-a"][0]["fingerprint"] == forced_snap["history"]["good-a"][1]["fingerprint"]
+    # a forced rebuild of unchanged inputs is built, but adds no point to the history (issue 11, item 6)
+    assert len(forced_snap["history"]["good-a"]) == 1 and len(forced_snap["history"]["good-b"]) == 1
+    assert forced_snap["history"]["good-a"] == snap["history"]["good-a"]
     assert set(index_rows(forced_snap["index"])) == {"good-a"}  # the index lists the reports of its config
 
 
@@ -267,7 +268,9 @@ def test_sigkill_mid_build_leaves_published_reports_and_index_intact(first_batch
     again = batch_cli(config)
     assert again.returncode == 0, again.stderr
     assert "removed .good-a.staging-" in again.stderr, (again.stderr, _processes(out))  # ... cleaned by the next batch
-    assert "batch: 0 built, 2 skipped, 0 failed" in again.stderr
+    assert "good-a: interrupted: the batch" in again.stderr  # the build it killed is retried, the other skipped
+    assert "batch: 1 built, 1 skipped, 0 failed" in again.stderr
+    assert history_file(out, "good-a").read_bytes() == history_before["good-a"]  # same inputs: no new point
     assert not [p for p in out.iterdir() if ".staging" in p.name or ".old" in p.name or p.name.endswith(".tmp")]
 
 
@@ -295,7 +298,8 @@ def test_sigterm_stops_the_builds_and_finishes_the_index(first_batch, tmp_path):
     assert re.search(r"FAILED good-a in \d+\.\d s: step interrupted: the batch was stopped by signal 15$", stderr, re.M)
     assert "batch: 0 built, 0 skipped, 1 failed; stopped by signal 15 in" in stderr.splitlines()[-1]
     assert (out / "good-a" / "report.html").read_bytes() == before
-    assert index_rows((out / "index.html").read_text())["good-a"][1].startswith("FAILED step interrupted")
+    assert index_rows((out / "index.html").read_text())["good-a"][1].startswith(
+        "interrupted the batch was stopped by signal 15")
 
 
 def _processes(out: Path) -> list[str]:
@@ -363,7 +367,10 @@ def test_lock_held_by_another_batch_exits_3_with_one_line(tmp_path):
          "nightly.yml: report 'msmarco-dev': key 'baseline_name': 'bm25' is also a run's name"),
         ({"run": ""}, "nightly.yml: report 'msmarco-dev': key 'run': '' must be a path"),
         ({"name": "../up"}, "nightly.yml: report #1: key 'name': '../up' is not a safe folder name"),
-        ({"timeout": 0}, "nightly.yml: report 'msmarco-dev': key 'timeout': 0 must be a whole number >= 1"),
+        ({"timeout": 0}, "nightly.yml: report 'msmarco-dev': key 'timeout': 0 must be a whole number of seconds from 1"),
+        ({"timeout": 2147484}, "nightly.yml: report 'msmarco-dev': key 'timeout': 2147484 must be a whole number of"),
+        ({"k": 18446744073709551616},
+         "nightly.yml: report 'msmarco-dev': key 'k': cut-off '18446744073709551616' is larger than 1,000,000,000"),
     ],
 )
 def test_config_errors_name_the_report_and_the_key(tmp_path, monkeypatch, change, message):
