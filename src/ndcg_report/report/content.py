@@ -12,11 +12,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.ties import TieRange
 from ndcg_report.files import file_sha256, text_line_count
 from ndcg_report.inputs.trec import Qrels
 from ndcg_report.report.experiment import HEADLINE_K, Experiment, compare_runs
 from ndcg_report.report.loading import load_inputs
-from ndcg_report.report.html import escape, leaderboard_html
+from ndcg_report.report.html import DEEPER, escape, leaderboard_html
 from ndcg_report.report.parameters import ReportParameters, build_command, default_title
 from ndcg_report.version import __version__
 
@@ -60,7 +62,10 @@ def load_report(params: ReportParameters) -> Report:
         seed=params.seed, topics=topics,
     )
     records = [file_record(f"run: {name}", item.path) for name, item in zip(experiment.names, params.runs)]
-    records.append(file_record(f"baseline: {experiment.baseline_name}", params.baseline))
+    baseline = file_record(f"baseline: {experiment.baseline_name}", params.baseline)
+    if params.corpus is not None:  # the run is a cache entry named by its 64-hex key
+        baseline["file"] = f"BM25 of {params.corpus.name} (cached run)"
+    records.append(baseline)
     records += [file_record(role, path) for role, path in (("qrels", params.qrels), ("topics", params.topics),
                                                             ("corpus", params.corpus)) if path is not None]
     report = Report(params, experiment, qrels, pd.DataFrame(records))
@@ -109,6 +114,7 @@ def family_note(experiment: Experiment) -> str:
 def query_checks(report: Report) -> pd.DataFrame:
     """Counts of each kind of query, one column per system (the baseline last)."""
     rows = {}
+    ties, k = report.experiment.tie_ranges, report.experiment.headline_k
     for name in report.experiment.systems:
         evaluation = report.experiment.evaluations[name]
         counts = evaluation.counts
@@ -117,8 +123,24 @@ def query_checks(report: Report) -> pd.DataFrame:
             "missing from run (relevant in qrels)": counts.missing,
             "without relevant docs in qrels": counts.no_relevant, "run only (ignored)": counts.run_only,
             "averaged": counts.averaged, "lines with tied scores": evaluation.tied_lines,
+            f"queries whose NDCG@{k} the order of ties changes": ties[name].queries[k] if name in ties else 0,
         }
     return pd.DataFrame(rows)
+
+
+def tie_warning(name: str, ties: TieRange, evaluation: Evaluation, headline_k: str) -> str:
+    """The warning for a system whose tied scores change a mean NDCG@k as printed (4 decimals): where,
+    in how many queries and between which values; '' if the order of ties changes no printed mean."""
+    shown = [k for k in ties.affected if f"{ties.worst[k]:.4f}" != f"{ties.best[k]:.4f}"]
+    if not shown:
+        return ""
+    k = headline_k if headline_k in shown else shown[0]
+    return (
+        f"{name}: the order of tied scores changes mean NDCG@{', @'.join(shown)} ({int(ties.queries[k])} quer{'y' if ties.queries[k] == 1 else 'ies'} "
+        f"at NDCG@{k}, where tied documents differ in relevance). trec_eval's order (docid descending, used "
+        f"here) gives a mean NDCG@{k} of {evaluation.mean(k):.4f}; tied documents ordered worst first give "
+        f"{ties.worst[k]:.4f}, best first {ties.best[k]:.4f}."
+    )
 
 
 def depth_table(report: Report) -> pd.DataFrame:
@@ -152,10 +174,18 @@ def data_warnings(report: Report) -> list[str]:
                 f"{name}: only {summary.at[HEADLINE_K, 'judged']:.0%} of the top 10 is judged; unjudged documents "
                 "count as not relevant, so NDCG@10 may understate this system."
             )
-        if evaluation.tied_lines:
+        ties = experiment.tie_ranges.get(name)
+        tie_text = tie_warning(name, ties, evaluation, experiment.headline_k) if ties is not None else ""
+        if tie_text:
+            warnings.append(tie_text)
+        shallow = experiment.shallow_cutoffs()[name]
+        if shallow:
+            depth = experiment.depth().loc[name]
             warnings.append(
-                f"{name}: {evaluation.tied_lines} run lines share a score with another line of their query; "
-                "ties are broken by docid, descending (trec_eval's order), which is arbitrary."
+                f"{name} retrieves {_number(depth['median'])} lines for the median query (at most "
+                f"{_number(depth['max'])}): at NDCG@{', @'.join(shallow)} the ranks it never retrieved count as not "
+                "relevant, so it is measured at a depth it does not reach (marked † in the tables); compare "
+                f"systems at k up to {_number(depth['median'])}."
             )
         counts = evaluation.counts
         if counts.missing and counts.missing >= 0.05 * counts.in_qrels:
@@ -181,7 +211,7 @@ def leaderboard(report: Report) -> str:
     experiment = report.experiment
     letters = experiment.pairwise.letters if len(experiment.names) > 1 else None
     return leaderboard_html(experiment.leaderboard, experiment.significance, experiment.baseline_name,
-                            experiment.headline_k, letters)
+                            experiment.headline_k, letters, experiment.shallow_cutoffs())
 
 
 def leaderboard_note(report: Report) -> str:
@@ -189,6 +219,8 @@ def leaderboard_note(report: Report) -> str:
     note = (f"Mean NDCG@k of each system over its averaged queries. ▲/▼: significantly above/below "
             f"{experiment.baseline_name} (paired randomization test, Holm-adjusted, p < {experiment.alpha:g}); "
             f"bold: the best of its column. {family_note(experiment)}")
+    if any(experiment.shallow_cutoffs().values()):
+        note += " †: k is deeper than the system retrieves for the median query (see the data checks)."
     if len(experiment.names) > 1:
         test = experiment.pairwise
         note += (f" Group: systems sharing a letter do not differ significantly at NDCG@{test.k} (randomized "
@@ -214,6 +246,14 @@ def comparison_table(report: Report, name: str) -> pd.DataFrame:
         "randomization p (Holm)": [_p(p, h) for p, h in zip(c["randomization_pvalue"], c["holm_randomization_pvalue"])],
         "effect size d_z": c["effect_size"],
     }
+    shallow = experiment.shallow_cutoffs()
+    too_deep = [[who for who, system in (("system", name), ("baseline", experiment.baseline_name))
+                 if k in shallow[system]] for k in c.index]
+    if any(too_deep):
+        depth = experiment.depth()["median"]
+        medians = {"system": depth[name], "baseline": depth[experiment.baseline_name]}
+        columns["depth"] = ["; ".join(f"{DEEPER}\u00a0{who}\u00a0{_number(medians[who])}\u00a0deep" for who in whose)
+                            for whose in too_deep]  # no-break spaces: the note stays on one line
     table = pd.DataFrame({key: list(values) for key, values in columns.items()},
                          index=pd.Index([f"@{k}" for k in c.index]))
     return table.round(4)
@@ -333,7 +373,11 @@ def parameters_table(report: Report) -> pd.DataFrame:
 
 
 def files_table(report: Report) -> pd.DataFrame:
-    return report.files
+    """The input files as shown: role, file name, the first 12 hex digits of the sha256 (summary.json
+    has all 64), lines."""
+    table = report.files.copy()
+    table["sha256"] = [digest[:12] for digest in table["sha256"]]
+    return table.rename(columns={"sha256": "sha256 (first 12)"})
 
 
 # --- figures ---------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ import pandas as pd
 from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, parse_cutoffs
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
-from ndcg_report.inputs.trec import Run
+from ndcg_report.core.ties import TieRange, tie_range
+from ndcg_report.inputs.trec import Qrels, Run
 from ndcg_report.report.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.stats.letters import compact_letters
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
@@ -60,6 +61,7 @@ class Experiment:
     baseline_name: str
     evaluations: Mapping[str, Evaluation]  # every system, then the baseline
     runs: Mapping[str, Run]  # what was read, for tags, paths and retrieval depth
+    qrels: Qrels
     comparisons: pd.DataFrame  # index (system, k): paired statistics against the baseline, Holm over the family
     topics: pd.Series | None
     seed: int
@@ -196,6 +198,25 @@ class Experiment:
                           "median": float(np.median(lines)) if len(lines) else 0.0,
                           "max": int(lines.max()) if len(lines) else 0}
         return pd.DataFrame(rows).T
+
+    def shallow_cutoffs(self) -> dict[str, list[str]]:
+        """Per system, the cut-offs deeper than its retrieval: k above its median lines per judged
+        query, where the ranks it never retrieved count as not relevant ('all' is never listed)."""
+        depth = self.depth()
+        return {name: [label for label in self.labels if label != "all" and int(label) > depth.at[name, "median"]]
+                for name in self.systems}
+
+    @cached_property
+    def tie_ranges(self) -> dict[str, TieRange]:
+        """Per system with tied scores: mean NDCG@k with its ties in the worst and the best order, and
+        how many queries the order of ties can change (see core.ties)."""
+        ranges = {}
+        for name in self.systems:
+            evaluation = self.evaluations[name]
+            if evaluation.tied_lines:
+                ranges[name] = tie_range(self.runs[name], self.qrels, evaluation.cutoffs, evaluation.gain,
+                                         evaluation.missing, evaluation.no_relevant)
+        return ranges
 
     # --- figures ---------------------------------------------------------------------------
 
@@ -345,7 +366,7 @@ def compare_runs(
     comparisons = compare_systems({name: evaluations[name] for name in names}, evaluations[base_name],
                                   base_name, seed, n_resamples, confidence)
     return Experiment(
-        names=tuple(names), baseline_name=base_name, evaluations=evaluations, runs=read,
+        names=tuple(names), baseline_name=base_name, evaluations=evaluations, runs=read, qrels=qrels_read,
         comparisons=comparisons, topics=topics, seed=int(seed), n_resamples=int(n_resamples),
         confidence=confidence, alpha=alpha,
     )

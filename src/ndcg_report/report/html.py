@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Collection, Mapping
 
 import numpy as np
 import pandas as pd
 
 ABOVE, BELOW = "▲", "▼"
+DEEPER = "†"  # the cut-off is deeper than the system's retrieval
 
 
 def escape(text: object) -> str:
@@ -85,11 +87,13 @@ def details_html(summary: str, body_html: str) -> str:
 
 def leaderboard_html(
     means: pd.DataFrame, significance: pd.DataFrame, baseline_name: str, headline_k: str,
-    letters: pd.Series | None = None,
+    letters: pd.Series | None = None, shallow: Mapping[str, Collection[str]] | None = None,
 ) -> str:
     """Systems x cut-offs of mean NDCG@k: systems by NDCG@headline (best first), the baseline last;
     ▲/▼ where a system is significantly above/below the baseline, the best of each column in bold,
-    and the letter groups of the pairwise test if given."""
+    † where k is deeper than the system's retrieval (`shallow`: name -> cut-off labels), and the
+    letter groups of the pairwise test if given."""
+    shallow = shallow or {}
     given = [name for name in means.index if name != baseline_name]
     systems = sorted(given, key=lambda name: (-means.at[name, headline_k], given.index(name)))
     best = {k: means[k].max() for k in means.columns}
@@ -108,6 +112,8 @@ def leaderboard_html(
                 mark = f' <span class="sig">{ABOVE}</span>' if sign > 0 else f' <span class="sig">{BELOW}</span>' if sign < 0 else ""
             if not np.isnan(value) and value == best[k]:
                 text = f"<strong>{text}</strong>"
+            if k in shallow.get(name, ()):
+                mark += f' <span class="shallow">{DEEPER}</span>'
             cells.append(f'<td class="num">{text}{mark}</td>')
         if letters is not None:
             cells.append(f'<td class="text">{escape(letters.get(name, ""))}</td>')
