@@ -140,4 +140,11 @@ def test_bm25_options_with_a_given_baseline_are_refused(tmp_path, option, value)
     result = cli("build", "--run", run, "--qrels", CRANFIELD / "qrels.txt", "--baseline", run,
                  option, value, "--out", tmp_path / "out", cache=tmp_path / "cache")
     assert result.returncode == 2 and result.stderr.count("\n") == 1
-    assert f"{option} only apply with --corpus" in result.stderr and not (tmp_path / "out").exists()
+    assert f"error: {option} applies only with --corpus:" in result.stderr and not (tmp_path / "out").exists()
+
+
+def test_two_bm25_options_with_a_given_baseline_read_as_a_sentence(tmp_path):
+    run = CRANFIELD / "bm25-rm3.run.gz"
+    result = cli("build", "--run", run, "--qrels", CRANFIELD / "qrels.txt", "--baseline", run, "--k1", "1",
+                 "--b", "0.5", "--out", tmp_path / "out", cache=tmp_path / "cache")
+    assert result.returncode == 2 and "error: --k1 and --b apply only with --corpus:" in result.stderr

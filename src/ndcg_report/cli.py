@@ -18,8 +18,33 @@ EXIT_INTERRUPTED = 130
 MAX_MESSAGE = 1000  # characters of an error line: a message built from hostile input stays readable
 
 
+EXIT_CODES = """exit codes:
+  0    done
+  1    a step failed (a notebook cell, nbval, a timeout, writing an output); the previous report stays
+  2    bad input or usage: one line naming the file, the line and the fix; nothing written
+  3    batch only: another batch holds the output root
+  130  interrupted (Ctrl-C); staging removed"""
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Each option's help ends with its default, unless it has none (empty, off) or says it already."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = action.default not in (None, "", False, argparse.SUPPRESS) and "default" not in text
+        if shown and (action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE)):
+            text += " (default: %(default)s)"
+        return text
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line on stderr and exit code 2."""
+    """argparse, but a usage mistake is one line on stderr and exit code 2; help shows the defaults
+    and the exit codes."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        kwargs.setdefault("epilog", EXIT_CODES)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -28,17 +53,21 @@ class _Parser(argparse.ArgumentParser):
 def _add_metric_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-k", "--cutoffs", default="1,3,5,10,20,100,1000",
-        help="comma-separated cut-offs; 'all' means no cut-off (default: 1,3,5,10,20,100,1000)",
+        help="comma-separated cut-offs; 'all' means no cut-off",
     )
     parser.add_argument("--gain", default="linear", choices=("linear", "exponential"),
                         help="linear: gain = label (trec_eval); exponential: 2**label - 1")
     parser.add_argument("--missing", default="zero", choices=("zero", "skip"),
                         help="queries with relevant docs that the run lacks: score 0 (trec_eval -c) or leave out")
     parser.add_argument("--no-relevant", default="skip", choices=("skip", "zero"), dest="no_relevant",
-                        help="queries with nothing relevant in qrels: leave out (default) or score 0 (trec_eval)")
+                        help="queries with nothing relevant in qrels: leave out or score 0 (trec_eval)")
 
 
-def _add_bm25_options(parser: argparse.ArgumentParser) -> None:
+def _add_bm25_options(parser: argparse.ArgumentParser, corpus_only: bool = False) -> None:
+    if corpus_only:
+        parser = parser.add_argument_group(  # type: ignore[assignment]
+            "BM25 baseline from a corpus (only with --corpus)",
+            "how the baseline is built from --corpus and --topics; refused with --baseline")
     parser.add_argument("--k1", type=float, default=None, help="BM25 k1 (default 0.9, as Anserini)")
     parser.add_argument("--b", type=float, default=None, help="BM25 b (default 0.4, as Anserini)")
     parser.add_argument("--top-k", type=int, default=None, dest="top_k",
@@ -48,7 +77,10 @@ def _add_bm25_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ndcg_report.version import __version__
+
     parser = _Parser(prog="ndcg-report", description="Exact, fast NDCG@k of TREC runs, and reports on them.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     evaluate = commands.add_parser("eval", help="print NDCG@k of a run (trec_eval's argument order)")
@@ -56,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("run", help="run file: qid Q0 docid rank score tag (plain or .gz)")
     _add_metric_options(evaluate)
     evaluate.add_argument("-q", "--per-query", action="store_true", help="one row per query as well as the mean")
-    evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout")
+    evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout: trec_eval's lines, CSV or JSON")
     evaluate.add_argument("--digits", type=int, default=None,
                           help="decimals printed (default 4 for trec and csv, full precision for json)")
     build = commands.add_parser("build", help="build the HTML report of one or more runs against a baseline")
@@ -68,12 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--baseline", default="", help="the baseline run (e.g. Anserini BM25)")
     source.add_argument("--corpus", default="", help="JSON-lines corpus: build (and cache) a BM25 baseline from it")
     build.add_argument("--topics", default="", help="qid<TAB>query text: shown in the tables; required with --corpus")
-    _add_bm25_options(build)
+    _add_bm25_options(build, corpus_only=True)
     _add_metric_options(build)
-    build.add_argument("--name", default="", help="report title")
-    build.add_argument("--run-name", default="", help="display name of the one run (default: its tag); "
+    build.add_argument("--name", default="", help="report title (default: made from the system names)")
+    build.add_argument("--run-name", default="", help="display name of the one run (default: its run tag); "
                                                       "with several runs, use --run NAME=PATH")
-    build.add_argument("--baseline-name", default="", help="display name of the baseline (default: its tag)")
+    build.add_argument("--baseline-name", default="", help="display name of the baseline (default: its run tag)")
     build.add_argument("--seed", type=int, default=42, help="seed of the bootstrap and randomization tests")
     build.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
     build.add_argument("--notebook", default="", help="a customised copy of the report notebook")
@@ -90,7 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="dl19: monoT5, two fusions and a re-ranking depth ablation against Anserini BM25; "
                            "cranfield: BM25+RM3 against BM25 built from the corpus")
     demo.add_argument("--out", default="", help="output folder (default: reports/demo, reports/demo-cranfield)")
-    demo.add_argument("--cache-dir", default="", help="folder of cached BM25 runs (default: the user cache)")
+    demo.add_argument("--cache-dir", default="", dest="cache_dir",
+                      help="folder of cached BM25 runs, for cranfield (default: $NDCG_REPORT_CACHE/bm25 or the "
+                           "user cache)")
     demo.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
 
     batch = commands.add_parser(
@@ -113,9 +147,11 @@ def _bm25_settings(args: argparse.Namespace) -> dict:
     return {name: BM25_DEFAULTS[name] if value is None else value for name, value in given.items()}
 
 
-def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
-    """Validate, build the BM25 baseline if asked, then build the report; return the line to print."""
+def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> str:
+    """Validate, build the BM25 baseline if asked, then build the report; return the line to print
+    (with the time since `started`, time.monotonic() when the command began)."""
     import shlex
+    import time
     from pathlib import Path
 
     from ndcg_report.inputs.trec import read_topics
@@ -149,7 +185,9 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
         given = [option for option, value in (("--k1", args.k1), ("--b", args.b), ("--top-k", args.top_k),
                                                ("--cache-dir", args.cache_dir)) if value not in (None, "")]
         if args.baseline and given:
-            raise ParameterError(f"{', '.join(given)} only apply with --corpus; the baseline run is given by --baseline")
+            verb = "applies" if len(given) == 1 else "apply"
+            raise ParameterError(f"{' and '.join(given)} {verb} only with --corpus: they set how BM25 is built "
+                                 "from a corpus, and --baseline gives the baseline run; drop them or use --corpus")
         bm25 = _bm25_settings(args)
         out = args.out
     check_timeout(args.timeout)
@@ -163,7 +201,7 @@ def run_build(args: argparse.Namespace, argv: Sequence[str]) -> str:
         read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=_log)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None)
-    return f"built {result.out_dir / 'report.html'} in {result.seconds:.1f} s\n"
+    return f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"
 
 
 def run_bm25(args: argparse.Namespace) -> str:
@@ -229,6 +267,9 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import time
+
+    started = time.monotonic()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
@@ -247,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             signal.signal(signal.SIGTERM, _stop_on_sigterm)
             die_with_supervisor()
-            output = run_build(args, argv)
+            output = run_build(args, argv, started)
     except (InputError, ParameterError) as exc:
         _error(str(exc))
         return EXIT_BAD_INPUT

@@ -60,7 +60,7 @@ table {{ border-collapse: collapse; margin-top: 1rem; font-size: 0.92rem; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 0.3rem 0.45rem; text-align: left; vertical-align: top; }}
 th {{ background: #f4f4f4; }}
 td.num {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}
-td.state {{ min-width: 11rem; max-width: 19rem; }}
+td.state {{ min-width: 6.5rem; max-width: 19rem; }}
 td.name {{ min-width: 8rem; max-width: 12rem; }}
 .status {{ font-weight: 600; white-space: nowrap; }}
 .built {{ color: #1a7f37; }}
@@ -211,7 +211,8 @@ def history_figure(history: tuple[dict, ...]):
     ticks = _tick_positions(len(history))
     labels = [_tick_label(history[i - 1].get("time", "")) for i in ticks]
     with matplotlib.rc_context(_RC):
-        figure = Figure(figsize=(7.6, 2.6), dpi=100, layout="constrained")
+        legend_outside = len(names) > 3
+        figure = Figure(figsize=(9.6 if legend_outside else 7.6, 2.8), dpi=100, layout="constrained")
         left, right = figure.subplots(1, 2, width_ratios=(3, 2))
         values = [v for v in base if not math.isnan(v)]
         handles, legend_labels = [], []
@@ -229,7 +230,7 @@ def history_figure(history: tuple[dict, ...]):
             left.set_ylim(max(0.0, min(values) - pad), min(1.0, max(values) + pad))
         left.set_ylabel(f"NDCG@{k}")
         left.set_title(f"Mean NDCG@{k} per build", fontsize=10)
-        if len(names) <= 3:  # handles and labels explicit: a name starting with '_' is not dropped
+        if not legend_outside:  # handles and labels explicit: a name starting with '_' is not dropped
             left.legend(handles, legend_labels, loc="best", fontsize=8)
         else:
             left.legend(handles, legend_labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=7)
@@ -239,7 +240,7 @@ def history_figure(history: tuple[dict, ...]):
             right.errorbar([xi], [d], yerr=[[low[i]], [high[i]]], fmt="o", color=RUN_COLOUR, capsize=3,
                            markerfacecolor=RUN_COLOUR if significant else "white")
         right.set_ylabel(f"delta of {literal(_short_name(best))}", fontsize=8)
-        right.set_title("Delta, 95% CI (filled: p < 0.05, Holm)", fontsize=10)
+        right.set_title("Best system's delta, 95% CI\n(filled: p < 0.05, Holm)", fontsize=9)
         for ax in (left, right):
             ax.set_xticks(ticks, labels, fontsize=7, rotation=30, ha="right")
             ax.set_xlim(0.5, len(history) + 0.5)
