@@ -258,3 +258,18 @@ def test_a_link_keeps_its_own_name_in_the_report_parameters(tmp_path):
     link = tmp_path / "my-run.txt"
     link.symlink_to(SMALL / "monot5.txt")
     assert resolve_path(str(link), "run").name == "my-run.txt"
+
+
+def test_the_documented_nbconvert_command_gives_the_build_s_offline_html(demo_builds, tmp_path):
+    """README: `jupyter nbconvert --to ndcg_offline report.ipynb` (the exporter build uses, found by
+    nbconvert through its entry point) gives report.html as build wrote it, build-time line aside."""
+    _, built = demo_builds
+    shutil.copy(built / "report.ipynb", tmp_path / "report.ipynb")
+    jupyter = Path(sys.executable).with_name("jupyter")
+    result = subprocess.run([str(jupyter), "nbconvert", "--to", "ndcg_offline", "report.ipynb"], cwd=tmp_path,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert page == without_build_time((built / "report.html").read_text(encoding="utf-8")).replace("<main>\n", "<main>", 1)
+    assert not re.search(r"<(script|link|img|iframe)\b[^>]*(src|href)\s*=\s*[\"']?(https?:)?//", page, flags=re.I)
+    assert "validate_parameters(" not in page and "with_bm25_baseline(" not in page  # the code is hidden

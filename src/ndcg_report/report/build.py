@@ -257,23 +257,10 @@ def _validate_with_nbval(executed: Path, env: dict[str, str], timeout: int) -> N
 
 def notebook_to_html(notebook: "nbformat.NotebookNode") -> str:
     """Offline HTML: code hidden, figures embedded, no script or stylesheet from the network."""
-    from nbconvert import HTMLExporter
+    from ndcg_report.report.offline_html import OfflineHTMLExporter  # imports nbconvert: only once it is needed
 
-    exporter = HTMLExporter(
-        template_name="ndcg_offline", extra_template_basedirs=[str(package_file("templates"))],
-        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
-    )
-    body, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": "report"}})
-    return _strip_style_comments(body)
-
-
-def _strip_style_comments(page: str) -> str:
-    """Drop /* comments */ inside <style> blocks (the inlined CSS cites web pages in them)."""
-    return re.sub(
-        r"(<style[^>]*>)(.*?)(</style>)",
-        lambda m: m.group(1) + re.sub(r"/\*.*?\*/", "", m.group(2), flags=re.S) + m.group(3),
-        page, flags=re.S,
-    )
+    body, _ = OfflineHTMLExporter().from_notebook_node(notebook, resources={"metadata": {"name": "report"}})
+    return body
 
 
 def _publish(staging: Path, out_dir: Path) -> None:
