@@ -26,4 +26,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/stage_times.py
 
 clean:
-	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/nightly build src/*.egg-info .pytest_cache
+	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/nightly build src/*.egg-info .pytest_cache .hypothesis
