@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from ndcg_report import InputError, ParameterError, evaluate
 from ndcg_report.batch.config import load_config
 from ndcg_report.batch.history import read_history, read_status
-from ndcg_report.core.number_text import fixed
+from ndcg_report.core.number_text import fixed, shortest
 from ndcg_report.files import OWNED_MARKER
 from ndcg_report.inputs import trec
 
@@ -375,3 +375,15 @@ def test_18_ctrl_c_during_a_build_is_one_line_and_removes_the_staging(tmp_path):
 def test_19_a_score_in_other_digits_names_its_line(tmp_path):
     (tmp_path / "run").write_text("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 \u0661 t\n")
     one_line(cli("eval", SMALL / "qrels.txt", tmp_path / "run"), 2, "run:2: score '\u0661' is not a number")
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
+                          st.integers(-10**6, 10**6).map(float), st.floats(min_value=1e-6, max_value=1e-3),
+                          st.floats(min_value=1e8, max_value=1e17), st.floats(min_value=1e-4, max_value=1.0),
+                          st.sampled_from([0.0, -0.0, 1.0, 99999.0, 1e5, 1e10, 1e16, 1e-4, 1e-5])),
+                min_size=1, max_size=50))
+def test_07_shortest_numbers_are_pythons_repr(values):
+    reprs = [repr(float(v)) if math.isfinite(v) else "null" for v in values]
+    assert shortest(np.array(values), "null").to_pylist() == reprs
+    bare = [r[:-2] if r.endswith(".0") else r for r in reprs]
+    assert shortest(np.array(values), "null", whole_dot=False).to_pylist() == bare

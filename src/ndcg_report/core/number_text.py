@@ -36,23 +36,50 @@ def fixed(values: np.ndarray, digits: int) -> pa.Array:
     negative = np.signbit(values) & fast
     if negative.any():
         text = pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", text, ""), text)
-    slow = np.flatnonzero(~fast)
+    finite = np.isfinite(values)
+    for special, where in (("nan", np.isnan(values)), ("inf", values == np.inf), ("-inf", values == -np.inf)):
+        if where.any():  # as Python writes them, without a Python call each (missing values are often NaN)
+            text = pc.if_else(pa.array(where), pa.scalar(special), text)
+    slow = np.flatnonzero(~fast & finite)
     if len(slow):
-        text = pc.replace_with_mask(text, pa.array(~fast), pa.array([f"{v:.{digits}f}" for v in values[slow].tolist()]))
+        text = pc.replace_with_mask(text, pa.array(~fast & finite),
+                                    pa.array([f"{v:.{digits}f}" for v in values[slow].tolist()]))
     return text
 
 
 def shortest(values: np.ndarray, missing: str = "nan", whole_dot: bool = True) -> pa.Array:
     """The shortest text that reads back as each value (a whole number with a '.0', as Python's
-    repr writes it, unless whole_dot is False); NaN and infinities as `missing`."""
+    repr writes it, unless whole_dot is False); NaN and infinities as `missing`.
+
+    Whole numbers below _TABLE_SIZE (counts, 0 and 1 of NDCG and judged) come from a lookup table;
+    Arrow's cast writes the rest.
+    """
     values = np.ascontiguousarray(values, dtype=np.float64)
-    text = pc.cast(pa.array(values), pa.string())
     with np.errstate(invalid="ignore"):
-        whole = (np.floor(values) == values) & (np.abs(values) < 1e16) & whole_dot  # Arrow writes them bare
-    if whole.any():
-        mask = pa.array(whole)
-        text = pc.replace_with_mask(text, mask, pc.binary_join_element_wise(text.filter(mask), ".0", ""))
-    finite = np.isfinite(values)
+        finite = np.isfinite(values)
+        whole = finite & (np.floor(values) == values)
+        small = whole & (np.abs(values) < _TABLE_SIZE)
+    magnitude = np.where(small, np.abs(values), 0.0).astype(np.int64)
+    text = _whole_table(whole_dot).take(pa.array(magnitude))
+    negative = small & np.signbit(values)  # -0.0 too, as repr writes it
+    if negative.any():
+        text = pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", text, ""), text)
+    with np.errstate(invalid="ignore"):
+        integral = whole & ~small & (np.abs(values) < 1e16)  # repr writes these in full (Arrow: 1e+10)
+    if integral.any():
+        digits = pc.cast(pa.array(values[integral].astype(np.int64)), pa.string())
+        text = pc.replace_with_mask(text, pa.array(integral),
+                                    pc.binary_join_element_wise(digits, ".0", "") if whole_dot else digits)
+    with np.errstate(invalid="ignore"):
+        exponent = finite & ~small & ~integral & ((np.abs(values) < 1e-4) | (np.abs(values) >= 1e9))
+    if exponent.any():  # where repr and Arrow differ (1e-05 vs 1e-5; 1e+10 or 10000000000.5): Python's own text
+        shown = [repr(value) for value in values[exponent].tolist()]
+        if not whole_dot:
+            shown = [value[:-2] if value.endswith(".0") else value for value in shown]
+        text = pc.replace_with_mask(text, pa.array(exponent), pa.array(shown, pa.string()))
+    rest = finite & ~small & ~integral & ~exponent  # 1e-4 <= |v| < 1e9, not whole: both write plain digits
+    if rest.any():
+        text = pc.replace_with_mask(text, pa.array(rest), pc.cast(pa.array(values[rest]), pa.string()))
     if not finite.all():
         text = pc.if_else(pa.array(finite), text, pa.scalar(missing))
     return text
@@ -82,6 +109,11 @@ def _decimal_table(digits: int) -> pa.Array:
 @functools.lru_cache(maxsize=_TABLE_WIDTH + 1)
 def _integer_table(width: int) -> pa.Array:
     return pa.array([f"{number:0{width}d}" if width else str(number) for number in range(_TABLE_SIZE)], pa.string())
+
+
+@functools.lru_cache(maxsize=2)
+def _whole_table(dot: bool) -> pa.Array:
+    return pa.array([f"{number}.0" if dot else str(number) for number in range(_TABLE_SIZE)], pa.string())
 
 
 def text_bytes(strings: pa.Array) -> memoryview:
