@@ -51,6 +51,19 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def path_sha256(path: Path) -> str:
+    """file_sha256 of a file; of a folder (a Parquet dataset), the sha256 over its files' relative
+    paths and sha256 in path order (names starting with '.' or '_' left out, as readers skip them)."""
+    if not path.is_dir():
+        return file_sha256(path)
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        relative = file.relative_to(path)
+        if not any(part.startswith((".", "_")) for part in relative.parts):
+            digest.update(f"{relative.as_posix()}\0{file_sha256(file)}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> Path:
     """Write text lines to a temp file beside path, fsync, then rename it over path (atomic on POSIX)."""
     lines = iter(lines)

@@ -34,7 +34,7 @@ from ndcg_report.batch.history import (
     append_history, history_dir, log_file, read_batch_state, read_history, read_status, write_batch_state, write_status,
 )
 from ndcg_report.files import (
-    file_sha256, folder_problem, remove_owned_folder, stale_owned_folders, stale_temporaries, write_text_atomic,
+    folder_problem, path_sha256, remove_owned_folder, stale_owned_folders, stale_temporaries, write_text_atomic,
 )
 from ndcg_report.batch.index_page import INDEX_GENERATOR, ReportState, format_number, format_p, format_signed, write_index
 from ndcg_report.report.parameters import resolve_path
@@ -102,8 +102,8 @@ def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
     """
     files = {}
     for item in report.inputs:
-        path = resolve_path(str(item.path), item.role)
-        files[item.role] = {"path": str(path), "sha256": file_sha256(path)}
+        path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics"))
+        files[item.role] = {"path": str(path), "sha256": path_sha256(path)}
     options = asdict(report.options)
     if not report.uses_corpus:
         for key in BM25_KEYS:

@@ -21,6 +21,7 @@ from ndcg_report.errors import InputError
 from ndcg_report.files import is_gzip, open_maybe_gzip
 from ndcg_report.inputs.fingerprints import pair_keys
 from ndcg_report.inputs.pair_index import PairIndex, build_pair_index, rows_sharing_a_key
+from ndcg_report.inputs.parquet import duplicate_error, is_parquet, read_parquet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,12 +81,19 @@ class Qrels:
 
 
 def read_run(path: str | Path) -> Run:
-    """Read a TREC run (`qid Q0 docid rank score tag`), plain or gzip; raise InputError if bad."""
+    """Read a TREC run (`qid Q0 docid rank score tag`), plain or gzip, or a Parquet file or folder
+    (qid, docid, score); raise InputError if bad."""
     with _io_errors_as_input_errors(path):
         return _read_run(path)
 
 
 def _read_run(path: str | Path) -> Run:
+    if is_parquet(Path(path)):
+        table, rows = read_parquet(Path(path), "score", "run")
+        pairs, found = index_pairs(table)
+        if found is not None:
+            raise duplicate_error(rows, *found, table, "run")
+        return Run(path=str(path), table=table, tag="", pairs=pairs)
     table, line_of_row = _read_table(Path(path), RUN_LAYOUT)
     scores = column_numpy(table, "score")
     bad = np.flatnonzero(~np.isfinite(scores))
@@ -99,12 +107,19 @@ def _read_run(path: str | Path) -> Run:
 
 
 def read_qrels(path: str | Path) -> Qrels:
-    """Read TREC qrels (`qid iter docid rel`), plain or gzip; raise InputError if bad."""
+    """Read TREC qrels (`qid iter docid rel`), plain or gzip, or a Parquet file or folder (qid,
+    docid, rel); raise InputError if bad."""
     with _io_errors_as_input_errors(path):
         return _read_qrels(path)
 
 
 def _read_qrels(path: str | Path) -> Qrels:
+    if is_parquet(Path(path)):
+        table, rows = read_parquet(Path(path), "rel", "qrels")
+        pairs, found = index_pairs(table)
+        if found is not None:
+            raise duplicate_error(rows, *found, table, "qrels")
+        return Qrels(path=str(path), table=table, pairs=pairs)
     table, line_of_row = _read_table(Path(path), QRELS_LAYOUT)
     labels = column_numpy(table, "rel")
     bad = np.flatnonzero(~np.isfinite(labels))

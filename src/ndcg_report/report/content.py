@@ -14,7 +14,8 @@ import pandas as pd
 
 from ndcg_report.core.metrics import Evaluation
 from ndcg_report.core.ties import TieRange
-from ndcg_report.files import file_sha256, text_line_count
+from ndcg_report.files import path_sha256, text_line_count
+from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
 from ndcg_report.inputs.trec import Qrels
 from ndcg_report.report.experiment import HEADLINE_K, Experiment, compare_runs
 from ndcg_report.report.loading import load_inputs
@@ -74,8 +75,10 @@ def load_report(params: ReportParameters) -> Report:
 
 
 def file_record(role: str, path: Path) -> dict:
-    """Role, file name, sha256 of the bytes as stored, and the number of lines of its text."""
-    return {"role": role, "file": path.name, "sha256": file_sha256(path), "lines": text_line_count(path)}
+    """Role, file name, sha256 of the bytes as stored (of a Parquet folder: over its files), and the
+    number of lines of its text (of a Parquet file or folder: its rows)."""
+    lines = parquet_row_count(path) if is_parquet(path) else text_line_count(path)
+    return {"role": role, "file": path.name, "sha256": path_sha256(path), "lines": lines}
 
 
 # --- verdicts and data checks ------------------------------------------------------------------

@@ -48,8 +48,9 @@ class ReportParameters:
     demo: str = ""  # the demo these parameters are, if any
 
 
-def resolve_path(value: str, name: str, required: bool = True) -> Path | None:
-    """An absolute path; `package:REL` names a file shipped inside ndcg_report/data."""
+def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool = False) -> Path | None:
+    """An absolute path; `package:REL` names a file shipped inside ndcg_report/data. With folder_ok
+    (runs and qrels), a folder is accepted too: a Parquet dataset."""
     if not value:
         if required:
             raise ParameterError(f"{name} is required")
@@ -64,8 +65,9 @@ def resolve_path(value: str, name: str, required: bool = True) -> Path | None:
     else:
         path = Path(value).expanduser()
     path = Path(os.path.abspath(path))  # absolute, with a link's own name (the report shows the name given)
-    if not path.is_file():
-        raise InputError(path, None, "no such file", f"check the {name} path")
+    if not (path.is_file() or (folder_ok and path.is_dir())):
+        what = "no such file or folder" if folder_ok and not path.exists() else "no such file"
+        raise InputError(path, None, what, f"check the {name} path")
     return path
 
 
@@ -106,12 +108,12 @@ def validate_parameters(
     run_inputs = tuple(_run_input(entry, position) for position, entry in enumerate(entries, start=1))
     base_name = check_name(baseline_name, "the baseline name") if baseline_name else ""
     unique_names([item.name for item in run_inputs], [""] * len(run_inputs), reserved=[base_name] if base_name else [])
-    baseline_path = resolve_path(baseline, "baseline", required=False)
+    baseline_path = resolve_path(baseline, "baseline", required=False, folder_ok=True)
     paths = [item.path for item in run_inputs] + ([baseline_path] if baseline_path else [])
     roles = [f"run {i}" for i in range(1, len(run_inputs) + 1)] + (["the baseline"] if baseline_path else [])
     check_distinct_paths(paths, roles)
     return ReportParameters(
-        runs=run_inputs, qrels=resolve_path(qrels, "qrels"), baseline=baseline_path,
+        runs=run_inputs, qrels=resolve_path(qrels, "qrels", folder_ok=True), baseline=baseline_path,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
         cutoffs=parse_cutoffs(ks), gain=check_choice("gain", gain, GAINS),
         missing=check_choice("missing", missing, MISSING_POLICIES),
@@ -176,4 +178,4 @@ def _run_input(entry: object, position: int) -> RunInput:
     else:
         raise ParameterError(f"{where}: {entry!r} is neither a path nor a {{name, path}} mapping")
     name = check_name(str(name), where) if name else ""
-    return RunInput(name=name, path=resolve_path(path, where))
+    return RunInput(name=name, path=resolve_path(path, where, folder_ok=True))

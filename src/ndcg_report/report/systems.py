@@ -13,7 +13,7 @@ MAX_NAME_LENGTH = 80
 _NAME_PREFIX = re.compile(r"^([^=/\\]*)=(.+)$", re.S)  # NAME=PATH: no path separator before the '='
 RESERVED = ("=", "/", "\\")  # characters no name may hold: they separate NAME=PATH
 _COMPRESSED = (".gz",)
-_RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res")
+_RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res", ".parquet", ".pq", ".parq")
 
 
 def split_run_option(text: str) -> tuple[str, str]:

@@ -1,0 +1,165 @@
+"""Runs and qrels stored as Parquet: one file, or a folder of files (a dataset, read in path order).
+
+Columns qid, docid (or docno) and score (runs) or rel (or label, qrels); ids are strings or whole
+numbers, values numbers. Same checks as the text formats; errors name the file and the row (1-based,
+within that file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ndcg_report.errors import InputError
+
+MAGIC = b"PAR1"
+SUFFIXES = (".parquet", ".pq", ".parq")
+_LARGE_STRINGS = (1 << 31) - (1 << 24)
+ALIASES = {"docid": ("docid", "docno"), "score": ("score",), "rel": ("rel", "label"), "qid": ("qid",)}
+
+
+@dataclass(frozen=True)
+class ParquetRows:
+    """Where each row of the concatenated table came from: the files, and the first row of each."""
+
+    files: tuple[Path, ...]
+    starts: np.ndarray  # row of the concatenated table where each file begins; one extra: the total
+
+    def where(self, row: int) -> tuple[Path, int]:
+        """(file, 1-based row within it) of a row of the concatenated table."""
+        position = int(np.searchsorted(self.starts, row, side="right")) - 1
+        return self.files[position], row - int(self.starts[position]) + 1
+
+    def error(self, row: int, problem: str, fix: str) -> InputError:
+        path, within = self.where(row)
+        return InputError(path, None, f"row {within}: {problem}", fix)
+
+
+def is_parquet(path: Path) -> bool:
+    """A folder (a Parquet dataset), a file named *.parquet/.pq/.parq, or a file starting with PAR1."""
+    if path.is_dir():
+        return True
+    if path.suffix.lower() in SUFFIXES:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == MAGIC
+    except OSError:
+        return False
+
+
+def parquet_files(path: Path) -> list[Path]:
+    """The Parquet files of a file or a folder (recursively, sorted by path; names starting with '.'
+    or '_', as Spark's _SUCCESS and .crc files, are skipped); InputError if there is none."""
+    if not path.exists():
+        raise InputError(path, None, "no such file or folder", "check the path")
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.rglob("*") if p.is_file() and not any(
+        part.startswith((".", "_")) for part in p.relative_to(path).parts))
+    if not files:
+        raise InputError(path, None, "a folder without any Parquet file", "give a Parquet file or a folder of them")
+    return files
+
+
+def parquet_row_count(path: Path) -> int:
+    """Rows of a Parquet file or folder, from the files' metadata."""
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(file).metadata.num_rows for file in parquet_files(path))
+
+
+def read_parquet(path: Path, value_column: str, kind: str) -> tuple[pa.Table, ParquetRows]:
+    """qid (dictionary of strings), docid (strings) and the value (float64) of every file, checked:
+    columns present and typed, no null id, a finite value on every row."""
+    import pyarrow.parquet as pq
+
+    tables, files, sizes = [], parquet_files(path), []
+    for file in files:
+        try:
+            parquet = pq.ParquetFile(file)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(file, None, f"cannot be read as Parquet ({_first_line(exc)})",
+                             f"give a Parquet file, or the {kind} as TREC text") from None
+        schema = parquet.schema_arrow
+        names = {}
+        for wanted in ("qid", "docid", value_column):
+            present = [name for name in ALIASES[wanted] if name in schema.names]
+            if len(present) != 1:
+                problem = (f"has both {' and '.join(map(repr, present))} columns" if present else
+                           f"lacks a {wanted!r} column (has {', '.join(map(repr, schema.names)) or 'none'})")
+                raise InputError(file, None, problem, f"give columns qid, docid and {value_column}")
+            names[wanted] = present[0]
+        for wanted, name in names.items():
+            _check_type(file, name, schema.field(name).type, numeric=wanted == value_column)
+        try:
+            table = parquet.read(columns=list(names.values()))
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(file, None, f"cannot be read as Parquet ({_first_line(exc)})", "rewrite the file") from None
+        tables.append(pa.table({
+            "qid": _strings(table[names["qid"]]), "docid": _strings(table[names["docid"]]),
+            value_column: pc.cast(table[names[value_column]], pa.float64()),
+        }))
+        sizes.append(table.num_rows)
+    rows = ParquetRows(tuple(files), np.concatenate(([0], np.cumsum(sizes))))
+    if rows.starts[-1] == 0:
+        raise InputError(path, None, f"no rows in {len(files)} Parquet file{'s' if len(files) > 1 else ''}",
+                         f"give a {kind} with data")
+    table = pa.concat_tables(tables)
+    for name in ("qid", "docid"):
+        if table[name].null_count:
+            row = pc.index(pc.is_null(table[name]), True).as_py()
+            raise rows.error(row, f"{name} is null", f"give every row a {name}")
+    values = table[value_column].combine_chunks()
+    finite = pc.is_finite(values.fill_null(float("nan")))
+    if not pc.all(finite).as_py():
+        row = pc.index(finite, False).as_py()
+        value = values[row].as_py()
+        raise rows.error(row, f"{value_column} is {'null' if value is None else value} (missing, NaN or infinite)",
+                         f"give every row a finite {value_column}")
+    docids = table["docid"]
+    if pa.types.is_string(docids.type) and docids.nbytes >= _LARGE_STRINGS:  # one chunk holds < 2 GiB of text
+        docids = docids.cast(pa.large_string())
+    docids = docids.combine_chunks()
+    return pa.table({"qid": table["qid"].combine_chunks().dictionary_encode(), "docid": docids,
+                     value_column: values}), rows
+
+
+def duplicate_error(rows: ParquetRows, first: int, second: int, table: pa.Table, kind: str) -> InputError:
+    """The error for a (qid, docid) pair on two rows."""
+    file, row = rows.where(first)
+    return rows.error(second, f"duplicate {kind} entry for query {table['qid'][second].as_py()!r}, document "
+                              f"{table['docid'][second].as_py()!r} (first on row {row} of {file})",
+                      "keep one row per (query, document)")
+
+
+def _check_type(file: Path, name: str, kind: pa.DataType, numeric: bool) -> None:
+    """Ids are strings (or dictionary-encoded strings) or whole numbers; values are numbers."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if numeric:
+        ok = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
+        wanted = "numbers"
+    else:
+        ok = pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
+        wanted = "strings or whole numbers"
+    if not ok:
+        raise InputError(file, None, f"column {name!r} has type {kind}", f"store {name} as {wanted}")
+
+
+def _strings(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Ids as strings: dictionaries decoded, whole numbers written in decimal (as a text file holds them)."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if pa.types.is_large_string(column.type):
+        return column
+    return column.cast(pa.string())
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
