@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout: trec_eval's lines, CSV or JSON")
     evaluate.add_argument("--digits", type=int, default=None,
                           help="decimals printed (default 4 for trec and csv, full precision for json)")
+    reading = evaluate.add_mutually_exclusive_group()
+    reading.add_argument("--stream", dest="reading", action="store_const", const="stream",
+                         help="read a text run in blocks of whole queries (bounded memory; a query's lines must be "
+                              "contiguous); default: when the run is unlikely to fit in half the available memory")
+    reading.add_argument("--in-memory", dest="reading", action="store_const", const="memory",
+                         help="read the whole run at once (any line order)")
     build = commands.add_parser("build", help="build the HTML report of one or more runs against a baseline")
     build.add_argument("--run", required=True, action="append", metavar="[NAME=]PATH",
                        help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is "
@@ -245,13 +251,19 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     cutoffs = parse_cutoffs(args.cutoffs)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
-    with ThreadPoolExecutor(1) as pool:  # the qrels are read while the run is (NumPy and pyarrow release the GIL)
-        qrels_read = pool.submit(read_qrels, args.qrels)
-        try:
-            run = read_run(args.run)
-        finally:
-            qrels = qrels_read.result()  # a bad qrels file is reported first, as if read first
-    evaluation = evaluate(run, qrels, cutoffs, args.gain, args.missing, args.no_relevant)
+    if _streams(args):
+        from ndcg_report.core.streaming import evaluate_streaming
+
+        evaluation = evaluate_streaming(args.run, read_qrels(args.qrels), cutoffs, args.gain, args.missing,
+                                        args.no_relevant)
+    else:
+        with ThreadPoolExecutor(1) as pool:  # the qrels are read while the run is (NumPy and pyarrow release the GIL)
+            qrels_read = pool.submit(read_qrels, args.qrels)
+            try:
+                run = read_run(args.run)
+            finally:
+                qrels = qrels_read.result()  # a bad qrels file is reported first, as if read first
+        evaluation = evaluate(run, qrels, cutoffs, args.gain, args.missing, args.no_relevant)
     if evaluation.counts.in_both == 0:
         raise InputError(args.run, None, f"no query in common with the qrels {args.qrels}",
                          "check that the run and the qrels are for the same topics")
@@ -264,6 +276,26 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     if args.format == "csv":
         return csv_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
     return json_chunks(evaluation, args.per_query, args.digits)
+
+
+def _streams(args: argparse.Namespace) -> bool:
+    """Whether eval streams the run: as asked, else a text run too large to read comfortably at once."""
+    from pathlib import Path
+
+    from ndcg_report.core.streaming import fits_in_memory
+    from ndcg_report.inputs.parquet import is_parquet
+
+    run = Path(args.run)
+    if not run.is_file() or is_parquet(run):  # Parquet is read whole; a missing file is reported by the reader
+        if args.reading == "stream" and run.exists():
+            raise ParameterError("--stream reads text runs; a Parquet run is read whole (give --in-memory or no flag)")
+        return False
+    if args.reading is not None:
+        return args.reading == "stream"
+    try:
+        return not fits_in_memory(run)
+    except OSError:
+        return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -275,7 +275,8 @@ def _sums_below_cutoffs(
                 query, rank, values = query[keep], rank[keep], values[keep]
         sums[column] = np.bincount(query, weights=values, minlength=n_queries)
         counts[column] = np.bincount(query, minlength=n_queries)
-    return np.column_stack(sums), np.column_stack(counts).astype(np.int64, copy=False)
+    # float64 even without any entry (bincount of no weights gives int64)
+    return np.column_stack(sums).astype(np.float64, copy=False), np.column_stack(counts).astype(np.int64, copy=False)
 
 
 def _qid_codes(table: pa.Table) -> tuple[pa.Array, np.ndarray]:

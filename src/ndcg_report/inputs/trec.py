@@ -380,12 +380,73 @@ def _parse_in_chunks(path: Path, layout: _Layout) -> pa.Table:
     return _one_chunk(pa.concat_tables(tables))
 
 
-def _whole_line_chunks(path: Path, handle: IO[bytes]) -> Iterator[bytes]:
+def run_chunks(path: str | Path, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[tuple[pa.Table, int]]:
+    """A text run read about chunk_bytes of whole lines at a time, for streaming: (table of the
+    chunk's rows as read_run's table has them, rows before it). Checks as read_run, with file:line:
+    bad lines, non-finite scores; an empty file is an InputError. Repeated pairs are the caller's
+    (they may straddle chunks)."""
+    path = Path(path)
+    with _io_errors_as_input_errors(path):
+        _check_readable(path)
+        problem = _prefix_problem(path, RUN_LAYOUT)
+        if problem is not None:
+            raise problem
+        rows_before = lines_before = 0
+        try:
+            with open_maybe_gzip(path) as handle:
+                for chunk in _whole_line_chunks(path, handle, chunk_bytes):
+                    _check_encoding(path, chunk, lines_before)
+                    table = _parse_chunk(path, chunk, RUN_LAYOUT, lines_before)
+                    lines_before += _line_ends(chunk) + (not chunk.endswith((b"\n", b"\r")))
+                    if table is None or table.num_rows == 0:
+                        continue
+                    scores = column_numpy(table, "score")
+                    bad = np.flatnonzero(~np.isfinite(scores))
+                    if bad.size:
+                        raise InputError(path, _line_of_row(path, rows_before + int(bad[0])),
+                                         f"score is {scores[bad[0]]} (NaN or infinite)",
+                                         "give every retrieved document a finite score")
+                    yield table, rows_before
+                    rows_before += table.num_rows
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
+        if rows_before == 0:
+            raise InputError(path, None, "empty run file (no data lines)", "give a file with data lines")
+
+
+def line_of_row(path: str | Path, row: int) -> int:
+    """The 1-based line of the file holding data row `row` (0-based; comment and blank lines skipped)."""
+    return _line_of_row(Path(path), row)
+
+
+def _parse_chunk(path: Path, chunk: bytes, layout: _Layout, lines_before: int) -> pa.Table | None:
+    """One chunk of whole lines as a table: as it is if pyarrow reads it cleanly, else normalised
+    (tabs, runs of spaces, comments, CRLF); InputError naming the first bad line."""
+    if chunk[:1] not in (b" ", b"#", b"\t", b"\r", b"\n", b"\xef") and b"\r" not in chunk and b"\t" not in chunk:
+        try:
+            table = _parse(chunk, layout)
+            if _looks_clean(table):
+                return table
+        except pa.ArrowInvalid:
+            pass
+    normalised = _normalise(chunk)
+    if not normalised.strip():
+        return None
+    try:
+        table = _parse(normalised, layout)
+    except pa.ArrowInvalid as exc:
+        raise _diagnose(path, normalised, layout, exc, lines_before) from None
+    if not _looks_clean(table):
+        raise _diagnose(path, normalised, layout, None, lines_before)
+    return table
+
+
+def _whole_line_chunks(path: Path, handle: IO[bytes], chunk_bytes: int = _CHUNK_BYTES) -> Iterator[bytes]:
     """The file's text in pieces of about _CHUNK_BYTES that end at a line end (the last one may not);
     InputError for a line longer than _MAX_BLOCK."""
     carry = b""
     lines_before = 0
-    while data := handle.read(_CHUNK_BYTES):
+    while data := handle.read(chunk_bytes):
         data = carry + data
         search_end = len(data) - 1 if data.endswith(b"\r") else len(data)  # a final \r may start \r\n
         end = max(data.rfind(b"\n", 0, search_end), data.rfind(b"\r", 0, search_end))
