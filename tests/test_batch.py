@@ -329,7 +329,7 @@ def test_lock_held_by_another_batch_exits_3_with_one_line(tmp_path):
     assert not (tmp_path / "out" / "index.html").exists()
     released = batch_cli(config)  # the lock is free again: the batch runs (and its one report fails)
     assert released.returncode == 1
-    assert re.search(r"FAILED bad-nan in \d+\.\d s: step validate: .*inputs/missing\.txt: no such file; "
+    assert re.search(r"FAILED bad-nan in \d+\.\d s: step validate: .*inputs/missing\.txt: no such file or folder; "
                      r"check the run path$", released.stderr.splitlines()[-2])
     assert "FAILED" in index_rows((tmp_path / "out" / "index.html").read_text())["bad-nan"][1]
 

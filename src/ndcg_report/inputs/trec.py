@@ -380,7 +380,7 @@ def _parse_in_chunks(path: Path, layout: _Layout) -> pa.Table:
     return _one_chunk(pa.concat_tables(tables))
 
 
-def run_chunks(path: str | Path, chunk_bytes: int = _CHUNK_BYTES) -> Iterator[tuple[pa.Table, int]]:
+def run_chunks(path: str | Path, chunk_bytes: int | None = None) -> Iterator[tuple[pa.Table, int]]:
     """A text run read about chunk_bytes of whole lines at a time, for streaming: (table of the
     chunk's rows as read_run's table has them, rows before it). Checks as read_run, with file:line:
     bad lines, non-finite scores; an empty file is an InputError. Repeated pairs are the caller's
@@ -441,11 +441,12 @@ def _parse_chunk(path: Path, chunk: bytes, layout: _Layout, lines_before: int) -
     return table
 
 
-def _whole_line_chunks(path: Path, handle: IO[bytes], chunk_bytes: int = _CHUNK_BYTES) -> Iterator[bytes]:
+def _whole_line_chunks(path: Path, handle: IO[bytes], chunk_bytes: int | None = None) -> Iterator[bytes]:
     """The file's text in pieces of about _CHUNK_BYTES that end at a line end (the last one may not);
     InputError for a line longer than _MAX_BLOCK."""
     carry = b""
     lines_before = 0
+    chunk_bytes = chunk_bytes or _CHUNK_BYTES
     while data := handle.read(chunk_bytes):
         data = carry + data
         search_end = len(data) - 1 if data.endswith(b"\r") else len(data)  # a final \r may start \r\n
