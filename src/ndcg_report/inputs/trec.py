@@ -89,10 +89,7 @@ def read_run(path: str | Path) -> Run:
 
 def _read_run(path: str | Path) -> Run:
     if is_parquet(Path(path)):
-        table, rows = read_parquet(Path(path), "score", "run")
-        pairs, found = index_pairs(table)
-        if found is not None:
-            raise duplicate_error(rows, *found, table, "run")
+        table, pairs = _read_parquet_indexed(Path(path), "score", "run")
         return Run(path=str(path), table=table, tag="", pairs=pairs)
     table, line_of_row = _read_table(Path(path), RUN_LAYOUT)
     scores = column_numpy(table, "score")
@@ -115,10 +112,7 @@ def read_qrels(path: str | Path) -> Qrels:
 
 def _read_qrels(path: str | Path) -> Qrels:
     if is_parquet(Path(path)):
-        table, rows = read_parquet(Path(path), "rel", "qrels")
-        pairs, found = index_pairs(table)
-        if found is not None:
-            raise duplicate_error(rows, *found, table, "qrels")
+        table, pairs = _read_parquet_indexed(Path(path), "rel", "qrels")
         return Qrels(path=str(path), table=table, pairs=pairs)
     table, line_of_row = _read_table(Path(path), QRELS_LAYOUT)
     labels = column_numpy(table, "rel")
@@ -130,6 +124,15 @@ def _read_qrels(path: str | Path) -> Qrels:
         )
     pairs = _reject_duplicates(path, line_of_row, table, "qrels")
     return Qrels(path=str(path), table=table, pairs=pairs)
+
+
+def _read_parquet_indexed(path: Path, value_column: str, kind: str) -> tuple[pa.Table, PairIndex]:
+    """A Parquet run or qrels and the index of its pairs; InputError (file and row) on a repeated pair."""
+    table, rows = read_parquet(path, value_column, kind)
+    pairs, found = index_pairs(table)
+    if found is not None:
+        raise duplicate_error(rows, *found, table, kind)
+    return table, pairs
 
 
 def read_topics(path: str | Path) -> "pd.Series":
@@ -365,13 +368,7 @@ def _parse_in_chunks(path: Path, layout: _Layout) -> pa.Table:
                 _check_encoding(path, chunk, lines_before)
                 normalised = _normalise(chunk)
                 if normalised.strip():
-                    try:
-                        table = _parse(normalised, layout)
-                    except pa.ArrowInvalid as exc:
-                        raise _diagnose(path, normalised, layout, exc, lines_before) from None
-                    if not _looks_clean(table):
-                        raise _diagnose(path, normalised, layout, None, lines_before)
-                    tables.append(table)
+                    tables.append(_parse_normalised(path, normalised, layout, lines_before))
                 lines_before += normalised.count(b"\n")
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
@@ -430,8 +427,11 @@ def _parse_chunk(path: Path, chunk: bytes, layout: _Layout, lines_before: int) -
         except pa.ArrowInvalid:
             pass
     normalised = _normalise(chunk)
-    if not normalised.strip():
-        return None
+    return _parse_normalised(path, normalised, layout, lines_before) if normalised.strip() else None
+
+
+def _parse_normalised(path: Path, normalised: bytes, layout: _Layout, lines_before: int) -> pa.Table:
+    """Parse normalised text whose lines start after lines_before; InputError naming its first bad line."""
     try:
         table = _parse(normalised, layout)
     except pa.ArrowInvalid as exc:
