@@ -99,7 +99,7 @@ def main() -> None:
         names = [name for name, _ in systems]
         comparisons = timed("paired statistics against BM25, every system x k (section 4)", lambda: compare_systems(
             {name: evaluations[name] for name in names}, evaluations["BM25"], "BM25"), rows)
-        experiment = Experiment(names=tuple(names), baseline_name="BM25", evaluations=evaluations, runs=read,
+        experiment = Experiment(names=tuple(names), baseline_name="BM25", evaluations=evaluations, runs=read, qrels=qrels,
                                 comparisons=comparisons, topics=topics, seed=42, n_resamples=10_000,
                                 confidence=0.95, alpha=0.05)
         timed("randomized Tukey HSD at k = 10, all systems", lambda: experiment.pairwise, rows)
