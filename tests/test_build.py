@@ -137,6 +137,21 @@ def test_demo_html_is_offline_and_deterministic(demo_builds):
     assert (demo_builds[0] / "per_query.csv").read_bytes() == (demo_builds[1] / "per_query.csv").read_bytes()
 
 
+def assert_reproduce_block_keeps_paths_whole(out: Path) -> None:
+    """The reproduce command: one option a line, the summary's command once the lines are joined."""
+    import html
+    import shlex
+
+    page = (out / "report.html").read_text()
+    shown = html.unescape(re.search(r'<pre class="command">(.*?)</pre>', page, re.S).group(1))
+    lines = shown.split(" \\\n    ")
+    assert len(lines) > 3 and all(line.startswith("-") for line in lines[1:])
+    summary = json.loads((out / "summary.json").read_text())
+    assert shlex.split(shown.replace(" \\\n    ", " ")) == shlex.split(summary["command"])
+    # JupyterLab's `.jp-OutputArea-output pre` breaks words anywhere: the report's rule must be more specific
+    assert re.search(r"\.jp-OutputArea-output pre\.command[^{]*\{[^}]*white-space: pre;[^}]*word-break: normal", page)
+
+
 def test_small_build_escapes_text_from_inputs(tmp_path):
     topics = tmp_path / "topics.txt"
     lines = (SMALL / "topics.txt").read_text().splitlines()
@@ -152,6 +167,7 @@ def test_small_build_escapes_text_from_inputs(tmp_path):
     executed = nbformat.read(tmp_path / "out" / "report.ipynb", as_version=4)
     assert any("injected-parameters" in cell.metadata.get("tags", []) for cell in executed.cells)
     assert qid in page
+    assert_reproduce_block_keeps_paths_whole(tmp_path / "out")
 
 
 def test_broken_notebook_exits_1_naming_the_cell_and_keeps_the_previous_report(tmp_path):

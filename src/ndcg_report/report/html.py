@@ -73,6 +73,24 @@ def text_html(text: str, tag: str = "p", css_class: str = "") -> str:
     return f"<{tag}{attribute}>{escape(text)}</{tag}>"
 
 
+def command_html(command: str) -> str:
+    """A shell command as an escaped <pre class="command">, one option and its value per line (joined
+    by ' \\', so it still pastes into a shell); tokens are never split."""
+    import shlex
+
+    try:
+        tokens = shlex.split(command)
+    except ValueError:  # not shell syntax (a command given by the user): shown as it is
+        return text_html(command, "pre", "command")
+    lines: list[list[str]] = [[]]
+    for token in tokens:
+        if token.startswith("-") and lines[-1]:  # an option starts a line
+            lines.append([])
+        lines[-1].append(token)
+    text = " \\\n    ".join(shlex.join(line) for line in lines)
+    return text_html(text, "pre", "command")
+
+
 def list_html(items: list[str], empty: str = "No warnings.") -> str:
     """An escaped bullet list (or a line saying there is nothing to list)."""
     if not items:
