@@ -213,14 +213,35 @@ def _load_bytes(path: Path) -> bytes:
         raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
 
 
-def _check_encoding(path: Path, data: bytes, lines_before: int = 0) -> None:
-    """Reject UTF-16/32 and other binary files before parsing (line numbers after lines_before)."""
-    if lines_before == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+def _check_encoding(path: Path, data: bytes, lines_before: int = 0, at_start: bool | None = None) -> None:
+    """Reject UTF-16/32 and other binary files before parsing (line numbers after lines_before; a
+    byte-order mark is looked for only in text at the start of the file, by default when lines_before is 0)."""
+    if (lines_before == 0 if at_start is None else at_start) and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(path, 1, "file is UTF-16 encoded, not UTF-8", "re-save it as UTF-8 text")
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputError(path, lines_before + _line_ends(data, 0, nul) + 1, "NUL byte: not UTF-8 text",
                          "re-save it as UTF-8 text")
+
+
+def _lines_before(path: Path, offset: int) -> int:
+    """How many line ends the file's first `offset` bytes of text hold (read again in pieces, so it
+    costs nothing until an error needs a line number)."""
+    count, previous = 0, b""
+    with open_maybe_gzip(path) as handle:
+        while offset > 0:
+            piece = handle.read(min(offset, _CHUNK_BYTES))
+            if not piece:
+                break
+            offset -= len(piece)
+            count += _line_ends(previous + piece) - _line_ends(previous)  # a \r\n across pieces counts once
+            previous = piece[-1:]
+    return count
+
+
+def _later_by(exc: InputError, lines: int) -> InputError:
+    """The same error with its line number counted `lines` lines further into the file."""
+    return InputError(exc.path, None if exc.line is None else exc.line + lines, exc.problem, exc.fix)
 
 
 def _line_ends(data: bytes, start: int = 0, end: int | None = None) -> int:
@@ -388,13 +409,16 @@ def run_chunks(path: str | Path, chunk_bytes: int | None = None) -> Iterator[tup
         problem = _prefix_problem(path, RUN_LAYOUT)
         if problem is not None:
             raise problem
-        rows_before = lines_before = 0
+        rows_before = offset = 0  # data rows and bytes of text before the chunk
         try:
             with open_maybe_gzip(path) as handle:
                 for chunk in _whole_line_chunks(path, handle, chunk_bytes):
-                    _check_encoding(path, chunk, lines_before)
-                    table = _parse_chunk(path, chunk, RUN_LAYOUT, lines_before)
-                    lines_before += _line_ends(chunk) + (not chunk.endswith((b"\n", b"\r")))
+                    try:  # line numbers counted from the chunk's start; the lines before it only on error
+                        _check_encoding(path, chunk, at_start=offset == 0)
+                        table = _parse_chunk(path, chunk, RUN_LAYOUT, 0)
+                    except InputError as exc:
+                        raise _later_by(exc, _lines_before(path, offset)) from None
+                    offset += len(chunk)
                     if table is None or table.num_rows == 0:
                         continue
                     scores = column_numpy(table, "score")
@@ -445,20 +469,20 @@ def _whole_line_chunks(path: Path, handle: IO[bytes], chunk_bytes: int | None = 
     """The file's text in pieces of about _CHUNK_BYTES that end at a line end (the last one may not);
     InputError for a line longer than _MAX_BLOCK."""
     carry = b""
-    lines_before = 0
+    offset = 0  # bytes of text before `carry`
     chunk_bytes = chunk_bytes or _CHUNK_BYTES
     while data := handle.read(chunk_bytes):
-        data = carry + data
+        data = carry + data if carry else data
         search_end = len(data) - 1 if data.endswith(b"\r") else len(data)  # a final \r may start \r\n
         end = max(data.rfind(b"\n", 0, search_end), data.rfind(b"\r", 0, search_end))
         if end < 0:
             if len(data) > _MAX_BLOCK:
-                raise InputError(path, lines_before + 1, f"a line longer than {_MAX_BLOCK >> 20} MiB",
+                raise InputError(path, _lines_before(path, offset) + 1, f"a line longer than {_MAX_BLOCK >> 20} MiB",
                                  "split or remove it: no run or qrels line is that long")
             carry = data
             continue
         carry, piece = data[end + 1:], data[: end + 1]
-        lines_before += _line_ends(piece)
+        offset += len(piece)
         yield piece
     if carry:
         yield carry
