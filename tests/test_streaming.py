@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndcg_report.core.metrics import Evaluation, evaluate
-from ndcg_report.core.streaming import evaluate_streaming, fits_in_memory
+from ndcg_report.core.streaming import evaluate_streaming, first_return, fits_in_memory
 from ndcg_report.errors import InputError
 from ndcg_report.inputs import trec
 
@@ -124,3 +124,24 @@ def test_a_bad_line_past_the_checked_prefix_names_its_line_when_streamed(tmp_pat
             with pytest.raises(InputError) as error:
                 evaluate_streaming(path, tmp_path / "qrels.txt", block_bytes=block)
             assert error.value.line == 141 and problem in str(error.value), (block, str(error.value))
+
+
+@settings(max_examples=200, deadline=None)
+@given(codes=st.lists(st.integers(0, 5), max_size=30), seen=st.lists(st.booleans(), min_size=6, max_size=6))
+def test_first_return_finds_the_first_query_met_again(codes, seen):
+    expected, met, previous = None, set(), None
+    for row, code in enumerate(codes):  # the plain loop: a query starting where another one ended
+        if code != previous and (code in met or seen[code]):
+            expected = row
+            break
+        met.add(code)
+        previous = code
+    assert first_return(np.array(codes, dtype=np.int32), np.array(seen)) == expected
+
+
+def test_a_query_met_again_inside_one_block_cannot_stream_either(tmp_path):
+    (tmp_path / "run.txt").write_text("1 Q0 a 1 3 t\n2 Q0 a 1 3 t\n1 Q0 c 3 1 t\n3 Q0 a 1 3 t\n")
+    (tmp_path / "qrels.txt").write_text("1 0 a 1\n2 0 a 1\n")
+    with pytest.raises(InputError) as error:
+        evaluate_streaming(tmp_path / "run.txt", tmp_path / "qrels.txt")
+    assert error.value.line == 3 and "query '1' appears again" in str(error.value)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +24,9 @@ from ndcg_report.inputs.tables import QrelsLike, load_qrels
 from ndcg_report.inputs.trec import Run, index_pairs, line_of_row, run_chunks
 
 BLOCK_BYTES = 256 << 20  # text read per block: about 6M run lines, ~1 GB of peak memory
+READ_BYTES = 16 << 20  # text parsed at a time: buffers this small are reused by malloc, not faulted in anew
+_END = object()  # read_ahead: the iterator is exhausted
+T = TypeVar("T")
 _IN_MEMORY_FACTOR = 4  # peak memory of an in-memory evaluation, as a multiple of the run's text size
 _GZIP_RATIO = 4  # how much larger a gzip run's text is than the file, for the estimate
 
@@ -38,16 +43,14 @@ def evaluate_streaming(
     arrays: dict[str, np.ndarray] = {}
     seen: set[str] = set()
     run_qids = run_only = tied_lines = 0
-    for block, rows_before in _query_blocks(run, block_bytes):
+    for block, rows_before in read_ahead(_query_blocks(run, block_bytes)):
         qids = block["qid"].chunk(0).dictionary.to_pylist()
-        again = seen.intersection(qids)
-        if again:
-            first = sorted(again)[0]
-            row = int(np.flatnonzero(block["qid"].to_numpy(zero_copy_only=False) == first)[0])
+        row = first_return(as_numpy(block["qid"].chunk(0).indices), np.array([qid in seen for qid in qids], dtype=bool))
+        if row is not None:
             raise InputError(run, line_of_row(run, rows_before + row),
-                             f"query {first!r} appears again after other queries, so the run cannot be read in "
-                             "blocks of whole queries", "sort the run by query (sort -s -k1,1 RUN > SORTED) "
-                             "or evaluate it in memory (--in-memory)")
+                             f"query {block['qid'][row].as_py()!r} appears again after other queries, so the run "
+                             "cannot be read in blocks of whole queries", "sort the run by query (sort -s -k1,1 RUN > "
+                             "SORTED) or evaluate it in memory (--in-memory)")
         seen.update(qids)
         pairs, found = index_pairs(block)
         if found is not None:
@@ -81,23 +84,60 @@ def evaluate_streaming(
 _PER_QUERY = ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged")
 
 
+def first_return(codes: np.ndarray, seen_before: np.ndarray) -> int | None:
+    """The first row where a query's lines start again after another query's, or None: a query of an
+    earlier block (seen_before[code] True) or one met earlier in these rows (codes: query of each row)."""
+    if not len(codes):
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    first_codes = codes[starts]
+    order = np.argsort(first_codes, kind="stable")
+    again = seen_before[first_codes]
+    again[order[1:][first_codes[order][1:] == first_codes[order][:-1]]] = True  # a later start of the same query
+    hits = np.flatnonzero(again)
+    return int(starts[hits[0]]) if len(hits) else None
+
+
+def read_ahead(items: Iterator[T]) -> Iterator[T]:
+    """The items of an iterator, each next one made on a thread while the caller works on the one it
+    has (pyarrow and NumPy release the GIL): reading a block overlaps evaluating the one before.
+    An exception of the iterator reaches the caller when it asks for that item."""
+    with ThreadPoolExecutor(1, thread_name_prefix="read-ahead") as pool:
+        pending = pool.submit(next, items, _END)
+        try:
+            while (item := pending.result()) is not _END:
+                pending = pool.submit(next, items, _END)
+                yield item
+        finally:
+            pending.cancel()
+
+
+
 def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table, int]]:
-    """(table of whole queries, rows before it): each chunk of the file without its last query's
-    lines, which go to the front of the next chunk."""
-    carry: pa.Table | None = None
-    carry_start = 0
-    for table, rows_before in run_chunks(run, block_bytes):
-        if carry is not None:
-            table = pa.concat_tables([carry, table]).unify_dictionaries().combine_chunks()
-            rows_before = carry_start
+    """(table of whole queries, rows before it): about block_bytes of text at a time, read and parsed
+    READ_BYTES at a time, without the last query's lines, which go to the front of the next block."""
+    per_block = max(1, block_bytes // READ_BYTES)
+    gathered: list[pa.Table] = []  # the carried lines first, then the chunks read since
+    start = 0  # rows before the first gathered table
+    chunks = 0
+    for table, rows_before in run_chunks(run, min(block_bytes, READ_BYTES)):
+        if not gathered:
+            start = rows_before
+        gathered.append(table)
+        chunks += 1
+        if chunks < per_block:
+            continue
+        table = pa.concat_tables(gathered).unify_dictionaries().combine_chunks()
         codes = as_numpy(table["qid"].chunk(0).indices)
         changes = np.flatnonzero(codes[1:] != codes[:-1])
         split = int(changes[-1]) + 1 if len(changes) else 0  # where the last query's trailing lines begin
         if split:
-            yield _compact(table.slice(0, split)), rows_before
-        carry, carry_start = table.slice(split), rows_before + split
-    if carry is not None and carry.num_rows:
-        yield _compact(carry), carry_start
+            yield _compact(table.slice(0, split)), start
+        gathered, start, chunks = [table.slice(split)], start + split, 0
+    if gathered:
+        table = pa.concat_tables(gathered).unify_dictionaries().combine_chunks()
+        if table.num_rows:
+            yield _compact(table), start
 
 
 def _compact(table: pa.Table) -> pa.Table:

@@ -313,9 +313,7 @@ def _one_chunk(table: pa.Table) -> pa.Table:
     table = table.unify_dictionaries()
     if sum(chunk.nbytes for chunk in table["docid"].chunks) >= _LARGE_STRINGS:
         table = table.set_column(table.column_names.index("docid"), "docid", table["docid"].cast(pa.large_string()))
-    table = table.combine_chunks()
-    pa.default_memory_pool().release_unused()
-    return table
+    return table.combine_chunks()
 
 
 def _looks_clean(table: pa.Table) -> bool:
@@ -355,6 +353,7 @@ def _read_table(path: Path, layout: _Layout) -> tuple[pa.Table, Callable[[int], 
             table = None
     if table is None:
         table = _parse_in_chunks(path, layout)
+    pa.default_memory_pool().release_unused()  # the parser's buffers, once the whole file is read
     if table.num_rows == 0:
         raise InputError(path, None, f"empty {layout.kind} file (no data lines)", "give a file with data lines")
     return table, lambda row: _line_of_row(path, row)
