@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ndcg_report"
 # stats and baseline are siblings: neither may import the other.
 LAYERS = {
     "ndcg_report.errors": 0, "ndcg_report.files": 0, "ndcg_report.version": 0,
+    "ndcg_report.dask_cluster": 1,  # imported only with --dask (batch and eval)
     "ndcg_report.inputs": 1,
     "ndcg_report.core": 2,
     "ndcg_report.stats": 3, "ndcg_report.baseline": 3,

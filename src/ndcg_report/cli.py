@@ -7,9 +7,13 @@ import errno
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import BuildError, InputError, ParameterError
+
+if TYPE_CHECKING:
+    from ndcg_report.core.metrics import Evaluation
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -97,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "contiguous); default: when the run is unlikely to fit in half the available memory")
     reading.add_argument("--in-memory", dest="reading", action="store_const", const="memory",
                          help="read the whole run at once (any line order)")
+    evaluate.add_argument("--dask", default="", metavar="ADDRESS",
+                          help="evaluate a Parquet run partitioned by query on the Dask cluster at ADDRESS "
+                               "(tcp://HOST:8786), one task per file; paths must be readable by the workers")
     build = commands.add_parser("build", help="build the HTML report of one or more runs against a baseline")
     build.add_argument("--run", required=True, action="append", metavar="[NAME=]PATH",
                        help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is "
@@ -136,12 +143,17 @@ def build_parser() -> argparse.ArgumentParser:
     batch = commands.add_parser(
         "batch", help="build every report of a YAML config, with index.html and history (exit 3: root busy)")
     batch.add_argument("config", help="YAML config listing the reports (see the README, 'Scheduled builds')")
-    batch.add_argument("-j", "--jobs", type=int, default=1,
-                       help="reports built at once, each in its own process (default 1, at most the CPU count)")
+    batch.add_argument("-j", "--jobs", type=int, default=None,
+                       help="reports built at once, each in its own process (default 1, at most the CPU count); "
+                            "with --dask, default: the cluster's worker threads")
     batch.add_argument("--force", action="store_true", help="rebuild reports whose inputs did not change")
     batch.add_argument("--index", action="store_true", dest="index_only",
                        help="build nothing: rewrite index.html from the history (a killed batch's reports show as "
                             "interrupted); exit 3 while a batch runs")
+    batch.add_argument("--dask", default="", metavar="ADDRESS",
+                       help="build each report as a task on the Dask cluster at ADDRESS (tcp://HOST:8786), whose "
+                            "workers share the output root and the inputs' paths; this process keeps the lock, "
+                            "history and index")
     return parser
 
 
@@ -251,7 +263,9 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     cutoffs = parse_cutoffs(args.cutoffs)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
-    if _streams(args):
+    if args.dask:
+        evaluation = _evaluate_on_cluster(args, cutoffs)
+    elif _streams(args):
         from ndcg_report.core.streaming import evaluate_streaming
 
         evaluation = evaluate_streaming(args.run, read_qrels(args.qrels), cutoffs, args.gain, args.missing,
@@ -276,6 +290,36 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     if args.format == "csv":
         return csv_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
     return json_chunks(evaluation, args.per_query, args.digits)
+
+
+def _evaluate_on_cluster(args: argparse.Namespace, cutoffs: tuple) -> Evaluation:
+    """eval --dask: the Parquet run's files evaluated one task each on the cluster, merged here."""
+    from pathlib import Path
+
+    from ndcg_report.inputs.parquet import is_parquet
+
+    run = Path(args.run)
+    if args.reading is not None:
+        raise ParameterError(f"--{'stream' if args.reading == 'stream' else 'in-memory'} does not apply with --dask: "
+                             "the workers read the Parquet run, one file per task; drop it")
+    if run.exists() and not is_parquet(run):
+        raise ParameterError(f"--dask evaluates a Parquet run (a folder of files partitioned by query, one task per "
+                             f"file); {run} is a text run: evaluate it without --dask, or write it as Parquet")
+    from ndcg_report.core.partitions import evaluate_partitioned
+    from ndcg_report.dask_cluster import LOST, connect, lost_message
+    from ndcg_report.inputs.parquet import parquet_files
+    from ndcg_report.inputs.trec import read_qrels
+
+    parquet_files(run)  # a missing run or an empty folder: before connecting
+    qrels = read_qrels(args.qrels)  # so is a bad qrels file (the workers read it again)
+    client = connect(args.dask)
+    try:
+        return evaluate_partitioned(run, qrels, client.get_executor(pure=False), cutoffs, args.gain, args.missing,
+                                    args.no_relevant)
+    except LOST as exc:
+        raise BuildError(f"step worker failed: {lost_message(exc)}") from None
+    finally:
+        client.close(timeout=10)
 
 
 def _streams(args: argparse.Namespace) -> bool:
@@ -308,7 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "batch":
             from ndcg_report.batch.runner import main as run_batch
 
-            return run_batch(args.config, jobs=args.jobs, force=args.force, index_only=args.index_only)
+            return run_batch(args.config, jobs=args.jobs, force=args.force, index_only=args.index_only,
+                             dask=args.dask)
         if args.command == "eval":
             output = run_eval(args)
         elif args.command == "bm25":

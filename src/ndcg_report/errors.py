@@ -14,6 +14,10 @@ class InputError(Exception):
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}; {fix}")
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its parts (a Dask task's error is raised again on the client)."""
+        return type(self), (self.path, self.line, self.problem, self.fix)
+
 
 class ParameterError(ValueError):
     """A bad option or parameter value (not tied to a line of a file)."""

@@ -4,6 +4,7 @@ ROOT/.history/NAME.jsonl      one JSON line per successful build, appended with 
 ROOT/.history/NAME.status.json the last attempt (built, skipped or failed), replaced atomically
 ROOT/.history/NAME.log        stderr of the last build attempt, replaced atomically
 ROOT/.history/batch.json      the last batch: pid, start, config, state (running, finished, interrupted)
+ROOT/.history/NAME.attempt.json while a build runs on a Dask worker: the batch token and the worker
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ def status_file(root: Path, name: str) -> Path:
 
 def log_file(root: Path, name: str) -> Path:
     return history_dir(root) / f"{name}.log"
+
+
+def attempt_file(root: Path, name: str) -> Path:
+    return history_dir(root) / f"{name}.attempt.json"
 
 
 def append_history(root: Path, name: str, record: dict) -> None:

@@ -4,6 +4,9 @@ One report's failure never stops another: each report is `python -m ndcg_report.
 subprocess (its own kernel; a crash or a segfault stays there) publishing atomically into
 ROOT/NAME. The batch holds ROOT/.batch.lock (flock) for its whole run, keeps per-report history
 outside the report folders (history.py) and rewrites ROOT/index.html after every report.
+
+How a build command is executed is a Builds object (batch/builds.py): LocalBuilds, a subprocess of
+the batch, or with `--dask` DaskBuilds, a task on a Dask cluster's worker (batch/dask_builds.py).
 """
 
 from __future__ import annotations
@@ -17,28 +20,34 @@ import re
 import shlex
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ndcg_report.version import __version__
 from ndcg_report.batch.config import BM25_KEYS, BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.batch.history import (
-    append_history, history_dir, log_file, read_batch_state, read_history, read_status, write_batch_state, write_status,
+    append_history, attempt_file, history_dir, log_file, read_batch_state, read_history, read_status, write_batch_state,
+    write_status,
 )
 from ndcg_report.files import (
     folder_problem, path_sha256, remove_owned_folder, stale_owned_folders, stale_temporaries, write_text_atomic,
 )
+from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
 from ndcg_report.batch.index_page import INDEX_GENERATOR, ReportState, format_number, format_p, format_signed, write_index
 from ndcg_report.report.parameters import resolve_path
-from ndcg_report.report.supervisor import SUPERVISOR_ENV
+from ndcg_report.report.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 LOCK_NAME = ".batch.lock"
 EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
@@ -117,8 +126,26 @@ def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
 # --- the lock ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class HeldLock:
+    """ROOT/.batch.lock while this batch holds it: the path, this batch's token (written in the lock,
+    so a build anywhere on the shared filesystem can tell this batch runs), the open descriptor."""
+
+    path: Path
+    token: str
+    fd: int
+    holder: dict
+
+    def mark_stopping(self, signum: int) -> None:
+        """Write into the lock that this batch was asked to stop: builds that read it stop too."""
+        os.pwrite(self.fd, (json.dumps({**self.holder, "stopping": signum}) + "\n").encode("utf-8"), 0)
+
+
+_LOCK_TRIES = 5  # a build probing the lock holds it shared for microseconds: try again before saying busy
+
+
 @contextmanager
-def batch_lock(root: Path, config_path: Path) -> Iterator[None]:
+def batch_lock(root: Path, config_path: Path) -> Iterator[HeldLock]:
     """Hold an exclusive flock on ROOT/.batch.lock (released by the kernel if this process dies)."""
     root.mkdir(parents=True, exist_ok=True)
     path = root / LOCK_NAME
@@ -135,16 +162,21 @@ def batch_lock(root: Path, config_path: Path) -> Iterator[None]:
         raise ParameterError(f"cannot open the lock {path}{owner}: {exc.strerror}; run the batch as the user who "
                              "owns the output root, or give another output") from None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
-            raise BatchBusy(f"another batch is running on {root} ({_describe_holder(holder)}); "
-                            f"this one stops without building (lock {path})") from None
+        for attempt in range(_LOCK_TRIES):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt == _LOCK_TRIES - 1:
+                    holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+                    raise BatchBusy(f"another batch is running on {root} ({_describe_holder(holder)}); "
+                                    f"this one stops without building (lock {path})") from None
+                time.sleep(0.02)
         os.ftruncate(fd, 0)
-        holder = {"pid": os.getpid(), "started": utc_now(), "host": socket.gethostname(), "config": str(config_path)}
+        holder = {"pid": os.getpid(), "started": utc_now(), "host": socket.gethostname(), "config": str(config_path),
+                  "token": uuid.uuid4().hex}
         os.pwrite(fd, (json.dumps(holder) + "\n").encode("utf-8"), 0)
-        yield
+        yield HeldLock(path, holder["token"], fd, holder)
     finally:
         os.close(fd)
 
@@ -159,13 +191,17 @@ def _describe_holder(text: str) -> str:
 
 def clean_stale_folders(root: Path) -> list[Path]:
     """Remove what killed processes of this tool left in ROOT, and nothing else: working folders that
-    hold its marker and whose process is gone, and its own temp files (named after the files it
-    writes atomically, with a dead writer's pid)."""
+    hold its marker and whose process is gone, its own temp files (named after the files it writes
+    atomically, with a dead writer's pid) and the attempt markers of a killed batch's Dask tasks."""
     removed = []
     for entry in stale_owned_folders(root):
         remove_owned_folder(entry)
         removed.append(entry)
-    for entry in stale_temporaries(root, ["index.html"]) + stale_temporaries(history_dir(root), ["*.status.json", "*.log"]):
+    temporaries = stale_temporaries(history_dir(root), ["*.status.json", "*.log", "*.attempt.json"])
+    for entry in stale_temporaries(root, ["index.html"]) + temporaries:
+        entry.unlink(missing_ok=True)
+        removed.append(entry)
+    for entry in sorted(history_dir(root).glob("*.attempt.json")):  # Dask task markers of an earlier batch
         entry.unlink(missing_ok=True)
         removed.append(entry)
     return removed
@@ -230,29 +266,20 @@ def headline(summary: dict) -> dict:
     return record
 
 
-class _Children:
-    """Running build processes, so a SIGTERM/SIGINT of the batch can stop them."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.running: set[subprocess.Popen] = set()
-        self.stopping = 0  # the signal number once asked to stop
-
-    def stop(self, signum: int) -> None:
-        with self.lock:
-            self.stopping = signum
-            for process in self.running:
-                if process.poll() is None:
-                    process.terminate()
-
-
 class Batch:
-    def __init__(self, config: BatchConfig, *, jobs: int, force: bool, log: Log) -> None:
+    def __init__(self, config: BatchConfig, *, jobs: int, force: bool, log: Log, builds: Builds | None = None) -> None:
         self.config, self.jobs, self.force, self.log = config, jobs, force, log
         self.root = config.output
-        self.children = _Children()
+        self.builds: Builds = builds or LocalBuilds()
+        self.lock: HeldLock | None = None  # run_batch sets it once the lock is held
         self.total = len(config.reports)
         self.on_start: Callable[[], object] = lambda: None  # run_batch: rewrite the index to show the build
+
+    def stop(self, signum: int) -> None:
+        """SIGTERM/SIGINT: say so in the lock (builds elsewhere read it), stop the running builds."""
+        if self.lock is not None:
+            self.lock.mark_stopping(signum)
+        self.builds.stop(signum)
 
     def run_report(self, report: ReportConfig, number: int) -> Outcome:
         try:
@@ -262,7 +289,7 @@ class Batch:
 
     def _run_report(self, report: ReportConfig, number: int) -> Outcome:
         name = report.name
-        if self.children.stopping:
+        if self.builds.stopping:
             return Outcome(name, "pending")
         started = time.monotonic()
         try:
@@ -285,22 +312,15 @@ class Batch:
                                        "fingerprint": digest})
         self.on_start()
         command = build_command(report, out, self.config.cache_dir)
-        with self.children.lock:
-            if self.children.stopping:
-                return Outcome(name, "pending")
-            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True, errors="replace",
-                                       env={**os.environ, SUPERVISOR_ENV: str(os.getpid())})
-            self.children.running.add(process)
-        try:
-            stdout, stderr = process.communicate()
-        finally:
-            with self.children.lock:
-                self.children.running.discard(process)
+        env = {BATCH_LOCK_ENV: str(self.lock.path), BATCH_TOKEN_ENV: self.lock.token} if self.lock else {}
+        run = self.builds.run(BuildJob(name, command, env, attempt_file(self.root, name)))
+        if run is None:
+            return Outcome(name, "pending")
         seconds = time.monotonic() - started
-        write_text_atomic(log_file(self.root, name), f"$ {shlex.join(command)}\n{stderr}{stdout}")
-        if process.returncode != 0:
-            step, message = _failure(process.returncode, stderr, self.children.stopping)
+        where = f"# on {run.where}\n" if run.where else ""
+        write_text_atomic(log_file(self.root, name), f"{where}$ {shlex.join(command)}\n{run.stderr}{run.stdout}")
+        if run.returncode != 0:
+            step, message = _failure(run.returncode, run.stderr, self.builds.stopping)
             return self._failed(report, step, message, seconds, digest)
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         finished = utc_now()
@@ -355,14 +375,19 @@ class Batch:
         return True
 
 
-def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: Log | None = None) -> BatchResult:
-    """Build every report of config (jobs at a time); raise BatchBusy if another batch holds the root."""
+def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: Log | None = None,
+              builds: Builds | None = None) -> BatchResult:
+    """Build every report of config (jobs at a time, each executed by builds, default LocalBuilds);
+    raise BatchBusy if another batch holds the root."""
     log = log or make_logger()
     if jobs < 1:
         raise ParameterError(f"-j must be at least 1; got {jobs}")
     started_at, started = utc_now(), time.monotonic()
-    batch = Batch(config, jobs=jobs, force=force, log=log)
-    with batch_lock(config.output, config.path), _stop_on_signals(batch.children):
+    batch = Batch(config, jobs=jobs, force=force, log=log, builds=builds)
+    with batch_lock(config.output, config.path) as lock, _stop_on_signals(batch):
+        batch.lock = lock
+        if batch.builds.description:
+            log(batch.builds.description)
         for stale in clean_stale_folders(config.output):
             log(f"removed {stale.name}: left by a build that did not finish")
         for line in mark_interrupted(config):
@@ -401,14 +426,14 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
         counts = (f"{sum(o.status == 'built' for o in outcomes.values())} built, "
                   f"{sum(o.status == 'skipped' for o in outcomes.values())} skipped, "
                   f"{sum(o.status == 'failed' for o in outcomes.values())} failed")
-        stopped = f"; stopped by signal {batch.children.stopping}" if batch.children.stopping else ""
+        stopped = f"; stopped by signal {batch.builds.stopping}" if batch.builds.stopping else ""
         final_line = (f"Batch of {config.path.name} started {_short(started_at)}, finished {_short(utc_now())} in "
                       f"{seconds:.1f} s: {counts}{stopped}.")
         index_ok &= batch.write_index(outcomes, final_line)
         write_batch_state(config.output, {"pid": os.getpid(), "started": started_at, "config": str(config.path),
                                           "state": "finished", "finished": utc_now(), "line": final_line})
         index = config.output / "index.html"
-        result = BatchResult(tuple(outcomes.values()), seconds, index, interrupted=bool(batch.children.stopping),
+        result = BatchResult(tuple(outcomes.values()), seconds, index, interrupted=bool(batch.builds.stopping),
                              index_ok=index_ok)
         log(f"batch: {counts}{stopped} in {seconds:.1f} s; index {index}"
             + ("" if index_ok else " (NOT updated: see the error above)"))
@@ -464,14 +489,14 @@ def refresh_index(config: BatchConfig, log: Log | None = None) -> Path:
 
 
 @contextmanager
-def _stop_on_signals(children: _Children) -> Iterator[None]:
+def _stop_on_signals(batch: Batch) -> Iterator[None]:
     """On SIGTERM/SIGINT: stop the running builds, start no new one, and finish the index."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
     for signum in previous:
-        signal.signal(signum, lambda number, frame: children.stop(number))
+        signal.signal(signum, lambda number, frame: batch.stop(number))
     try:
         yield
     finally:
@@ -531,25 +556,56 @@ def _check_output_root(root: Path) -> None:
         raise ParameterError(f"output root {root} {problem}; set `output` to a writable folder")
 
 
-def main(config_path: str, *, jobs: int = 1, force: bool = False, index_only: bool = False) -> int:
+def main(config_path: str, *, jobs: int | None = None, force: bool = False, index_only: bool = False,
+         dask: str = "") -> int:
     """The `batch` subcommand: exit 0 all built or skipped, 1 a report failed, 3 the root is busy.
 
-    A config error raises ParameterError (the CLI prints it and exits 2) before anything is built.
+    A config error, or with dask a scheduler address that does not answer, raises ParameterError
+    (the CLI prints it and exits 2) before anything is built.
     """
     from ndcg_report.batch.config import load_config
 
     cpus = os.cpu_count() or 1
-    if not 1 <= jobs <= cpus:
+    if dask and index_only:
+        raise ParameterError("--index builds nothing, so it takes no --dask; drop one of them")
+    if dask and jobs is not None and jobs < 1:
+        raise ParameterError(f"-j must be at least 1; got {jobs}")
+    if not dask and jobs is not None and not 1 <= jobs <= cpus:
         raise ParameterError(f"-j must be between 1 and the number of CPUs ({cpus}); got {jobs}")
     config = load_config(config_path)
-    _check_output_root(config.output)
-    check_index_owner(config.output)
+    client = None
+    if dask:
+        from ndcg_report.dask_cluster import connect
+
+        client = connect(dask)  # a bad address: exit 2 before the output root is made
     try:
+        _check_output_root(config.output)
+        check_index_owner(config.output)
         if index_only:
             print(f"wrote {refresh_index(config)}")
             return EXIT_OK
-        result = run_batch(config, jobs=jobs, force=force)
+        if client is not None:
+            builds, jobs = _cluster_builds(client, dask, jobs)
+            result = run_batch(config, jobs=jobs, force=force, builds=builds)
+        else:
+            result = run_batch(config, jobs=jobs or 1, force=force)
     except BatchBusy as exc:
         print(f"ndcg-report: error: {exc}", file=sys.stderr, flush=True)
         return EXIT_BUSY
+    finally:
+        if client is not None:
+            client.close(timeout=10)
     return result.exit_code
+
+
+def _cluster_builds(client: "Client", address: str, jobs: int | None) -> tuple[Builds, int]:
+    """DaskBuilds on the connected client (batch/dask_builds.py), and how many reports to build at
+    once: jobs, else the cluster's worker threads now."""
+    from ndcg_report.batch.dask_builds import DaskBuilds
+    from ndcg_report.dask_cluster import worker_threads
+
+    threads, workers = worker_threads(client), len(client.nthreads())
+    jobs = jobs or max(1, threads)
+    description = (f"dask: scheduler {address} with {workers} worker{'' if workers == 1 else 's'} ({threads} "
+                   f"threads); up to {jobs} report{'' if jobs == 1 else 's'} at a time")
+    return DaskBuilds(client, description=description), jobs

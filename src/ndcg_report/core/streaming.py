@@ -1,5 +1,5 @@
 """NDCG@k of a run larger than memory: read in blocks of whole queries, each block evaluated by
-metrics.evaluate against the same qrels, the per-query rows gathered. The result equals
+metrics.evaluate against the same qrels, the per-query rows merged (partitions.merge). The result equals
 evaluate() on the whole run (a test checks it); peak memory is set by the block size and the qrels.
 
 A query's lines must be contiguous: a query seen again after another one is an InputError saying
@@ -17,9 +17,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, QueryCounts, evaluate, parse_cutoffs
+from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, parse_cutoffs
+from ndcg_report.core.partitions import QueryRows, merge, qrels_only, rows_of
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy
+from ndcg_report.inputs.selection import select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
 from ndcg_report.inputs.trec import Run, index_pairs, line_of_row, run_chunks
 
@@ -39,19 +41,18 @@ def evaluate_streaming(
     ks = parse_cutoffs(cutoffs)
     qrels_read = load_qrels(qrels)
     options = dict(cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant)
-    total: Evaluation | None = None
-    arrays: dict[str, np.ndarray] = {}
+    parts: list[QueryRows] = []
     seen: set[str] = set()
-    run_qids = run_only = tied_lines = 0
     for block, rows_before in read_ahead(_query_blocks(run, block_bytes)):
-        qids = block["qid"].chunk(0).dictionary.to_pylist()
-        row = first_return(as_numpy(block["qid"].chunk(0).indices), np.array([qid in seen for qid in qids], dtype=bool))
+        qids = block["qid"].chunk(0).dictionary
+        row = first_return(as_numpy(block["qid"].chunk(0).indices),
+                           np.array([qid in seen for qid in qids.to_pylist()], dtype=bool))
         if row is not None:
             raise InputError(run, line_of_row(run, rows_before + row),
                              f"query {block['qid'][row].as_py()!r} appears again after other queries, so the run "
                              "cannot be read in blocks of whole queries", "sort the run by query (sort -s -k1,1 RUN > "
                              "SORTED) or evaluate it in memory (--in-memory)")
-        seen.update(qids)
+        seen.update(qids.to_pylist())
         pairs, found = index_pairs(block)
         if found is not None:
             first_row, second_row = (line_of_row(run, rows_before + row) for row in found)
@@ -59,29 +60,11 @@ def evaluate_streaming(
                              f"duplicate run entry for query {block['qid'][found[1]].as_py()!r}, document "
                              f"{block['docid'][found[1]].as_py()!r} (first on line {first_row})",
                              "keep one line per (query, document)")
-        part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), qrels_read, **options)
-        run_qids += part.counts.in_run
-        run_only += part.counts.run_only
-        tied_lines += part.tied_lines
-        if total is None:  # queries absent from every block keep these values (they depend on the qrels only)
-            total = part
-            arrays = {name: getattr(part, name).copy() for name in _PER_QUERY}
-        else:
-            present = part.in_run
-            for name in _PER_QUERY:
-                arrays[name][present] = getattr(part, name)[present]
-    assert total is not None  # run_chunks raises on a run without data lines
-    in_run, averaged, has_relevant = arrays["in_run"], arrays["averaged"], arrays["num_rel"] > 0
-    counts = QueryCounts(
-        in_run=run_qids, in_qrels=len(total.qids), in_both=int(in_run.sum()),
-        missing=int((~in_run & has_relevant).sum()), no_relevant=int((~has_relevant).sum()), run_only=run_only,
-        averaged=int(averaged.sum()),
-    )
-    return Evaluation(qids=total.qids, **arrays, counts=counts, cutoffs=ks, gain=gain, missing=missing,
-                      no_relevant=no_relevant, tied_lines=tied_lines)
-
-
-_PER_QUERY = ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged")
+        # only the block's queries of the qrels: a block costs its own size, not the whole qrels' again
+        part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(qrels_read, qids), **options)
+        parts.append(rows_of(part))
+    base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
+    return merge(base, parts)
 
 
 def first_return(codes: np.ndarray, seen_before: np.ndarray) -> int | None:
@@ -110,7 +93,6 @@ def read_ahead(items: Iterator[T]) -> Iterator[T]:
                 yield item
         finally:
             pending.cancel()
-
 
 
 def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table, int]]:

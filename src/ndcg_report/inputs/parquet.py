@@ -107,8 +107,7 @@ def read_parquet(path: Path, value_column: str, kind: str) -> tuple[pa.Table, Pa
         sizes.append(table.num_rows)
     rows = ParquetRows(tuple(files), np.concatenate(([0], np.cumsum(sizes))))
     if rows.starts[-1] == 0:
-        raise InputError(path, None, f"no rows in {len(files)} Parquet file{'s' if len(files) > 1 else ''}",
-                         f"give a {kind} with data")
+        raise no_rows_error(path, len(files), kind)
     table = pa.concat_tables(tables)
     for name in ("qid", "docid"):
         if table[name].null_count:
@@ -127,6 +126,11 @@ def read_parquet(path: Path, value_column: str, kind: str) -> tuple[pa.Table, Pa
     docids = docids.combine_chunks()
     return pa.table({"qid": table["qid"].combine_chunks().dictionary_encode(), "docid": docids,
                      value_column: values}), rows
+
+
+def no_rows_error(path: Path, files: int, kind: str) -> InputError:
+    """The error for a Parquet file or folder without a row."""
+    return InputError(path, None, f"no rows in {files} Parquet file{'s' if files > 1 else ''}", f"give a {kind} with data")
 
 
 def duplicate_error(rows: ParquetRows, first: int, second: int, table: pa.Table, kind: str) -> InputError:

@@ -1,0 +1,80 @@
+"""How the batch executes one report's build command: the job it hands over, what comes back, and
+LocalBuilds, which runs it as a subprocess of the batch (batch/dask_builds.py has DaskBuilds)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ndcg_report.report.supervisor import SUPERVISOR_ENV
+
+
+@dataclass(frozen=True)
+class BuildJob:
+    """One report's build, as the batch hands it to a Builds: the command (argv[0] this interpreter),
+    what to add to its environment (the batch's lock and token) and where a cluster task records
+    that it started (ROOT/.history/NAME.attempt.json)."""
+
+    name: str
+    command: list[str]
+    env: dict[str, str]
+    attempt: Path
+
+
+@dataclass(frozen=True)
+class BuildRun:
+    """How a build command ended: exit code (negative: killed by that signal), output, where it ran."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    where: str = ""  # "" on this machine, else e.g. "worker tcp://10.0.0.5:40123 on node5 (pid 8123, /usr/bin/python3)"
+
+
+class Builds(Protocol):
+    """Executes build commands; `stopping` is the signal number once asked to stop (then no build starts)."""
+
+    stopping: int
+    description: str  # a line for the log, or ""
+
+    def run(self, job: BuildJob) -> BuildRun | None:
+        """Run the build and wait for it; None if it was not started because the batch is stopping."""
+
+    def stop(self, signum: int) -> None:
+        """Stop the running builds (they end as failed) and start no new one."""
+
+
+class LocalBuilds:
+    """Each build a subprocess of the batch, supervised by it (report/supervisor.py)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: set[subprocess.Popen] = set()
+        self.stopping = 0
+        self.description = ""
+
+    def run(self, job: BuildJob) -> BuildRun | None:
+        with self.lock:
+            if self.stopping:
+                return None
+            process = subprocess.Popen(job.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, errors="replace",
+                                       env={**os.environ, **job.env, SUPERVISOR_ENV: str(os.getpid())})
+            self.running.add(process)
+        try:
+            stdout, stderr = process.communicate()
+        finally:
+            with self.lock:
+                self.running.discard(process)
+        return BuildRun(process.returncode, stdout, stderr)
+
+    def stop(self, signum: int) -> None:
+        with self.lock:
+            self.stopping = signum
+            for process in self.running:
+                if process.poll() is None:
+                    process.terminate()

@@ -1,0 +1,152 @@
+"""NDCG@k of a run evaluated in parts that hold whole queries (blocks of a streamed file, the files of
+a Parquet dataset partitioned by query): each part evaluated against the same qrels, its own
+queries' rows kept, then merged into one Evaluation equal to evaluate() of the whole run.
+
+The evaluation of one Parquet file (evaluate_partition) runs anywhere the files are readable, as a
+task of any concurrent.futures.Executor (a Dask client's, see cli `eval --dask`): it returns only
+the rows of the queries it retrieved and its query ids, and the merge checks no query is in two files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Cutoff, Evaluation, QueryCounts, evaluate, parse_cutoffs
+from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.inputs.columns import as_numpy
+from ndcg_report.inputs.selection import select_queries
+from ndcg_report.inputs.parquet import no_rows_error, parquet_files, parquet_row_count
+from ndcg_report.inputs.tables import QrelsLike, load_qrels
+from ndcg_report.inputs.trec import Qrels, Run, index_pairs, read_qrels, read_run
+
+PER_QUERY = ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged")
+
+
+@dataclass(frozen=True)
+class QueryRows:
+    """What one part of a run adds to the whole: the rows (PER_QUERY arrays) of the qrels queries it
+    retrieved, in `qids` order, and its counts."""
+
+    qids: np.ndarray  # object array of str
+    values: dict[str, np.ndarray]
+    run_queries: int  # queries of the part, in the qrels or not
+    run_only: int
+    tied_lines: int
+
+
+@dataclass(frozen=True)
+class Partition:
+    """One file of a run dataset, evaluated: its rows and every query id it holds."""
+
+    file: str
+    run_qids: np.ndarray  # object array of str
+    rows: QueryRows
+
+
+def rows_of(evaluation: Evaluation) -> QueryRows:
+    """The rows of the queries an evaluation's run retrieved (the rest depend on the qrels only)."""
+    present = evaluation.in_run
+    return QueryRows(qids=evaluation.qids[present], values={name: getattr(evaluation, name)[present] for name in PER_QUERY},
+                     run_queries=evaluation.counts.in_run, run_only=evaluation.counts.run_only,
+                     tied_lines=evaluation.tied_lines)
+
+
+def merge(base: Evaluation, parts: Iterable[QueryRows]) -> Evaluation:
+    """One Evaluation from parts whose queries are disjoint: their rows over base's, where base is
+    any evaluation against the same qrels with the same options (queries no part retrieved keep
+    base's rows, which then depend on the qrels only)."""
+    parts = list(parts)
+    arrays = {name: getattr(base, name).copy() for name in PER_QUERY}
+    qids = [part.qids for part in parts if len(part.qids)]
+    if qids:
+        wanted = pa.array(np.concatenate(qids), pa.string())
+        positions = pc.index_in(wanted, value_set=pa.array(base.qids, pa.string()))
+        if positions.null_count:  # pragma: no cover - parts are evaluated against base's qrels
+            raise ValueError("a part holds rows of a query that is not in the qrels")
+        positions = as_numpy(positions).astype(np.intp)
+        for name in PER_QUERY:
+            arrays[name][positions] = np.concatenate([part.values[name] for part in parts if len(part.qids)])
+    in_run, averaged, has_relevant = arrays["in_run"], arrays["averaged"], arrays["num_rel"] > 0
+    counts = QueryCounts(
+        in_run=sum(part.run_queries for part in parts), in_qrels=len(base.qids), in_both=int(in_run.sum()),
+        missing=int((~in_run & has_relevant).sum()), no_relevant=int((~has_relevant).sum()),
+        run_only=sum(part.run_only for part in parts), averaged=int(averaged.sum()),
+    )
+    return Evaluation(qids=base.qids, **arrays, counts=counts, cutoffs=base.cutoffs, gain=base.gain,
+                      missing=base.missing, no_relevant=base.no_relevant,
+                      tied_lines=sum(part.tied_lines for part in parts))
+
+
+def qrels_only(qrels: QrelsLike, cutoffs: tuple[Cutoff, ...], gain: str, missing: str, no_relevant: str) -> Evaluation:
+    """evaluate() of a run that retrieved nothing: every qrels query's rows as if absent from the run."""
+    empty = pa.table({"qid": pa.array([], pa.string()).dictionary_encode(), "docid": pa.array([], pa.string()),
+                      "score": pa.array([], pa.float64())}).combine_chunks()
+    pairs, _ = index_pairs(empty)
+    return evaluate(Run(path="", table=empty, tag="", pairs=pairs), load_qrels(qrels), cutoffs, gain, missing,
+                    no_relevant)
+
+
+def evaluate_partition(file: str, qrels: str, cutoffs: tuple[Cutoff, ...], gain: str, missing: str,
+                       no_relevant: str) -> Partition:
+    """One Parquet file of a run (read and checked as read_run does; errors name the file and its
+    row) evaluated against the qrels file: its own queries' rows and its query ids."""
+    try:
+        empty = parquet_row_count(Path(file)) == 0  # a dataset may hold empty files; the whole may not be empty
+    except (pa.ArrowInvalid, OSError):
+        empty = False  # read_run says what is wrong with the file
+    if empty:
+        return Partition(file, np.array([], dtype=object), QueryRows(np.array([], dtype=object), {}, 0, 0, 0))
+    run = read_run(file)
+    queries = run.table["qid"].chunk(0).dictionary
+    evaluation = evaluate(run, select_queries(read_qrels(qrels), queries), cutoffs, gain, missing, no_relevant)
+    run_qids = np.asarray(queries.to_pylist(), dtype=object)
+    return Partition(file, run_qids, rows_of(evaluation))
+
+
+def evaluate_partitioned(run: str | Path, qrels: Qrels, executor: Executor, cutoffs: str | Sequence = DEFAULT_CUTOFFS,
+                         gain: str = "linear", missing: str = "zero", no_relevant: str = "skip") -> Evaluation:
+    """evaluate() of a Parquet run, one executor task per file, each reading its file and the qrels
+    file again (both paths must be readable where tasks run); InputError if a query is in two files
+    (the dataset is not partitioned by query)."""
+    ks = parse_cutoffs(cutoffs)
+    if not qrels.path:
+        raise ParameterError("the qrels must be a file the tasks can read, not a table")
+    files = [os.path.abspath(file) for file in parquet_files(Path(run))]  # tasks may run in another folder
+    base = qrels_only(qrels, ks, gain, missing, no_relevant)
+    task = partial(evaluate_partition, qrels=os.path.abspath(qrels.path), cutoffs=ks, gain=gain, missing=missing,
+                   no_relevant=no_relevant)
+    partitions = list(executor.map(task, files))
+    check_partitioned_by_query(partitions)
+    if not any(len(partition.run_qids) for partition in partitions):
+        raise no_rows_error(Path(run), len(files), "run")
+    return merge(base, [partition.rows for partition in partitions])
+
+
+def check_partitioned_by_query(partitions: Sequence[Partition]) -> None:
+    """InputError naming the first query found in two files, and both files."""
+    sizes = [len(partition.run_qids) for partition in partitions]
+    if not sum(sizes):
+        return
+    qids = pa.array(np.concatenate([partition.run_qids for partition in partitions]), pa.string()).dictionary_encode()
+    codes = as_numpy(qids.indices)
+    counts = np.bincount(codes, minlength=len(qids.dictionary))
+    if counts.max() < 2:
+        return
+    owner = np.repeat(np.arange(len(partitions)), sizes)
+    repeated = np.flatnonzero(counts[codes] > 1)
+    code = codes[repeated[0]]
+    first, second = owner[codes == code][:2]
+    qid = qids.dictionary[code].as_py()
+    raise InputError(partitions[second].file, None,
+                     f"query {qid!r} is also in {partitions[first].file}: the dataset is not partitioned by query, "
+                     "so its files cannot be evaluated one task each",
+                     "write each query's rows to one file (partition by qid), or evaluate without --dask")
