@@ -9,6 +9,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -153,3 +154,55 @@ def test_whole_number_ids_read_as_their_decimal_text(tmp_path):
     (tmp_path / "qrels.txt").write_text("1037798 0 8 1\n")
     numbers, text = (cli("eval", "-q", tmp_path / "qrels.txt", tmp_path / name) for name in ("run.parquet", "text-ids.parquet"))
     assert numbers.returncode == 0 and numbers.stdout == text.stdout and re.search(r"ndcg_cut_1 *\t1037798\t0\.0000", numbers.stdout)
+
+
+@pytest.mark.parametrize("run_form", ["monot5", "monot5 folder"])
+@pytest.mark.parametrize("block", [1 << 14, 1 << 20])
+def test_a_parquet_run_streamed_in_any_block_size_equals_the_in_memory_evaluation(parquet_dl19, monkeypatch,
+                                                                                 run_form, block):
+    from ndcg_report.core import streaming
+
+    monkeypatch.setattr(streaming, "READ_BYTES", 1 << 13)  # about 200 rows read at a time: many chunks and blocks
+    options = dict(cutoffs="1,10,100,all", missing="zero", no_relevant="zero")
+    streamed = streaming.evaluate_streaming(parquet_dl19[run_form], QRELS, block_bytes=block, **options)
+    whole = evaluate(MONOT5, QRELS, **options)
+    assert list(streamed.qids) == list(whole.qids) and streamed.counts == whole.counts
+    for name in ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged"):
+        assert np.array_equal(getattr(streamed, name), getattr(whole, name), equal_nan=True), name
+
+
+def test_streamed_parquet_errors_name_the_file_and_row(tmp_path, monkeypatch):
+    from ndcg_report.core import streaming
+    from ndcg_report.errors import InputError
+
+    monkeypatch.setattr(streaming, "READ_BYTES", 1 << 10)  # 25 rows at a time
+    rows = [(str(q), f"d{d}", float(100 - d)) for q in range(1, 5) for d in range(30)]
+    (tmp_path / "qrels.txt").write_text("1 0 d1 1\n")
+
+    def folder(name: str, rows: list) -> Path:
+        path = tmp_path / name
+        path.mkdir()
+        half = len(rows) // 2
+        for part, piece in enumerate((rows[:half], rows[half:])):
+            pq.write_table(pa.table({"qid": [r[0] for r in piece], "docid": [r[1] for r in piece],
+                                     "score": [r[2] for r in piece]}), path / f"part-{part}.parquet")
+        return path
+
+    scattered = folder("scattered", rows[:70] + [("1", "extra", 1.0)] + rows[70:])  # row 71: query 1 again
+    with pytest.raises(streaming.QueryNotContiguous) as error:
+        streaming.evaluate_streaming(scattered, tmp_path / "qrels.txt", block_bytes=1 << 11)
+    assert str(error.value).startswith(f"{scattered / 'part-1.parquet'}: row 11: query '1' appears again")
+    assert "write the rows sorted by qid" in str(error.value)
+    repeated = folder("repeated", rows[:100] + [("4", "d3", 1.0)] + rows[100:])  # row 101 repeats row 94's pair
+    with pytest.raises(InputError) as error:
+        streaming.evaluate_streaming(repeated, tmp_path / "qrels.txt", block_bytes=1 << 11)
+    assert str(error.value).startswith(f"{repeated / 'part-1.parquet'}: row 41: duplicate run entry for query '4', "
+                                       f"document 'd3' (first on row 34 of {repeated / 'part-1.parquet'})")
+    nan = folder("nan", rows[:90] + [("3", "x", float("nan"))] + rows[90:])
+    with pytest.raises(InputError) as error:
+        streaming.evaluate_streaming(nan, tmp_path / "qrels.txt", block_bytes=1 << 11)
+    assert str(error.value).startswith(f"{nan / 'part-1.parquet'}: row 31: score is nan")
+    result = cli("eval", "--stream", tmp_path / "qrels.txt", scattered)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "row 11: query '1'" in result.stderr
+    result = cli("eval", tmp_path / "qrels.txt", scattered)  # small: read in memory, where the order does not matter
+    assert result.returncode == 0

@@ -145,3 +145,22 @@ def test_a_query_met_again_inside_one_block_cannot_stream_either(tmp_path):
     with pytest.raises(InputError) as error:
         evaluate_streaming(tmp_path / "run.txt", tmp_path / "qrels.txt")
     assert error.value.line == 3 and "query '1' appears again" in str(error.value)
+
+
+def test_eval_streams_large_runs_by_default_and_falls_back_to_memory_for_a_scattered_query(tmp_path, monkeypatch, capsys):
+    from ndcg_report import cli as cli_module
+    from ndcg_report.core import streaming
+
+    (tmp_path / "run.txt").write_text("1 Q0 a 1 3 t\n2 Q0 a 1 3 t\n1 Q0 c 3 1 t\n")
+    (tmp_path / "qrels.txt").write_text("1 0 a 1\n1 0 c 2\n2 0 a 1\n")
+    assert not streaming.streams_by_default(tmp_path / "run.txt")
+    monkeypatch.setattr(streaming, "STREAM_ABOVE", 0)  # every run counts as large
+    assert streaming.streams_by_default(tmp_path / "run.txt")
+    args = ["eval", "-q", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")]
+    assert cli_module.main(["eval", "--in-memory", *args[1:]]) == 0
+    in_memory = capsys.readouterr().out
+    assert cli_module.main(args) == 0  # streamed, found the scattered query, evaluated in memory instead
+    captured = capsys.readouterr()
+    assert captured.out == in_memory and "evaluating it in memory" in captured.err
+    assert cli_module.main(["eval", "--stream", *args[1:]]) == 2  # asked to stream: the one-line error
+    assert "run.txt:3: query '1' appears again" in capsys.readouterr().err

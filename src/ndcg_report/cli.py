@@ -97,8 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="decimals printed (default 4 for trec and csv, full precision for json)")
     reading = evaluate.add_mutually_exclusive_group()
     reading.add_argument("--stream", dest="reading", action="store_const", const="stream",
-                         help="read a text run in blocks of whole queries (bounded memory; a query's lines must be "
-                              "contiguous); default: when the run is unlikely to fit in half the available memory")
+                         help="read the run in blocks of whole queries (bounded memory; a query's lines must be "
+                              "contiguous); default: for a run past 1 GiB of text (or of Parquet data), or unlikely "
+                              "to fit in half the available memory, falling back to --in-memory for a query found "
+                              "in two places")
     reading.add_argument("--in-memory", dest="reading", action="store_const", const="memory",
                          help="read the whole run at once (any line order)")
     evaluate.add_argument("--dask", default="", metavar="ADDRESS",
@@ -254,11 +256,9 @@ def _log(message: str) -> None:
 
 def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     """Evaluate, then render in chunks; nothing is printed until the evaluation has succeeded."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ndcg_report.core.metrics import evaluate, parse_cutoffs
+    from ndcg_report.core.metrics import parse_cutoffs
     from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
-    from ndcg_report.inputs.trec import read_qrels, read_run
+    from ndcg_report.inputs.trec import read_qrels
 
     cutoffs = parse_cutoffs(args.cutoffs)
     if args.digits is not None and not 0 <= args.digits <= 17:
@@ -266,18 +266,19 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     if args.dask:
         evaluation = _evaluate_on_cluster(args, cutoffs)
     elif _streams(args):
-        from ndcg_report.core.streaming import evaluate_streaming
+        from ndcg_report.core.streaming import QueryNotContiguous, evaluate_streaming, fits_in_memory
 
-        evaluation = evaluate_streaming(args.run, read_qrels(args.qrels), cutoffs, args.gain, args.missing,
-                                        args.no_relevant)
+        try:
+            evaluation = evaluate_streaming(args.run, read_qrels(args.qrels), cutoffs, args.gain, args.missing,
+                                            args.no_relevant)
+        except QueryNotContiguous:
+            if args.reading == "stream" or not fits_in_memory(args.run):
+                raise
+            print(f"ndcg-report: note: {args.run} lists a query's lines in more than one place, so it cannot be "
+                  "read in blocks of whole queries; evaluating it in memory", file=sys.stderr)
+            evaluation = _evaluate_in_memory(args, cutoffs)
     else:
-        with ThreadPoolExecutor(1) as pool:  # the qrels are read while the run is (NumPy and pyarrow release the GIL)
-            qrels_read = pool.submit(read_qrels, args.qrels)
-            try:
-                run = read_run(args.run)
-            finally:
-                qrels = qrels_read.result()  # a bad qrels file is reported first, as if read first
-        evaluation = evaluate(run, qrels, cutoffs, args.gain, args.missing, args.no_relevant)
+        evaluation = _evaluate_in_memory(args, cutoffs)
     if evaluation.counts.in_both == 0:
         raise InputError(args.run, None, f"no query in common with the qrels {args.qrels}",
                          "check that the run and the qrels are for the same topics")
@@ -290,6 +291,22 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     if args.format == "csv":
         return csv_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
     return json_chunks(evaluation, args.per_query, args.digits)
+
+
+def _evaluate_in_memory(args: argparse.Namespace, cutoffs: tuple) -> Evaluation:
+    """The whole run read at once, the qrels on a thread meanwhile (NumPy and pyarrow release the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ndcg_report.core.metrics import evaluate
+    from ndcg_report.inputs.trec import read_qrels, read_run
+
+    with ThreadPoolExecutor(1) as pool:
+        qrels_read = pool.submit(read_qrels, args.qrels)
+        try:
+            run = read_run(args.run)
+        finally:
+            qrels = qrels_read.result()  # a bad qrels file is reported first, as if read first
+    return evaluate(run, qrels, cutoffs, args.gain, args.missing, args.no_relevant)
 
 
 def _evaluate_on_cluster(args: argparse.Namespace, cutoffs: tuple) -> Evaluation:
@@ -323,22 +340,17 @@ def _evaluate_on_cluster(args: argparse.Namespace, cutoffs: tuple) -> Evaluation
 
 
 def _streams(args: argparse.Namespace) -> bool:
-    """Whether eval streams the run: as asked, else a text run too large to read comfortably at once."""
+    """Whether eval streams the run: as asked, else when it is large (core/streaming.streams_by_default)."""
     from pathlib import Path
 
-    from ndcg_report.core.streaming import fits_in_memory
-    from ndcg_report.inputs.parquet import is_parquet
+    from ndcg_report.core.streaming import streams_by_default
 
     run = Path(args.run)
-    if not run.is_file() or is_parquet(run):  # Parquet is read whole; a missing file is reported by the reader
-        if args.reading == "stream" and run.exists():
-            raise ParameterError("--stream reads text runs; a Parquet run is read whole (give --in-memory or no flag)")
-        return False
     if args.reading is not None:
         return args.reading == "stream"
     try:
-        return not fits_in_memory(run)
-    except OSError:
+        return run.exists() and streams_by_default(run)
+    except (OSError, ValueError, InputError):  # not readable, not Parquet: the reader says what is wrong
         return False
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import TypeVar
 from pathlib import Path
 
@@ -21,16 +22,23 @@ from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, pars
 from ndcg_report.core.partitions import QueryRows, merge, qrels_only, rows_of
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy
+from ndcg_report.inputs.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
 from ndcg_report.inputs.selection import select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
 from ndcg_report.inputs.trec import Run, index_pairs, line_of_row, run_chunks
 
-BLOCK_BYTES = 256 << 20  # text read per block: about 6M run lines, ~1 GB of peak memory
+BLOCK_BYTES = 64 << 20  # text per block: about 1.6M run lines; 64 MiB gave 0.75 GB peak on 50M lines (256 MiB: 1.4 GB, slower)
 READ_BYTES = 16 << 20  # text parsed at a time: buffers this small are reused by malloc, not faulted in anew
 _END = object()  # read_ahead: the iterator is exhausted
 T = TypeVar("T")
+STREAM_ABOVE = 1 << 30  # text bytes past which eval streams by default (in memory: about 4 times as much)
 _IN_MEMORY_FACTOR = 4  # peak memory of an in-memory evaluation, as a multiple of the run's text size
-_GZIP_RATIO = 4  # how much larger a gzip run's text is than the file, for the estimate
+_GZIP_RATIO = 4
+_TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth  # how much larger a gzip run's text is than the file, for the estimate
+
+
+class QueryNotContiguous(InputError):
+    """A query's lines are in more than one place of the run, so it cannot be read in blocks of whole queries."""
 
 
 def evaluate_streaming(
@@ -48,23 +56,33 @@ def evaluate_streaming(
         row = first_return(as_numpy(block["qid"].chunk(0).indices),
                            np.array([qid in seen for qid in qids.to_pylist()], dtype=bool))
         if row is not None:
-            raise InputError(run, line_of_row(run, rows_before + row),
-                             f"query {block['qid'][row].as_py()!r} appears again after other queries, so the run "
-                             "cannot be read in blocks of whole queries", "sort the run by query (sort -s -k1,1 RUN > "
-                             "SORTED) or evaluate it in memory (--in-memory)")
+            file, line, at = _where(Path(run), rows_before + row)
+            sort = ("write the rows sorted by qid" if is_parquet(Path(run))
+                    else "sort the run by query (sort -s -k1,1 RUN > SORTED)")
+            raise QueryNotContiguous(file, line, f"{at}query {block['qid'][row].as_py()!r} appears again after other "
+                                     "queries, so the run cannot be read in blocks of whole queries",
+                                     f"{sort} or evaluate it in memory (--in-memory)")
         seen.update(qids.to_pylist())
         pairs, found = index_pairs(block)
         if found is not None:
-            first_row, second_row = (line_of_row(run, rows_before + row) for row in found)
-            raise InputError(run, second_row,
-                             f"duplicate run entry for query {block['qid'][found[1]].as_py()!r}, document "
-                             f"{block['docid'][found[1]].as_py()!r} (first on line {first_row})",
+            (first_file, first_line, first_at), (file, line, at) = (_where(Path(run), rows_before + row) for row in found)
+            first = f"line {first_line}" if first_line is not None else f"{first_at.rstrip(': ')} of {first_file}"
+            raise InputError(file, line, f"{at}duplicate run entry for query {block['qid'][found[1]].as_py()!r}, "
+                                         f"document {block['docid'][found[1]].as_py()!r} (first on {first})",
                              "keep one line per (query, document)")
         # only the block's queries of the qrels: a block costs its own size, not the whole qrels' again
         part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(qrels_read, qids), **options)
         parts.append(rows_of(part))
     base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
     return merge(base, parts)
+
+
+def _where(run: Path, row: int) -> tuple[str, int | None, str]:
+    """(file, line or None, 'row N: ' or '') of a data row of a text or Parquet run, for an error."""
+    if is_parquet(run):
+        file, within = parquet_rows(run).where(row)
+        return str(file), None, f"row {within}: "
+    return str(run), line_of_row(run, row), ""
 
 
 def first_return(codes: np.ndarray, seen_before: np.ndarray) -> int | None:
@@ -102,7 +120,9 @@ def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table,
     gathered: list[pa.Table] = []  # the carried lines first, then the chunks read since
     start = 0  # rows before the first gathered table
     chunks = 0
-    for table, rows_before in run_chunks(run, min(block_bytes, READ_BYTES)):
+    chunks_of = (partial(parquet_chunks, Path(run), "score", "run", max(1, READ_BYTES // _TEXT_BYTES_PER_LINE))
+                 if is_parquet(Path(run)) else partial(run_chunks, run, min(block_bytes, READ_BYTES)))
+    for table, rows_before in chunks_of():
         if not gathered:
             start = rows_before
         gathered.append(table)
@@ -128,14 +148,25 @@ def _compact(table: pa.Table) -> pa.Table:
     return table.set_column(0, "qid", qids).combine_chunks()
 
 
+def streams_by_default(run: str | Path, available: int | None = None) -> bool:
+    """True for a run file whose text is past STREAM_ABOVE bytes, or that is unlikely to fit in memory:
+    streaming is as fast there and its memory stays bounded."""
+    return _text_bytes(Path(run)) > STREAM_ABOVE or not fits_in_memory(run, available)
+
+
+def _text_bytes(run: Path) -> int:
+    """The size of a run's text: the file's, an estimate for gzip, the data's for Parquet."""
+    if is_parquet(run):
+        return parquet_data_bytes(run)
+    size = run.stat().st_size
+    with open(run, "rb") as handle:
+        return size * _GZIP_RATIO if handle.read(2) == b"\x1f\x8b" else size
+
+
 def fits_in_memory(run: str | Path, available: int | None = None) -> bool:
     """True if an in-memory evaluation of the run file is likely to use under half the memory
     available (MemAvailable of /proc/meminfo, else the physical memory)."""
-    size = Path(run).stat().st_size
-    with open(run, "rb") as handle:
-        if handle.read(2) == b"\x1f\x8b":
-            size *= _GZIP_RATIO
-    return size * _IN_MEMORY_FACTOR < (available if available is not None else _available_memory()) / 2
+    return _text_bytes(Path(run)) * _IN_MEMORY_FACTOR < (available if available is not None else _available_memory()) / 2
 
 
 def _available_memory() -> int:

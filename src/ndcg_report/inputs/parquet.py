@@ -7,14 +7,19 @@ within that file).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import InputError
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 MAGIC = b"PAR1"
 SUFFIXES = (".parquet", ".pq", ".parq")
@@ -76,56 +81,112 @@ def parquet_row_count(path: Path) -> int:
 def read_parquet(path: Path, value_column: str, kind: str) -> tuple[pa.Table, ParquetRows]:
     """qid (dictionary of strings), docid (strings) and the value (float64) of every file, checked:
     columns present and typed, no null id, a finite value on every row."""
-    import pyarrow.parquet as pq
-
     tables, files, sizes = [], parquet_files(path), []
     for file in files:
-        try:
-            parquet = pq.ParquetFile(file)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(file, None, f"cannot be read as Parquet ({_first_line(exc)})",
-                             f"give a Parquet file, or the {kind} as TREC text") from None
-        schema = parquet.schema_arrow
-        names = {}
-        for wanted in ("qid", "docid", value_column):
-            present = [name for name in ALIASES[wanted] if name in schema.names]
-            if len(present) != 1:
-                problem = (f"has both {' and '.join(map(repr, present))} columns" if present else
-                           f"lacks a {wanted!r} column (has {', '.join(map(repr, schema.names)) or 'none'})")
-                raise InputError(file, None, problem, f"give columns qid, docid and {value_column}")
-            names[wanted] = present[0]
-        for wanted, name in names.items():
-            _check_type(file, name, schema.field(name).type, numeric=wanted == value_column)
+        parquet, names = _open(file, value_column, kind)
         try:
             table = parquet.read(columns=list(names.values()))
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(file, None, f"cannot be read as Parquet ({_first_line(exc)})", "rewrite the file") from None
-        tables.append(pa.table({
-            "qid": _strings(table[names["qid"]]), "docid": _strings(table[names["docid"]]),
-            value_column: pc.cast(table[names[value_column]], pa.float64()),
-        }))
+        tables.append(_checked(file, table, names, value_column, 0))
         sizes.append(table.num_rows)
     rows = ParquetRows(tuple(files), np.concatenate(([0], np.cumsum(sizes))))
     if rows.starts[-1] == 0:
         raise no_rows_error(path, len(files), kind)
     table = pa.concat_tables(tables)
-    for name in ("qid", "docid"):
-        if table[name].null_count:
-            row = pc.index(pc.is_null(table[name]), True).as_py()
-            raise rows.error(row, f"{name} is null", f"give every row a {name}")
-    values = table[value_column].combine_chunks()
-    finite = pc.is_finite(values.fill_null(float("nan")))
-    if not pc.all(finite).as_py():
-        row = pc.index(finite, False).as_py()
-        value = values[row].as_py()
-        raise rows.error(row, f"{value_column} is {'null' if value is None else value} (missing, NaN or infinite)",
-                         f"give every row a finite {value_column}")
     docids = table["docid"]
     if pa.types.is_string(docids.type) and docids.nbytes >= _LARGE_STRINGS:  # one chunk holds < 2 GiB of text
         docids = docids.cast(pa.large_string())
     docids = docids.combine_chunks()
     return pa.table({"qid": table["qid"].combine_chunks().dictionary_encode(), "docid": docids,
-                     value_column: values}), rows
+                     value_column: table[value_column].combine_chunks()}), rows
+
+
+def parquet_chunks(path: Path, value_column: str, kind: str, rows: int) -> Iterator[tuple[pa.Table, int]]:
+    """The rows of a Parquet file or folder about `rows` at a time, in path order, each chunk as
+    read_parquet's table (one chunk, qid a dictionary) and checked the same way: (table, rows before it)."""
+    files = parquet_files(path)
+    before = 0
+    for file in files:
+        parquet, names = _open(file, value_column, kind)
+        within = 0
+        try:
+            for batch in parquet.iter_batches(batch_size=rows, columns=list(names.values())):
+                table = _checked(file, pa.Table.from_batches([batch]), names, value_column, within)
+                within += table.num_rows
+                if table.num_rows:
+                    qid = table["qid"].combine_chunks().dictionary_encode()
+                    yield pa.table({"qid": qid, "docid": table["docid"].cast(pa.string()),
+                                    value_column: table[value_column]}).combine_chunks(), before
+                    before += table.num_rows
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(file, None, f"cannot be read as Parquet ({_first_line(exc)})", "rewrite the file") from None
+    if before == 0:
+        raise no_rows_error(path, len(files), kind)
+
+
+def parquet_rows(path: Path) -> ParquetRows:
+    """Where each row of a Parquet file or folder is (file and row within it), from the files' metadata."""
+    import pyarrow.parquet as pq
+
+    files = parquet_files(path)
+    sizes = [pq.ParquetFile(file).metadata.num_rows for file in files]
+    return ParquetRows(tuple(files), np.concatenate(([0], np.cumsum(sizes))))
+
+
+def parquet_data_bytes(path: Path) -> int:
+    """The uncompressed size of a Parquet file's or folder's data, from the files' metadata."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    for file in parquet_files(path):
+        metadata = pq.ParquetFile(file).metadata
+        total += sum(metadata.row_group(group).total_byte_size for group in range(metadata.num_row_groups))
+    return total
+
+
+def _open(file: Path, value_column: str, kind: str) -> tuple["pq.ParquetFile", dict[str, str]]:
+    """The file opened, and the name of its qid, docid and value columns (aliases allowed); InputError
+    if it is not Parquet, lacks a column or has one of a wrong type."""
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(file)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(file, None, f"cannot be read as Parquet ({_first_line(exc)})",
+                         f"give a Parquet file, or the {kind} as TREC text") from None
+    schema = parquet.schema_arrow
+    names = {}
+    for wanted in ("qid", "docid", value_column):
+        present = [name for name in ALIASES[wanted] if name in schema.names]
+        if len(present) != 1:
+            problem = (f"has both {' and '.join(map(repr, present))} columns" if present else
+                       f"lacks a {wanted!r} column (has {', '.join(map(repr, schema.names)) or 'none'})")
+            raise InputError(file, None, problem, f"give columns qid, docid and {value_column}")
+        names[wanted] = present[0]
+    for wanted, name in names.items():
+        _check_type(file, name, schema.field(name).type, numeric=wanted == value_column)
+    return parquet, names
+
+
+def _checked(file: Path, table: pa.Table, names: dict[str, str], value_column: str, first_row: int) -> pa.Table:
+    """qid and docid as strings, the value as float64; InputError naming the file's row (first_row
+    rows of the file come before the table) of a null id or a null, NaN or infinite value."""
+    table = pa.table({"qid": _strings(table[names["qid"]]), "docid": _strings(table[names["docid"]]),
+                      value_column: pc.cast(table[names[value_column]], pa.float64())})
+    for name in ("qid", "docid"):
+        if table[name].null_count:
+            row = pc.index(pc.is_null(table[name]), True).as_py()
+            raise InputError(file, None, f"row {first_row + row + 1}: {name} is null", f"give every row a {name}")
+    values = table[value_column]
+    finite = pc.is_finite(values.fill_null(float("nan")))
+    if pc.all(finite).as_py() is False:  # None for no rows
+        row = pc.index(finite, False).as_py()
+        value = values[row].as_py()
+        raise InputError(file, None, f"row {first_row + row + 1}: {value_column} is "
+                                     f"{'null' if value is None else value} (missing, NaN or infinite)",
+                         f"give every row a finite {value_column}")
+    return table
 
 
 def no_rows_error(path: Path, files: int, kind: str) -> InputError:
