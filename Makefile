@@ -24,6 +24,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/run_benchmark.py
 	$(BIN)/python benchmarks/stage_times.py
+	$(BIN)/python benchmarks/scale_benchmark.py
 
 clean:
-	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/nightly build src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/nightly build src/*.egg-info .pytest_cache .hypothesis benchmarks/data-scale

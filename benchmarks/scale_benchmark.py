@@ -5,13 +5,17 @@ Runs are generated on the fly to disk (pyarrow writes them: rank-ordered lines p
 with ties, graded labels, unjudged retrieved documents), measured, and deleted after unless --keep.
 Each tool runs in its own fresh process; wall time and peak RSS come from os.wait4.
 
-    .venv/bin/python benchmarks/scale_benchmark.py                 # 50M in memory, streamed, pytrec_eval; 200M streamed
+    .venv/bin/python benchmarks/scale_benchmark.py                 # 50M: eval as it picks, in memory, streamed,
+                                                                   # pytrec_eval; then 200M as eval picks (streams)
+    .venv/bin/python benchmarks/scale_benchmark.py --repeat 3 --keep --data /big/disk   # reuse the data next time
     .venv/bin/python benchmarks/scale_benchmark.py --skip-200m --skip-pytrec-eval
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import sys
 import time
@@ -54,17 +58,36 @@ def write_run_and_qrels(folder: Path, queries: int, depth: int, seed: int = 7) -
     return run_path, qrels_path
 
 
-def ndcg_report(bin_dir: Path, qrels: Path, run: Path, mode: str) -> list[str]:
-    return [str(bin_dir / "ndcg-report"), "eval", mode, str(qrels), str(run), "-k", ",".join(map(str, CUTOFFS))]
+def ndcg_report(bin_dir: Path, qrels: Path, run: Path, mode: str = "") -> list[str]:
+    """`ndcg-report eval` with the 7 default cut-offs, a mode flag if given (none: eval picks)."""
+    return [str(bin_dir / "ndcg-report"), "eval", *([mode] if mode else []), str(qrels), str(run), "-k",
+            ",".join(map(str, CUTOFFS))]
 
 
-def report(label: str, lines: int, argv: list[str], timeout: float) -> dict:
-    result = measure(argv, env={**__import__("os").environ}, timeout=timeout)
+def timed(label: str, lines: int, argv: list[str], timeout: float) -> dict:
+    """One fresh-process run: wall seconds and peak RSS (MiB), printed as it ends."""
+    result = measure(argv, env=dict(os.environ), timeout=timeout)
     status = "ok" if result.returncode == 0 and not result.timed_out else f"FAILED ({result.stderr.strip()[-200:]})"
     row = {"tool": label, "lines": lines, "seconds": round(result.seconds, 2),
            "peak_rss_mib": round(result.max_rss_kib / 1024), "status": status}
     print(f"{label:<28} {lines:>12,} lines  {row['seconds']:>8.2f} s  {row['peak_rss_mib']:>7,} MiB  {status}", flush=True)
     return row
+
+
+def side_by_side(tools: dict[str, list[str]], lines: int, repeat: int, timeout: float) -> dict[str, list[dict]]:
+    """Every tool `repeat` times, round-robin (so drift of the machine hits all alike); runs per tool."""
+    runs: dict[str, list[dict]] = {label: [] for label in tools}
+    for round_number in range(1, repeat + 1):
+        print(f"-- round {round_number}", flush=True)
+        for label, argv in tools.items():
+            if runs[label] and runs[label][-1]["status"] != "ok":
+                continue  # failed once: not again
+            runs[label].append(timed(label, lines, argv, timeout))
+        if "pytrec_eval" in tools:
+            base = runs["pytrec_eval"][-1]["seconds"]
+            print("   " + ", ".join(f"pytrec_eval / {label}: {base / rows[-1]['seconds']:.2f}x"
+                                    for label, rows in runs.items() if label != "pytrec_eval"), flush=True)
+    return runs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,40 +96,63 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=50_000, help="queries of the first run (x --depth lines)")
     parser.add_argument("--big-queries", type=int, default=200_000, help="queries of the streamed-only run")
     parser.add_argument("--depth", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of the 50M comparison (best time reported)")
     parser.add_argument("--skip-200m", action="store_true", help="leave out the large streamed run")
     parser.add_argument("--skip-pytrec-eval", action="store_true")
     parser.add_argument("--timeout", type=float, default=3600)
-    parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    parser.add_argument("--keep", action="store_true", help="keep the generated files (and reuse them next time)")
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/scale_results.json"), help="results written here")
     args = parser.parse_args(argv)
     bin_dir = Path(sys.executable).parent
-    rows = []
+    results: dict[str, object] = {"cutoffs": CUTOFFS}
     try:
-        started = time.perf_counter()
-        run, qrels = write_run_and_qrels(args.data / "50m", args.queries, args.depth)
+        run, qrels = generated(args.data / "50m", args.queries, args.depth)
         lines = args.queries * args.depth
-        print(f"generated {run} ({run.stat().st_size / 1e9:.2f} GB) in {time.perf_counter() - started:.0f} s", flush=True)
-        rows.append(report("ndcg-report --in-memory", lines, ndcg_report(bin_dir, qrels, run, "--in-memory"), args.timeout))
-        rows.append(report("ndcg-report --stream", lines, ndcg_report(bin_dir, qrels, run, "--stream"), args.timeout))
+        tools = {"ndcg-report (no flag)": ndcg_report(bin_dir, qrels, run),
+                 "ndcg-report --in-memory": ndcg_report(bin_dir, qrels, run, "--in-memory"),
+                 "ndcg-report --stream": ndcg_report(bin_dir, qrels, run, "--stream")}
         if not args.skip_pytrec_eval:
-            child = [str(bin_dir / "python"), "-c", PYTREC_EVAL_CHILD, str(qrels), str(run), ",".join(map(str, CUTOFFS))]
-            rows.append(report("pytrec_eval", lines, child, args.timeout))
+            tools["pytrec_eval"] = [str(bin_dir / "python"), "-c", PYTREC_EVAL_CHILD, str(qrels), str(run),
+                                    ",".join(map(str, CUTOFFS))]
+        runs = side_by_side(tools, lines, args.repeat, args.timeout)
+        results["50m"] = {"lines": lines, "text_bytes": run.stat().st_size, "runs": runs}
+        print(f"\n{lines:,} lines ({run.stat().st_size / 1e9:.2f} GB), best of {args.repeat}:")
+        best = {label: min((row["seconds"] for row in rows if row["status"] == "ok"), default=None)
+                for label, rows in runs.items()}
+        for label, rows in runs.items():
+            peak = max(row["peak_rss_mib"] for row in rows)
+            ratio = (f"  pytrec_eval / this: {best['pytrec_eval'] / best[label]:.2f}x"
+                     if best.get("pytrec_eval") and best[label] and label != "pytrec_eval" else "")
+            print(f"  {label:<26} {best[label] or float('nan'):8.2f} s  peak {peak:>6,} MiB{ratio}")
         if not args.keep:
             shutil.rmtree(args.data / "50m")
         if not args.skip_200m:
-            started = time.perf_counter()
-            run, qrels = write_run_and_qrels(args.data / "200m", args.big_queries, args.depth)
+            run, qrels = generated(args.data / "200m", args.big_queries, args.depth)
             lines = args.big_queries * args.depth
-            print(f"generated {run} ({run.stat().st_size / 1e9:.2f} GB) in {time.perf_counter() - started:.0f} s", flush=True)
-            rows.append(report("ndcg-report --stream", lines, ndcg_report(bin_dir, qrels, run, "--stream"), args.timeout))
+            row = timed("ndcg-report (no flag)", lines, ndcg_report(bin_dir, qrels, run), args.timeout)
+            results["200m"] = {"lines": lines, "text_bytes": run.stat().st_size, "runs": {row["tool"]: [row]}}
+            if not args.keep:
+                shutil.rmtree(args.data / "200m")
     finally:
         if not args.keep:
             shutil.rmtree(args.data, ignore_errors=True)
-    base = {row["tool"]: row for row in rows if row["lines"] == args.queries * args.depth}
-    if "pytrec_eval" in base:
-        for mode in ("ndcg-report --in-memory", "ndcg-report --stream"):
-            if mode in base:
-                print(f"pytrec_eval / {mode}: {base['pytrec_eval']['seconds'] / base[mode]['seconds']:.2f}x")
-    return 0 if all(row["status"] == "ok" for row in rows) else 1
+    args.json.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {args.json}")
+    failed = [row for part in ("50m", "200m") if part in results for rows in results[part]["runs"].values()
+              for row in rows if row["status"] != "ok"]
+    return 1 if failed else 0
+
+
+def generated(folder: Path, queries: int, depth: int) -> tuple[Path, Path]:
+    """The run and qrels in folder, generated unless both are there already (kept by --keep)."""
+    run, qrels = folder / "run.txt", folder / "qrels.txt"
+    if run.is_file() and qrels.is_file():
+        print(f"reusing {run} ({run.stat().st_size / 1e9:.2f} GB)", flush=True)
+        return run, qrels
+    started = time.perf_counter()
+    write_run_and_qrels(folder, queries, depth)
+    print(f"generated {run} ({run.stat().st_size / 1e9:.2f} GB) in {time.perf_counter() - started:.0f} s", flush=True)
+    return run, qrels
 
 
 if __name__ == "__main__":
