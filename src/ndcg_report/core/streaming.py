@@ -23,7 +23,8 @@ from ndcg_report.core.partitions import QueryRows, merge, qrels_only, rows_of
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy
 from ndcg_report.inputs.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
-from ndcg_report.inputs.selection import select_queries
+from ndcg_report.inputs.pair_index import PairIndex
+from ndcg_report.inputs.selection import group_by_query, select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
 from ndcg_report.inputs.trec import Run, index_pairs, line_of_row, run_chunks
 
@@ -51,7 +52,8 @@ def evaluate_streaming(
     options = dict(cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant)
     parts: list[QueryRows] = []
     seen: set[str] = set()
-    for block, rows_before in read_ahead(_query_blocks(run, block_bytes)):
+    grouped = group_by_query(qrels_read)
+    for block, rows_before, pairs, found in read_ahead(_indexed(_query_blocks(run, block_bytes))):
         qids = block["qid"].chunk(0).dictionary
         row = first_return(as_numpy(block["qid"].chunk(0).indices),
                            np.array([qid in seen for qid in qids.to_pylist()], dtype=bool))
@@ -63,7 +65,6 @@ def evaluate_streaming(
                                      "queries, so the run cannot be read in blocks of whole queries",
                                      f"{sort} or evaluate it in memory (--in-memory)")
         seen.update(qids.to_pylist())
-        pairs, found = index_pairs(block)
         if found is not None:
             (first_file, first_line, first_at), (file, line, at) = (_where(Path(run), rows_before + row) for row in found)
             first = f"line {first_line}" if first_line is not None else f"{first_at.rstrip(': ')} of {first_file}"
@@ -71,10 +72,17 @@ def evaluate_streaming(
                                          f"document {block['docid'][found[1]].as_py()!r} (first on {first})",
                              "keep one line per (query, document)")
         # only the block's queries of the qrels: a block costs its own size, not the whole qrels' again
-        part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(qrels_read, qids), **options)
+        part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(grouped, qids), **options)
         parts.append(rows_of(part))
     base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
     return merge(base, parts)
+
+
+def _indexed(blocks: Iterator[tuple[pa.Table, int]]) -> Iterator[tuple[pa.Table, int, PairIndex, tuple[int, int] | None]]:
+    """Each block with the index of its (qid, docid) pairs and its first repeated pair (index_pairs),
+    made where the block is read (on the read-ahead thread: the sort is half the work of a block)."""
+    for block, rows_before in blocks:
+        yield (block, rows_before, *index_pairs(block))
 
 
 def _where(run: Path, row: int) -> tuple[str, int | None, str]:

@@ -1,35 +1,49 @@
 """The qrels lines of some queries, for evaluating a part of a run (a streamed block, a partition)
-without paying for every query of the qrels each time."""
+at the cost of that part, not of the whole qrels each time."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.inputs.columns import as_numpy, from_numpy
-from ndcg_report.inputs.pair_index import PairIndex
-from ndcg_report.inputs.trec import Qrels
+from ndcg_report.inputs.trec import Qrels, index_pairs
 
 
-def select_queries(qrels: Qrels, qids: pa.Array) -> Qrels:
-    """The qrels lines whose query is in `qids` (strings), in file order, with their pair index.
+@dataclass(frozen=True, eq=False)
+class QrelsByQuery:
+    """Qrels with their rows grouped by query: rows `order[starts[c]:starts[c + 1]]` are those of
+    the query with dictionary code c, in file order."""
 
-    The index is the qrels' own, filtered and renumbered (no new sort): rows keep their order, so
-    entries with equal keys stay in row order and lookups give what they give on the whole qrels.
-    """
+    qrels: Qrels
+    order: np.ndarray
+    starts: np.ndarray
+
+
+def group_by_query(qrels: Qrels) -> QrelsByQuery:
+    """The qrels' rows grouped by query (one stable sort of the query codes, done once)."""
     column = qrels.table["qid"].combine_chunks()
-    wanted = as_numpy(pc.is_in(column.dictionary, value_set=qids.cast(column.dictionary.type)))
-    keep = wanted[as_numpy(column.indices)]
-    rows = np.flatnonzero(keep)
-    selected = qrels.table.take(from_numpy(rows))
-    qid = selected["qid"].combine_chunks().dictionary_decode().dictionary_encode()  # only the selected queries
-    table = selected.set_column(selected.column_names.index("qid"), "qid", qid).combine_chunks()
+    codes = as_numpy(column.indices)
+    order = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[order], np.arange(len(column.dictionary) + 1))
+    return QrelsByQuery(qrels=qrels, order=order, starts=starts)
 
-    index = qrels.pairs
-    entry_rows = index.rows(np.arange(len(index.packed))).astype(np.intp)
-    entries = keep[entry_rows]
-    new_row = np.cumsum(keep, dtype=np.uint64) - np.uint64(1)  # row of each kept line in the selection
-    packed = index.packed[entries] & ~np.uint64((1 << index.row_bits) - 1)
-    packed |= new_row[entry_rows[entries]]
-    return Qrels(path=qrels.path, table=table, pairs=PairIndex(packed=packed, row_bits=index.row_bits))
+
+def select_queries(qrels: Qrels | QrelsByQuery, qids: pa.Array) -> Qrels:
+    """The qrels lines whose query is in `qids` (strings), in file order, indexed: what read_qrels
+    gives for a file of just those lines. Costs the selection's size when given grouped qrels."""
+    grouped = qrels if isinstance(qrels, QrelsByQuery) else group_by_query(qrels)
+    table = grouped.qrels.table
+    dictionary = table["qid"].chunk(0).dictionary if table.num_rows else pa.array([], pa.string())
+    wanted = np.flatnonzero(as_numpy(pc.is_in(dictionary, value_set=qids.cast(dictionary.type))))
+    sizes = grouped.starts[wanted + 1] - grouped.starts[wanted]
+    positions = np.arange(int(sizes.sum())) + np.repeat(grouped.starts[wanted] - np.cumsum(sizes) + sizes, sizes)
+    rows = np.sort(grouped.order[positions])
+    selected = table.take(from_numpy(rows))
+    qid = selected["qid"].combine_chunks().dictionary_decode().dictionary_encode()  # only the selected queries
+    selected = selected.set_column(selected.column_names.index("qid"), "qid", qid).combine_chunks()
+    pairs, _ = index_pairs(selected)  # the qrels have no repeated pair: read_qrels checked them
+    return Qrels(path=grouped.qrels.path, table=selected, pairs=pairs)
