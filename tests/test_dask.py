@@ -219,6 +219,21 @@ def test_builds_of_a_killed_batch_stop_on_the_workers_and_publish_nothing(cluste
     assert json.loads((out / ".history" / "good-a.status.json").read_text())["status"] == "running"  # as it was left
 
 
+def test_a_worker_that_does_not_see_the_output_root_says_so(cluster, tmp_path):
+    from ndcg_report.batch.dask_builds import build_on_worker
+
+    _, client = cluster
+    lock = tmp_path / "elsewhere" / ".batch.lock"
+    env = {supervisor.BATCH_LOCK_ENV: str(lock), supervisor.BATCH_TOKEN_ENV: "t"}
+    returncode, stdout, stderr, where = client.submit(build_on_worker, ["python", "-c", "0"], env,
+                                                      str(tmp_path / "r.attempt.json"), pure=False).result()
+    assert (returncode, stdout) == (1, "") and where.startswith("worker tcp://127.0.0.1:")
+    assert stderr == (f"ndcg-report: error: step worker failed: the batch is gone: its lock {lock} cannot be opened "
+                      f"(No such file or directory) ({where} does not see the batch's output root: the workers must "
+                      "share it); the build did not start\n")
+    assert not (tmp_path / "r.attempt.json").exists()
+
+
 @pytest.fixture(scope="module")
 def partitioned(tmp_path_factory) -> Path:
     """The monoT5 DL 2019 run as a dataset of 4 files partitioned by query (plus an empty file and _SUCCESS)."""

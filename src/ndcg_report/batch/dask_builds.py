@@ -71,15 +71,23 @@ def build_on_worker(command: list[str], env: dict[str, str], attempt: str) -> tu
     lock, token = Path(env[BATCH_LOCK_ENV]), env[BATCH_TOKEN_ENV]
     problem = batch_problem(lock, token)
     if problem:
-        return 1, "", f"ndcg-report: error: step worker failed: the batch {problem}; the build did not start\n", here
-    earlier = _claim(Path(attempt), token, here)
+        hint = "" if lock.exists() else f" ({here} does not see the batch's output root: the workers must share it)"
+        return 1, "", f"ndcg-report: error: step worker failed: the batch {problem}{hint}; the build did not start\n", here
+    try:
+        earlier = _claim(Path(attempt), token, here)
+    except OSError as exc:
+        return 1, "", (f"ndcg-report: error: step worker failed: {here} cannot write {attempt} ({exc.strerror or exc}); "
+                       "the workers must see the output root at the batch's path and may write there\n"), here
     if earlier is not None:
         return 1, "", (f"ndcg-report: error: step worker failed: {earlier.get('worker', 'an earlier worker')} died "
                        f"while building this report (started {earlier.get('started', '?')}); Dask ran the task "
                        f"again on {here}, which does not build a report twice in one batch\n"), here
-    process = subprocess.Popen([sys.executable, *command[1:]], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, errors="replace",
-                               env={**os.environ, **env, SUPERVISOR_ENV: str(os.getpid()), BATCH_ATTEMPT_ENV: attempt})
+    try:
+        process = subprocess.Popen([sys.executable, *command[1:]], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, errors="replace",
+                                   env={**os.environ, **env, SUPERVISOR_ENV: str(os.getpid()), BATCH_ATTEMPT_ENV: attempt})
+    except OSError as exc:
+        return 1, "", f"ndcg-report: error: step worker failed: {here} cannot start the build ({exc})\n", here
     kill_at = None
     while True:
         try:
