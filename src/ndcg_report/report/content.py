@@ -6,8 +6,10 @@ Every function takes the Report (or the Experiment) and returns plain data, text
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,6 +24,9 @@ from ndcg_report.report.loading import load_inputs
 from ndcg_report.report.html import DEEPER, escape, leaderboard_html
 from ndcg_report.report.parameters import ReportParameters, build_command, default_title
 from ndcg_report.version import __version__
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 LOW_JUDGED = 0.5
 MAX_QUERY_ROWS = 500  # the all-queries table shows the top and bottom halves of this many beyond it
@@ -390,6 +395,11 @@ def report_figures(report: Report) -> list[tuple[str, bytes]]:
     """The report's figures as (caption, PNG bytes); the multi-system ones only with two or more systems."""
     from ndcg_report.report.plots import figure_to_png_bytes
 
+    return [(caption, figure_to_png_bytes(draw())) for caption, draw in figure_drawers(report)]
+
+
+def figure_drawers(report: Report) -> list[tuple[str, Callable[[], Figure]]]:
+    """(caption, function drawing the Figure) of each report figure, in report order."""
     experiment = report.experiment
     k, base, many = experiment.headline_k, experiment.baseline_name, len(experiment.names) > 1
     if len(experiment.ndcg_at(k)) == 0:
@@ -409,7 +419,7 @@ def report_figures(report: Report) -> list[tuple[str, bytes]]:
         (f"Per-query delta NDCG@{k} (system − {base}), sorted", experiment.plot_delta_bars),
         (f"ECDF of per-query NDCG@{k}", experiment.plot_ecdf),
     ]
-    return [(caption, figure_to_png_bytes(draw())) for caption, draw in figures]
+    return figures
 
 
 # --- formatting --------------------------------------------------------------------------------
