@@ -23,6 +23,8 @@ from ndcg_report.report.experiment import HEADLINE_K, Experiment, compare_runs
 from ndcg_report.report.loading import load_inputs
 from ndcg_report.report.html import DEEPER, escape, leaderboard_html
 from ndcg_report.report.parameters import ReportParameters, build_command, default_title
+from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT
+from ndcg_report.stats.tukey_hsd import STUDENTIZED_RANGE_LIMIT
 from ndcg_report.version import __version__
 
 if TYPE_CHECKING:
@@ -231,9 +233,31 @@ def leaderboard_note(report: Report) -> str:
         note += " †: k is deeper than the system retrieves for the median query (see the data checks)."
     if len(experiment.names) > 1:
         test = experiment.pairwise
+        how = (f"{test.n_resamples:,} permutations" if test.method == MONTE_CARLO
+               else f"in its large-sample limit over {test.n_queries:,} queries")
         note += (f" Group: systems sharing a letter do not differ significantly at NDCG@{test.k} (randomized "
-                 f"Tukey HSD over all {len(test.names)} systems, {test.n_resamples:,} permutations, α = {test.alpha:g}).")
-    return note
+                 f"Tukey HSD over all {len(test.names)} systems, {how}, α = {test.alpha:g}).")
+    statistics = statistics_note(experiment)
+    return note + (" " + statistics if statistics else "")
+
+
+def statistics_note(experiment: Experiment) -> str:
+    """What the resampling statistics became over many queries (more than experiment.large_n): how
+    many used their large-sample limits; '' when every one is Monte Carlo over all its queries."""
+    c, bands = experiment.comparisons, experiment.mean_intervals
+    many = [int(c["n"].max()), len(experiment.ndcg_at(experiment.labels[0]))]
+    if max(many) <= experiment.large_n:
+        return ""
+    counts = [f"{int((column == NORMAL_LIMIT).sum())} of {len(column)} {what}" for column, what in (
+        (c["randomization_method"], "randomization p-values (the normal limit of the sign flips)"),
+        (c["ci_method"], "bootstrap CIs of the delta"), (bands["method"], "bootstrap bands of the means"))]
+    tukey = (" and the Tukey HSD (the studentized range, with the exact permutation variance)"
+             if len(experiment.names) > 1 and experiment.pairwise.method == STUDENTIZED_RANGE_LIMIT else "")
+    return (f"Over more than {experiment.large_n:,} queries, a resampling statistic uses its large-sample limit "
+            "wherever that is accurate to well within the Monte Carlo error of "
+            f"{experiment.n_resamples:,} resamples: here {', '.join(counts[:2])} and {counts[2]}"
+            f" (the normal limit of the bootstrap){tukey}; any other is Monte Carlo over the queries that can "
+            "move it (see the README, 'Statistics over many queries').")
 
 
 def comparison_table(report: Report, name: str) -> pd.DataFrame:
@@ -372,7 +396,9 @@ def parameters_table(report: Report) -> pd.DataFrame:
         "systems": ", ".join(experiment.names), "baseline": experiment.baseline_name,
         "cut-offs": ", ".join(str(k) for k in p.cutoffs), "headline cut-off": experiment.headline_k, "gain": p.gain,
         "missing queries": p.missing, "queries without relevant docs": p.no_relevant, "seed": str(p.seed),
-        "resamples (bootstrap, randomization, Tukey HSD)": f"{experiment.n_resamples:,}",
+        "resamples (bootstrap, randomization, Tukey HSD)": f"{experiment.n_resamples:,}" + (
+            f" (over more than {experiment.large_n:,} queries, large-sample limits where accurate: see Results)"
+            if statistics_note(experiment) else ""),
         "ndcg-report version": __version__,
     }
     if p.bm25_settings:

@@ -50,7 +50,7 @@ def summary_record(report: Report) -> dict:
             "bm25": p.bm25_settings or None, "cutoffs": [str(k) for k in p.cutoffs],
             "headline_k": experiment.headline_k, "gain": p.gain, "missing": p.missing, "no_relevant": p.no_relevant,
             "seed": p.seed, "n_resamples": experiment.n_resamples, "confidence": experiment.confidence,
-            "alpha": experiment.alpha,
+            "alpha": experiment.alpha, "large_n": experiment.large_n,
         },
         "files": report.files.to_dict(orient="records"),
         "systems": systems,
@@ -63,7 +63,8 @@ def summary_record(report: Report) -> dict:
         "comparisons": comparisons,
         "pairwise": {
             "method": "randomized Tukey HSD", "k": test.k, "n_queries": test.n_queries,
-            "n_resamples": test.n_resamples, "alpha": test.alpha, "systems": list(test.names),
+            "n_resamples": test.n_resamples, "null_distribution": test.method, "alpha": test.alpha,
+            "systems": list(test.names),
             "means": {name: _json_number(test.means[name]) for name in test.names},
             "pvalues": {a: {b: _json_number(test.pvalues.at[a, b]) for b in test.names} for a in test.names},
             "letters": {name: test.letters[name] for name in test.names},
