@@ -132,9 +132,7 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
     for caption, draw in content.figure_drawers(report):
         timed(f"figure: {caption[:54]}", lambda: figure_to_png_bytes(draw()), rows)
     out.mkdir(parents=True, exist_ok=True)
-    timed("outputs: per_query.csv", lambda: outputs.per_query_table(report).to_csv(
-        out / "per_query.csv", index=False, lineterminator="\n"), rows)
-    timed("outputs: summary.json", lambda: outputs.summary_record(report), rows)
+    timed("outputs: per_query.csv and summary.json", lambda: outputs.save_outputs(report, out), rows)
     return rows
 
 

@@ -163,6 +163,23 @@ def test_a_many_query_experiment_uses_the_limits_and_keeps_each_number_its_own()
         small.deltas_at("1")["A"].to_numpy(), stream(42, "randomization", "A", "base", "1"), 500)
 
 
+def test_per_query_csv_is_what_pandas_writes_for_the_per_query_table(dl19):
+    from ndcg_report.report import outputs
+
+    rrf = dl19["monot5"].parent / "rrf.bm25-monot5.dl19.run.gz"
+    experiment = compare_runs({'mono,T5 "base"': dl19["monot5"], "RRF": rrf}, dl19["qrels"], dl19["bm25"],
+                              baseline_name="BM25", cutoffs="1,10,all", missing="skip", n_resamples=10)
+    huge = compare_runs({"A": pd.DataFrame({"qid": ["1", "1", "2"], "docid": ["a", "b", "a"], "score": [2.0, 1.0, 1.0]})},
+                        pd.DataFrame({"qid": ["1", "1", "2"], "docid": ["a", "b", "b"], "rel": [1100.0, 1.0, 2.0]}),
+                        pd.DataFrame({"qid": ["1", "2"], "docid": ["b", "b"], "score": [1.0, 1.0]}),
+                        baseline_name="B", gain="exponential", cutoffs="1,2", n_resamples=10)
+    assert np.isinf(huge.per_query["dcg"]).any()  # 2**1100: inf, written 'inf' as pandas does
+    for each in (experiment, huge):
+        report = type("Report", (), {"experiment": each})()  # all per_query_csv_chunks reads
+        written = b"".join(bytes(chunk) for chunk in outputs.per_query_csv_chunks(report))
+        assert written == each.per_query.to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
 def test_the_report_says_which_statistics_used_their_limits():
     from ndcg_report.report import content
 

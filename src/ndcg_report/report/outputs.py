@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chunks
 from ndcg_report.report.content import Report, verdicts
 from ndcg_report.version import __version__
 
@@ -75,10 +77,23 @@ def summary_record(report: Report) -> dict:
     }
 
 
+def per_query_csv_chunks(report: Report) -> Iterator[bytes | memoryview]:
+    """per_query.csv: the text pandas' to_csv writes for per_query_table(report), made by vectorised
+    Arrow string operations (core.output_formats), a block of queries at a time."""
+    experiment = report.experiment
+    yield ("system,role," + ",".join(PER_QUERY_COLUMNS) + "\n").encode("utf-8")
+    for name in experiment.systems:
+        role = "baseline" if name == experiment.baseline_name else "run"
+        yield from csv_chunks(experiment.evaluations[name], per_query=True, digits=None,
+                              lead=f"{csv_text(name)},{role},", header=False, infinity=True)
+
+
 def save_outputs(report: Report, folder: str | Path) -> None:
     """Write per_query.csv and summary.json into folder."""
     folder = Path(folder)
-    per_query_table(report).to_csv(folder / "per_query.csv", index=False, lineterminator="\n")
+    with open(folder / "per_query.csv", "wb") as out:
+        for chunk in per_query_csv_chunks(report):
+            out.write(chunk)
     text = json.dumps(summary_record(report), indent=2, sort_keys=False, allow_nan=False) + "\n"
     (folder / "summary.json").write_text(text, encoding="utf-8")
 
