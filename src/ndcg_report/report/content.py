@@ -425,24 +425,37 @@ def report_figures(report: Report) -> list[tuple[str, bytes]]:
 
 
 def figure_drawers(report: Report) -> list[tuple[str, Callable[[], Figure]]]:
-    """(caption, function drawing the Figure) of each report figure, in report order."""
+    """(caption, function drawing the Figure) of each report figure, in report order; a figure that
+    aggregates or samples its queries (over many queries, see report.plots) says so in its caption."""
+    from ndcg_report.report import plots
+
     experiment = report.experiment
     k, base, many = experiment.headline_k, experiment.baseline_name, len(experiment.names) > 1
     if len(experiment.ndcg_at(k)) == 0:
         return []  # no query is averaged in every system: data_warnings says so
+    n = len(experiment.ndcg_at(k))
     figures = [
         (f"Mean NDCG@k against k, with {experiment.confidence:.0%} bootstrap bands", experiment.plot_ndcg_by_cutoff),
-        (f"Distribution of per-query NDCG@{k}", experiment.plot_distribution),
+        (f"Distribution of per-query NDCG@{k}" + (
+            f" ({n:,} queries: boxes of every query, points for an even sample of {plots.MAX_POINTS:,})"
+            if n > plots.MAX_POINTS else ""), experiment.plot_distribution),
     ]
     if many:
+        bins = min(plots.HEATMAP_BINS, n)
         figures += [
-            (f"Per-query NDCG@{k} minus {base}'s, systems x queries", experiment.plot_delta_heatmap),
+            (f"Per-query NDCG@{k} minus {base}'s, systems x queries" + (
+                f" ({n:,} queries, sorted by mean delta, binned: {bins} bins of about {n // bins:,}, "
+                "each cell a bin's mean)" if n > plots.MAX_HEATMAP_QUERIES else ""), experiment.plot_delta_heatmap),
             (f"Queries won, tied and lost against {base} at NDCG@{k}", experiment.plot_wins_ties_losses),
             (f"Pairwise randomized Tukey HSD p-values at NDCG@{k}", experiment.plot_pairwise),
         ]
     figures += [
-        (f"Per-query NDCG@{k}: {base} (x) against {'each system' if many else experiment.names[0]} (y)", experiment.plot_scatter),
-        (f"Per-query delta NDCG@{k} (system − {base}), sorted", experiment.plot_delta_bars),
+        (f"Per-query NDCG@{k}: {base} (x) against {'each system' if many else experiment.names[0]} (y)" + (
+            f" ({n:,} queries: a 2-D histogram, colour = queries per cell)" if n > plots.MAX_POINTS else ""),
+         experiment.plot_scatter),
+        (f"Per-query delta NDCG@{k} (system − {base}), sorted" + (
+            f" ({n:,} queries: the sorted deltas drawn as an area, their quantile curve)" if n > plots.MAX_BARS else ""),
+         experiment.plot_delta_bars),
         (f"ECDF of per-query NDCG@{k}", experiment.plot_ecdf),
     ]
     return figures
