@@ -92,7 +92,7 @@ def ndcg_by_cutoff(
         ax.set_ylabel("mean NDCG@k")
         ax.set_ylim(0, 1)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"Mean NDCG@k with {confidence:.0%} bootstrap CI, {n_queries} queries")
+        ax.set_title(f"Mean NDCG@k with {confidence:.0%} bootstrap CI, {n_queries:,} queries")
         _legend(ax, handles, [literal(name) for name in systems])
     return figure
 
@@ -131,7 +131,7 @@ def ndcg_distribution(table: pd.DataFrame, k: str, baseline_name: str, max_point
             ax.set_title(f"Distribution of NDCG@{literal(k)}, {n:,} queries (box: quartiles, diamond: mean)\n"
                          f"points: an even sample of {len(shown):,} queries", fontsize=10)
         else:
-            ax.set_title(f"Distribution of NDCG@{literal(k)}, {n} queries (box: quartiles, diamond: mean)")
+            ax.set_title(f"Distribution of NDCG@{literal(k)}, {n:,} queries (box: quartiles, diamond: mean)")
     return figure
 
 
@@ -172,7 +172,7 @@ def delta_heatmap(deltas: pd.DataFrame, k: str, baseline_name: str, max_queries:
                           f"bins of {n_queries // len(cells):,}; each cell: the bin's mean", fontsize=9)
         else:
             ax.set_xticks([])
-            ax.set_xlabel(f"{n_queries} queries, sorted by mean delta over the systems")
+            ax.set_xlabel(f"{n_queries:,} queries, sorted by mean delta over the systems")
         colourbar = figure.colorbar(image, ax=ax, fraction=0.04, pad=0.01)
         colourbar.set_label(f"{'mean ' if binned else ''}Δ NDCG@{literal(k)}", fontsize=8)
         ax.set_title(f"Per-query NDCG@{literal(k)} minus {literal(baseline_name)}'s "
@@ -241,7 +241,7 @@ def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, k: str, n_queries
         colourbar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, ticks=[0, 1, 2, 3, 4])
         colourbar.ax.set_yticklabels(["1", "0.1", "0.01", "0.001", "≤0.0001"], fontsize=7)
         colourbar.set_label("p-value", fontsize=8)
-        ax.set_title(f"Randomized Tukey HSD at NDCG@{literal(k)}, {n_queries} queries\n"
+        ax.set_title(f"Randomized Tukey HSD at NDCG@{literal(k)}, {n_queries:,} queries\n"
                      f"(bold: p < {alpha:g}; letters: groups that do not differ)", fontsize=10)
     return figure
 
@@ -284,14 +284,15 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
             ax.set_ylabel(f"system: NDCG@{literal(k)}", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
-            _panel_title(ax, name, f"{above:,} better, {below:,} worse, {n - above - below:,} equal" if histogram
-                         else f"{above} better, {below} worse, {n - above - below} equal")
+            _panel_title(ax, name, f"{above:,} better, {below:,} worse, {n - above - below:,} equal")
         if histogram:
             colourbar = figure.colorbar(image, ax=axes, location="bottom", shrink=0.6, aspect=40)
             colourbar.set_label(f"queries per cell ({SCATTER_BINS} x {SCATTER_BINS} cells; log scale)", fontsize=8)
             colourbar.ax.tick_params(labelsize=7)
-            figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)},\n{n:,} queries "
-                            "as a 2-D histogram", fontsize=10)
+            width, height = figure.get_size_inches()
+            figure.set_size_inches(width, height + 0.4)  # room for the colour bar
+            figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)},{chr(10) if len(names) == 1 else ' '}"
+                            f"{n:,} queries as a 2-D histogram", fontsize=10)
         else:
             handles = [
                 Line2D([], [], linestyle="", marker="o", color=RUN_COLOUR, label="system better"),
@@ -299,7 +300,7 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
                 Line2D([], [], linestyle="", marker="o", color=TIE_COLOUR, label="equal"),
             ]
             figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8)
-            figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)}, {n} queries", fontsize=10)
+            figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)}, {n:,} queries", fontsize=10)
     return figure
 
 
@@ -340,7 +341,7 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str, max_bars: 
                 ax.set_xlabel("query id")
             elif area:
                 ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
-                ax.set_xlabel("query rank by difference (the sorted differences as an area)", fontsize=8)
+                ax.set_xlabel("queries, ranked by difference", fontsize=8)
             else:
                 ax.set_xticks([])
                 ax.set_xlabel("queries, sorted by difference", fontsize=8)
@@ -348,20 +349,19 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str, max_bars: 
             ax.set_ylabel(f"Δ NDCG@{literal(k)}", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(axis="y", alpha=0.3)
-            counts = (f"{wins:,} better, {losses:,} worse, {n - wins - losses:,} equal" if area
-                      else f"{wins} better, {losses} worse, {n - wins - losses} equal")
+            counts = f"{wins:,} better, {losses:,} worse, {n - wins - losses:,} equal"
             if len(names) > 1:
                 _panel_title(ax, name, counts)
             else:
                 ax.set_title(f"{literal(name)} − {literal(baseline_name)}: {counts}", fontsize=10)
         if len(names) == 1:
             axes[0].legend(handles=[
-                Patch(color=WIN_COLOUR, label=f"{literal(names[0])} better: {wins:,}" if area else f"{literal(names[0])} better: {wins}"),
-                Patch(color=LOSS_COLOUR, label=f"{literal(baseline_name)} better: {losses:,}" if area else f"{literal(baseline_name)} better: {losses}"),
+                Patch(color=WIN_COLOUR, label=f"{literal(names[0])} better: {wins:,}"),
+                Patch(color=LOSS_COLOUR, label=f"{literal(baseline_name)} better: {losses:,}"),
             ], loc="upper right")
         else:
             figure.suptitle(f"Per-query NDCG@{literal(k)} difference from {literal(baseline_name)}, sorted, "
-                            f"{f'{n:,}' if area else n} queries", fontsize=10)
+                            f"{n:,} queries{' (as an area)' if area else ''}", fontsize=10)
     return figure
 
 
@@ -394,7 +394,7 @@ def ndcg_ecdf(table: pd.DataFrame, k: str, baseline_name: str) -> Figure:
         ax.set_ylabel("fraction of queries ≤ x")
         ax.grid(alpha=0.3)
         _legend(ax, handles, [literal(name) for name in table.columns], inside="upper left")
-        ax.set_title(f"ECDF of per-query NDCG@{literal(k)}, {len(table)} queries")
+        ax.set_title(f"ECDF of per-query NDCG@{literal(k)}, {len(table):,} queries")
     return figure
 
 
@@ -440,8 +440,12 @@ def _panels(count: int, square: bool) -> tuple[Figure, list[Axes]]:
 
 
 def _panel_title(ax: Axes, name: str, detail: str) -> None:
-    """A small-multiple's title: the system's name (shortened to fit) over a line of detail."""
+    """A small-multiple's title: the system's name (shortened to fit) over the detail, on two
+    lines (broken at its last ', ') when it is longer than a narrow panel holds."""
     shown = str(name) if len(str(name)) <= 34 else str(name)[:33] + "…"
+    if len(detail) > 34 and ", " in detail:
+        head, tail = detail.rsplit(", ", 1)
+        detail = f"{head},\n{tail}"
     ax.set_title(f"{literal(shown)}\n{detail}", fontsize=8.5)
 
 
