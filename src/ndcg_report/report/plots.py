@@ -264,7 +264,7 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
         for ax, name in zip(axes, names):
             delta = table[name].to_numpy() - table[baseline_name].to_numpy()
             above, below = int((delta > 0).sum()), int((delta < 0).sum())
-            ax.plot([0, 1], [0, 1], color="black", linewidth=0.8, linestyle="--", zorder=4)
+            ax.plot([0, 1], [0, 1], color="black", linewidth=0.8, linestyle="--")
             if histogram:
                 shown = np.where(counts[name] > 0, counts[name], np.nan).T  # rows: system, columns: baseline
                 image = ax.imshow(shown, origin="lower", extent=(0, 1, 0, 1), cmap="magma_r",
