@@ -77,7 +77,7 @@ def tukey_hsd(
     up to large_n queries; above, its limit where accurate, else permutations of the queries whose
     systems differ."""
     scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim != 2 or len(scores) <= large_n:
+    if scores.ndim != 2 or scores.shape[1] < 2 or len(scores) <= large_n:  # (randomized_tukey_hsd checks the shape)
         return randomized_tukey_hsd(scores, rng, n_resamples), MONTE_CARLO
     if range_effective_count(scores) >= MIN_EFFECTIVE_COUNT:
         return range_pvalues(scores), STUDENTIZED_RANGE_LIMIT
