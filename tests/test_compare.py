@@ -23,7 +23,7 @@ EXPECTED_COLUMNS = [
     "n", "run_mean", "baseline_mean", "run_median", "baseline_median", "delta", "relative_delta",
     "wins", "ties", "losses", "t_statistic", "t_pvalue", "wilcoxon_statistic", "wilcoxon_pvalue",
     "randomization_pvalue", "ci_low", "ci_high", "effect_size",
-    "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue",
+    "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue", "randomization_method", "ci_method",
 ]
 
 

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndcg_report.core.metrics import evaluate
-from ndcg_report.core.ties import tie_range
+from ndcg_report.core.ties import _ties_ordered, tie_range
+from ndcg_report.inputs.tables import load_qrels, load_run
 from ndcg_report.report import content
 from ndcg_report.report.parameters import validate_parameters
 from ndcg_report.version import __version__
@@ -75,6 +76,33 @@ def test_trec_eval_s_order_lies_between_the_worst_and_the_best(run_lines, qrels_
         assert ties.worst[k] - 1e-12 <= as_trec_eval.mean(k) <= ties.best[k] + 1e-12
     if run.groupby(["qid", "score"]).size().max() == 1:  # no tie at all: nothing moves
         assert ties.queries.sum() == 0 and ties.worst.equals(ties.best)
+
+
+def reordered_whole_run(run, qrels, cutoffs: str) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """(worst means, best means, queries moved) from evaluating the whole run in both orders."""
+    run, qrels = load_run(run), load_qrels(qrels)
+    worst, best = (evaluate(_ties_ordered(run.table, qrels.table, first), qrels, cutoffs) for first in (False, True))
+    means = [pd.Series([e.mean(k) for k in e.labels], index=e.labels) for e in (worst, best)]
+    return means[0], means[1], pd.Series(((worst.ndcg != best.ndcg) & worst.averaged[:, None]).sum(axis=0),
+                                         index=worst.labels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9), st.integers(0, 3)), min_size=1, max_size=40),
+       st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9), st.integers(-1, 2)), min_size=1, max_size=30),
+       st.booleans())
+def test_only_queries_with_a_relevant_tie_are_reordered_and_the_numbers_are_the_whole_run_s(run_lines, qrels_lines, grouped):
+    run = pd.DataFrame([(str(q), f"d{d}", float(s)) for (q, d), s in {(q, d): s for q, d, s in run_lines}.items()],
+                       columns=["qid", "docid", "score"])
+    if grouped:  # as runs are written: each query's lines together, in rank order
+        run = run.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
+    qrels = pd.DataFrame([(str(q), f"d{d}", float(r)) for (q, d), r in {(q, d): r for q, d, r in qrels_lines}.items()],
+                         columns=["qid", "docid", "rel"])
+    ties = tie_range(run, qrels, "1,3,all")
+    worst, best, moved = reordered_whole_run(run, qrels, "1,3,all")
+    assert ties.worst.to_dict() == worst.to_dict() or (ties.worst.isna() & worst.isna()).all()  # bit for bit
+    assert ties.best.to_dict() == best.to_dict() or (ties.best.isna() & best.isna()).all()
+    assert ties.queries.to_dict() == moved.to_dict()
 
 
 def test_ties_warn_only_where_a_printed_mean_changes(tmp_path):

@@ -279,3 +279,87 @@ def test_module_does_not_use_pyplot():
     assert "matplotlib.figure.Figure" in imported
     assert not [name for name in imported if "pyplot" in name or name == "pylab"]
     assert "plt." not in Path(plots.__file__).read_text(encoding="utf-8")
+
+
+# --- many queries: aggregates above a threshold (lowered here through the functions' parameters) ---
+
+
+def ndcg_table(n: int, systems: int = 2, seed: int = 5) -> pd.DataFrame:
+    """n queries x systems of NDCG-like values (a third of them 0), the baseline 'b' last."""
+    rng = np.random.default_rng(seed)
+    values = rng.random((n, systems + 1)) * (rng.random((n, systems + 1)) > 0.33)
+    return pd.DataFrame(values, index=pd.Index([f"q{i:04d}" for i in range(n)], name="qid"),
+                        columns=[*[f"s{j}" for j in range(systems)], "b"])
+
+
+def test_distribution_points_are_an_even_sample_above_max_points_and_the_boxes_every_query():
+    table = ndcg_table(250)
+    ax = plots.ndcg_distribution(table, "10", "b", max_points=40).axes[0]
+    shown = plots.even_sample(250, 40)
+    assert len(shown) == 40 and shown[0] == 0 and shown[-1] == 249
+    for collection, column in zip(ax.collections, ["b", "s0", "s1"]):
+        np.testing.assert_array_equal(collection.get_offsets()[:, 1], table[column].to_numpy()[shown])
+    medians = {round(float(line.get_ydata()[0]), 12) for line in ax.lines
+               if line.get_color() == "black" and np.ptp(line.get_ydata()) == 0}
+    assert all(round(float(table[column].median()), 12) in medians for column in table)  # boxes: all 250
+    assert "250 queries" in ax.get_title() and "even sample of 40 queries" in ax.get_title()
+    assert len(plots.ndcg_distribution(table, "10", "b", max_points=250).axes[0].collections[0].get_offsets()) == 250
+
+
+def test_heatmap_bins_the_sorted_queries_above_max_queries():
+    table = deltas(130, 3)
+    ax = plots.delta_heatmap(table, "10", "b", max_queries=100, bins=10).axes[0]
+    image = np.asarray(ax.images[0].get_array())
+    order = sorted(range(130), key=lambda i: (-table.iloc[i].mean(), i))
+    expected = [table.iloc[order[start:start + 13]].mean().to_numpy() for start in range(0, 130, 13)]
+    np.testing.assert_allclose(image, np.array(expected).T, rtol=0, atol=1e-12)
+    assert "130 queries" in ax.get_xlabel() and "10 bins of 13" in ax.get_xlabel()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0%", "25%", "50%", "75%", "100%"]
+    uneven = plots.heatmap_bins(np.arange(7.0)[:, None], 3)  # sizes 3, 2, 2
+    np.testing.assert_array_equal(uneven[:, 0], [1.0, 3.5, 5.5])
+
+
+def test_scatter_is_a_2d_histogram_of_every_query_above_max_points():
+    table = ndcg_table(300, systems=1)
+    figure = plots.per_query_scatter(table, ["s0"], "b", "10", max_points=100)
+    ax = figure.axes[0]
+    counts = np.histogram2d(table["b"], table["s0"], bins=np.linspace(0, 1, plots.SCATTER_BINS + 1))[0]
+    image = np.asarray(ax.images[0].get_array().filled(0))
+    np.testing.assert_array_equal(np.nan_to_num(image), counts.T)  # rows: the system, columns: the baseline
+    assert image.sum() == 300 and not ax.collections  # no point per query
+    delta = table["s0"] - table["b"]
+    assert ax.get_title() == f"s0\n{(delta > 0).sum()} better, {(delta < 0).sum()} worse, {(delta == 0).sum()} equal"
+    assert "300 queries" in figure.get_suptitle() and "2-D histogram" in figure.get_suptitle()
+
+
+def test_delta_bars_become_the_sorted_area_above_max_bars():
+    table = deltas(300, 2)
+    table.iloc[:20] = 0.0  # ties: a flat stretch at 0
+    figure = plots.per_query_delta(table, "b", "10", max_bars=100)
+    for ax, name in zip(figure.axes, table.columns):
+        curve = ax.lines[0]
+        ranks = np.asarray(curve.get_xdata()).astype(int)
+        ordered = np.sort(table[name].to_numpy())[::-1]
+        np.testing.assert_array_equal(np.asarray(curve.get_ydata()), ordered[ranks])
+        assert ranks[0] == 0 and ranks[-1] == 299
+        assert all(len(collection.get_paths()) < 10 for collection in ax.collections)  # no bar per query
+        wins, losses = int((ordered > 0).sum()), int((ordered < 0).sum())
+        assert ax.get_title() == f"{name}\n{wins} better, {losses} worse, {300 - wins - losses} equal"
+        assert [tuple(c.get_facecolor()[0]) for c in ax.collections[:2]] == [to_rgba("#009E73"), to_rgba("#D55E00")]
+    ranks, values = plots.sorted_curve(np.array([3.0, 2.0, 1.0, 0.0, 0.0, -1.0, -2.0]), points=2)
+    assert list(ranks) == [0, 2, 3, 4, 5, 6] and list(values) == [3, 1, 0, 0, -1, -2]  # both sides of each sign change
+
+
+def test_report_captions_say_when_a_figure_aggregates(monkeypatch, three):
+    from ndcg_report.report import content
+
+    report = type("Report", (), {"experiment": three})()  # all figure_drawers reads
+    captions = [caption for caption, _ in content.figure_drawers(report)]
+    assert not any("queries:" in caption or "binned" in caption for caption in captions)  # 43 queries: as before
+    for name, value in (("MAX_POINTS", 20), ("MAX_HEATMAP_QUERIES", 30), ("MAX_BARS", 30)):
+        monkeypatch.setattr(plots, name, value)
+    drawers = content.figure_drawers(report)
+    captions = [caption for caption, _ in drawers]
+    assert "points for an even sample of 20" in captions[1] and "binned: 43 bins of about 1" in captions[2]
+    assert "2-D histogram" in captions[5] and "drawn as an area" in captions[6]
+    assert drawers[5][1]().axes[0].images and drawers[6][1]().axes[0].lines  # and the figures do it

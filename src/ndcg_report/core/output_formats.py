@@ -66,29 +66,36 @@ def format_trec(evaluation: Evaluation, per_query: bool, digits: int = 4) -> str
 # --- CSV --------------------------------------------------------------------------------------
 
 
-def csv_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = 4) -> Iterator[bytes | memoryview]:
+def csv_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = 4, *, lead: str = "",
+               header: bool = True, infinity: bool = False) -> Iterator[bytes | memoryview]:
     """Per-query rows (PER_QUERY_COLUMNS, one per query and k) if per_query, else the summary per
     cut-off (k, n, mean, median, std, judged). Numbers with `digits` decimals (all of them if None);
-    a missing number is an empty field; text fields are quoted where CSV needs it."""
+    a missing number is an empty field; text fields are quoted where CSV needs it.
+
+    Per-query rows only: `lead` is put before every row (CSV fields with their commas), the header
+    line is left out unless `header`, and with `infinity` an infinite number is `inf` or `-inf`
+    (as pandas writes it) instead of an empty field.
+    """
     if not per_query:
         lines = ["k,n,mean,median,std,judged"]
         for k, row in evaluation.summary.iterrows():
             cells = [_csv_number(row[c], digits) for c in ("mean", "median", "std", "judged")]
-            lines.append(",".join([_csv_text(str(k)), str(int(row["n"])), *cells]))
+            lines.append(",".join([csv_text(str(k)), str(int(row["n"])), *cells]))
         yield ("\n".join(lines) + "\n").encode("utf-8")
         return
-    yield (",".join(PER_QUERY_COLUMNS) + "\n").encode("utf-8")
+    if header:
+        yield (",".join(PER_QUERY_COLUMNS) + "\n").encode("utf-8")
     n_labels = len(evaluation.labels)
-    labels = pa.array([_csv_text(label) for label in evaluation.labels])
+    labels = pa.array([csv_text(label) for label in evaluation.labels])
     flags = pa.array([f",{a},{b}\n" for a in ("False", "True") for b in ("False", "True")])
     for rows in _chunks(np.arange(len(evaluation.qids))):
         qid = _csv_fields(_qids(evaluation, rows))  # per query, then repeated once per cut-off
         counts = pc.binary_join_element_wise(_integers(evaluation.num_ret[rows]), _integers(evaluation.num_rel[rows]), ",")
         flag = flags.take(pa.array(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
         cells = [
-            _repeat(qid, n_labels), ",", labels.take(pa.array(np.tile(np.arange(n_labels), len(rows)))), ",",
+            lead, _repeat(qid, n_labels), ",", labels.take(pa.array(np.tile(np.arange(n_labels), len(rows)))), ",",
             _repeat(counts, n_labels), ",",
-            pc.binary_join_element_wise(*(_numbers(getattr(evaluation, name)[rows].ravel(), digits, "")
+            pc.binary_join_element_wise(*(_numbers(getattr(evaluation, name)[rows].ravel(), digits, "", infinity=infinity)
                                           for name in ("dcg", "idcg", "ndcg", "judged")), ","),
             _repeat(flag, n_labels),
         ]
@@ -184,12 +191,18 @@ def _integers(values: np.ndarray) -> pa.Array:
     return integer_text(np.asarray(values, dtype=np.int64))
 
 
-def _numbers(values: np.ndarray, digits: int | None, missing: str, whole_dot: bool = True) -> pa.Array:
+def _numbers(values: np.ndarray, digits: int | None, missing: str, whole_dot: bool = True,
+             infinity: bool = False) -> pa.Array:
     """Numbers with digits decimals (shortest round-trip text if None; a whole number as `1.0`
-    unless whole_dot is False: `1`); NaN and inf as `missing`."""
+    unless whole_dot is False: `1`); NaN and inf as `missing` (inf as `inf` and `-inf` with infinity)."""
     text = shortest(values, missing, whole_dot) if digits is None else fixed(values, digits)
     finite = np.isfinite(values)
-    return text if finite.all() else pc.if_else(pa.array(finite), text, pa.scalar(missing))
+    if finite.all():
+        return text
+    text = pc.if_else(pa.array(finite), text, pa.scalar(missing))
+    if infinity and np.isinf(values).any():
+        text = pc.if_else(pa.array(np.isinf(values)), pa.array(np.where(values > 0, "inf", "-inf")), text)
+    return text
 
 
 def _json_strings(values: pa.Array) -> pa.Array:
@@ -211,7 +224,8 @@ def _csv_fields(values: pa.Array) -> pa.Array:
     return pc.if_else(special, quoted, values)
 
 
-def _csv_text(value: str) -> str:
+def csv_text(value: str) -> str:
+    """One CSV field: quoted (inner quotes doubled) if it holds a comma, a quote or a line end."""
     return f'"{value.replace(chr(34), chr(34) * 2)}"' if any(c in value for c in ',"\r\n') else value
 
 

@@ -1,10 +1,15 @@
 """Where tied scores can change NDCG@k: each query evaluated with its tied lines in the worst and
 in the best order (relevance ascending and descending within a tie), as McSherry and Najork's
-tie-aware measures bound them. trec_eval's order (docid descending) lies between the two."""
+tie-aware measures bound them. trec_eval's order (docid descending) lies between the two.
+
+Only a query with a tie that holds a relevant line (label > 0) can change: the rest are taken
+from trec_eval's order as they are, and the two orders are evaluated on those queries alone, so
+a run of millions of lines with a few ties costs little more than finding its ties.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -12,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.core.metrics import Evaluation, evaluate
-from ndcg_report.inputs.columns import from_numpy
+from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
 
@@ -32,15 +37,58 @@ class TieRange:
 
 
 def tie_range(run: RunLike, qrels: QrelsLike, cutoffs: str | list | tuple, gain: str = "linear",
-              missing: str = "zero", no_relevant: str = "skip") -> TieRange:
-    """NDCG@k of `run` with its ties broken against and in favour of relevance (see the module)."""
+              missing: str = "zero", no_relevant: str = "skip", evaluation: Evaluation | None = None) -> TieRange:
+    """NDCG@k of `run` with its ties broken against and in favour of relevance (see the module).
+
+    evaluation: the run already evaluated with these qrels and options (trec_eval's order), if at hand.
+    """
     run_read, qrels_read = load_run(run), load_qrels(qrels)
     options = dict(cutoffs=cutoffs, gain=gain, missing=missing, no_relevant=no_relevant)
-    worst, best = (evaluate(_ties_ordered(run_read.table, qrels_read.table, descending), qrels_read, **options)
-                   for descending in (False, True))
-    moved = (worst.ndcg != best.ndcg) & worst.averaged[:, None]
+    base = evaluation if evaluation is not None else evaluate(run_read, qrels_read, **options)
+    orders = {False: base.ndcg.copy(), True: base.ndcg.copy()}  # relevant last (worst), relevant first (best)
+    movable = _queries_with_relevant_ties(run_read.table, qrels_read.table)
+    if movable.num_rows:
+        for relevant_first, ndcg in orders.items():
+            part = evaluate(_ties_ordered(movable, qrels_read.table, relevant_first), qrels_read, **options)
+            ndcg[part.in_run] = part.ndcg[part.in_run]  # the same qrels: the same queries, in the same order
+    worst, best = replace(base, ndcg=orders[False]), replace(base, ndcg=orders[True])
+    moved = (worst.ndcg != best.ndcg) & base.averaged[:, None]
     return TieRange(worst=_means(worst), best=_means(best),
-                    queries=pd.Series(moved.sum(axis=0), index=worst.labels, name="queries"))
+                    queries=pd.Series(moved.sum(axis=0), index=base.labels, name="queries"))
+
+
+def _queries_with_relevant_ties(run: pa.Table, qrels: pa.Table) -> pa.Table:
+    """The lines of the run's queries in which a line with label > 0 shares its score with another line."""
+    column = run["qid"].combine_chunks()
+    if not pa.types.is_dictionary(column.type):
+        column = column.dictionary_encode()
+    codes = as_numpy(column.indices)
+    tied = np.flatnonzero(_tied_lines(codes, column_numpy(run, "score")))
+    if len(tied) == 0:
+        return run.slice(0, 0)
+    rows = from_numpy(tied)
+    lines = pa.table({"qid": run["qid"].take(rows).cast(pa.string()), "docid": run["docid"].take(rows), "row": rows})
+    relevant = qrels.filter(pc.greater(qrels["rel"], 0.0))
+    relevant = pa.table({"qid": relevant["qid"].cast(pa.string()), "docid": relevant["docid"]})
+    matched = as_numpy(lines.join(relevant, keys=["qid", "docid"], join_type="inner")["row"].combine_chunks())
+    return run.filter(pa.array(np.isin(codes, np.unique(codes[matched]))))
+
+
+def _tied_lines(codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Mask of the lines that share their query code and score with another line."""
+    boundary = codes[1:] != codes[:-1]
+    if int(boundary.sum()) + 1 == np.count_nonzero(np.bincount(codes)) and bool(np.all(boundary | (scores[1:] <= scores[:-1]))):
+        same = ~boundary & (scores[1:] == scores[:-1])  # grouped by query in rank order, as runs are written
+        order = None
+    else:
+        order = np.lexsort((scores, codes))
+        same = (codes[order[1:]] == codes[order[:-1]]) & (scores[order[1:]] == scores[order[:-1]])
+    tied = np.zeros(len(codes), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    if order is not None:  # back from sorted positions to lines
+        tied[order] = tied.copy()
+    return tied
 
 
 def _ties_ordered(run: pa.Table, qrels: pa.Table, relevant_first: bool) -> pa.Table:

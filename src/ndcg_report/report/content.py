@@ -6,8 +6,10 @@ Every function takes the Report (or the Experiment) and returns plain data, text
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,7 +23,12 @@ from ndcg_report.report.experiment import HEADLINE_K, Experiment, compare_runs
 from ndcg_report.report.loading import load_inputs
 from ndcg_report.report.html import DEEPER, escape, leaderboard_html
 from ndcg_report.report.parameters import ReportParameters, build_command, default_title
+from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT
+from ndcg_report.stats.tukey_hsd import STUDENTIZED_RANGE_LIMIT
 from ndcg_report.version import __version__
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 LOW_JUDGED = 0.5
 MAX_QUERY_ROWS = 500  # the all-queries table shows the top and bottom halves of this many beyond it
@@ -226,9 +233,31 @@ def leaderboard_note(report: Report) -> str:
         note += " †: k is deeper than the system retrieves for the median query (see the data checks)."
     if len(experiment.names) > 1:
         test = experiment.pairwise
+        how = (f"{test.n_resamples:,} permutations" if test.method == MONTE_CARLO
+               else f"in its large-sample limit over {test.n_queries:,} queries")
         note += (f" Group: systems sharing a letter do not differ significantly at NDCG@{test.k} (randomized "
-                 f"Tukey HSD over all {len(test.names)} systems, {test.n_resamples:,} permutations, α = {test.alpha:g}).")
-    return note
+                 f"Tukey HSD over all {len(test.names)} systems, {how}, α = {test.alpha:g}).")
+    statistics = statistics_note(experiment)
+    return note + (" " + statistics if statistics else "")
+
+
+def statistics_note(experiment: Experiment) -> str:
+    """What the resampling statistics became over many queries (more than experiment.large_n): how
+    many used their large-sample limits; '' when every one is Monte Carlo over all its queries."""
+    c, bands = experiment.comparisons, experiment.mean_intervals
+    many = [int(c["n"].max()), len(experiment.ndcg_at(experiment.labels[0]))]
+    if max(many) <= experiment.large_n:
+        return ""
+    counts = [f"{int((column == NORMAL_LIMIT).sum())} of {len(column)} {what}" for column, what in (
+        (c["randomization_method"], "randomization p-values (the normal limit of the sign flips)"),
+        (c["ci_method"], "bootstrap CIs of the delta"), (bands["method"], "bootstrap bands of the means"))]
+    tukey = (" and the Tukey HSD (the studentized range, with the exact permutation variance)"
+             if len(experiment.names) > 1 and experiment.pairwise.method == STUDENTIZED_RANGE_LIMIT else "")
+    return (f"Over more than {experiment.large_n:,} queries, a resampling statistic uses its large-sample limit "
+            "wherever that is accurate to well within the Monte Carlo error of "
+            f"{experiment.n_resamples:,} resamples: here {', '.join(counts[:2])} and {counts[2]}"
+            f" (the normal limit of the bootstrap){tukey}; any other is Monte Carlo over the queries that can "
+            "move it (see the README, 'Statistics over many queries').")
 
 
 def comparison_table(report: Report, name: str) -> pd.DataFrame:
@@ -367,7 +396,9 @@ def parameters_table(report: Report) -> pd.DataFrame:
         "systems": ", ".join(experiment.names), "baseline": experiment.baseline_name,
         "cut-offs": ", ".join(str(k) for k in p.cutoffs), "headline cut-off": experiment.headline_k, "gain": p.gain,
         "missing queries": p.missing, "queries without relevant docs": p.no_relevant, "seed": str(p.seed),
-        "resamples (bootstrap, randomization, Tukey HSD)": f"{experiment.n_resamples:,}",
+        "resamples (bootstrap, randomization, Tukey HSD)": f"{experiment.n_resamples:,}" + (
+            f" (over more than {experiment.large_n:,} queries, large-sample limits where accurate: see Results)"
+            if statistics_note(experiment) else ""),
         "ndcg-report version": __version__,
     }
     if p.bm25_settings:
@@ -390,26 +421,44 @@ def report_figures(report: Report) -> list[tuple[str, bytes]]:
     """The report's figures as (caption, PNG bytes); the multi-system ones only with two or more systems."""
     from ndcg_report.report.plots import figure_to_png_bytes
 
+    return [(caption, figure_to_png_bytes(draw())) for caption, draw in figure_drawers(report)]
+
+
+def figure_drawers(report: Report) -> list[tuple[str, Callable[[], Figure]]]:
+    """(caption, function drawing the Figure) of each report figure, in report order; a figure that
+    aggregates or samples its queries (over many queries, see report.plots) says so in its caption."""
+    from ndcg_report.report import plots
+
     experiment = report.experiment
     k, base, many = experiment.headline_k, experiment.baseline_name, len(experiment.names) > 1
     if len(experiment.ndcg_at(k)) == 0:
         return []  # no query is averaged in every system: data_warnings says so
+    n = len(experiment.ndcg_at(k))
     figures = [
         (f"Mean NDCG@k against k, with {experiment.confidence:.0%} bootstrap bands", experiment.plot_ndcg_by_cutoff),
-        (f"Distribution of per-query NDCG@{k}", experiment.plot_distribution),
+        (f"Distribution of per-query NDCG@{k}" + (
+            f" ({n:,} queries: boxes of every query, points for an even sample of {plots.MAX_POINTS:,})"
+            if n > plots.MAX_POINTS else ""), experiment.plot_distribution),
     ]
     if many:
+        bins = min(plots.HEATMAP_BINS, n)
         figures += [
-            (f"Per-query NDCG@{k} minus {base}'s, systems x queries", experiment.plot_delta_heatmap),
+            (f"Per-query NDCG@{k} minus {base}'s, systems x queries" + (
+                f" ({n:,} queries, sorted by mean delta, binned: {bins} bins of about {n // bins:,}, "
+                "each cell a bin's mean)" if n > plots.MAX_HEATMAP_QUERIES else ""), experiment.plot_delta_heatmap),
             (f"Queries won, tied and lost against {base} at NDCG@{k}", experiment.plot_wins_ties_losses),
             (f"Pairwise randomized Tukey HSD p-values at NDCG@{k}", experiment.plot_pairwise),
         ]
     figures += [
-        (f"Per-query NDCG@{k}: {base} (x) against {'each system' if many else experiment.names[0]} (y)", experiment.plot_scatter),
-        (f"Per-query delta NDCG@{k} (system − {base}), sorted", experiment.plot_delta_bars),
+        (f"Per-query NDCG@{k}: {base} (x) against {'each system' if many else experiment.names[0]} (y)" + (
+            f" ({n:,} queries: a 2-D histogram, colour = queries per cell)" if n > plots.MAX_POINTS else ""),
+         experiment.plot_scatter),
+        (f"Per-query delta NDCG@{k} (system − {base}), sorted" + (
+            f" ({n:,} queries: the sorted deltas drawn as an area, their quantile curve)" if n > plots.MAX_BARS else ""),
+         experiment.plot_delta_bars),
         (f"ECDF of per-query NDCG@{k}", experiment.plot_ecdf),
     ]
-    return [(caption, figure_to_png_bytes(draw())) for caption, draw in figures]
+    return figures
 
 
 # --- formatting --------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from ndcg_report.inputs.trec import Qrels, Run
 from ndcg_report.report.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.stats.letters import compact_letters
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
-from ndcg_report.stats.resampling import bootstrap_mean_interval
+from ndcg_report.stats.resampling import LARGE_N, mean_interval
 from ndcg_report.stats.streams import stream
-from ndcg_report.stats.tukey_hsd import randomized_tukey_hsd
+from ndcg_report.stats.tukey_hsd import tukey_hsd
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -43,6 +43,7 @@ class PairwiseTest:
     n_queries: int
     n_resamples: int
     alpha: float
+    method: str = "monte carlo"  # or, over many queries, "studentized range limit" (stats.tukey_hsd)
 
     def significant(self, first: str, second: str) -> bool:
         return bool(self.pvalues.at[first, second] < self.alpha)
@@ -68,6 +69,7 @@ class Experiment:
     n_resamples: int
     confidence: float
     alpha: float
+    large_n: int = LARGE_N  # above this many queries, resampling statistics use their limits where accurate
 
     # --- shape -----------------------------------------------------------------------------
 
@@ -156,8 +158,9 @@ class Experiment:
         means = table.mean()
         table = table[sorted(table.columns, key=lambda name: (-means[name], name))]  # not the given order: the
         # permutations are drawn over the columns, so the same systems must always stand in the same order
+        method = "monte carlo"
         if len(table):
-            pvalues = randomized_tukey_hsd(table.to_numpy(), rng, self.n_resamples)
+            pvalues, method = tukey_hsd(table.to_numpy(), rng, self.n_resamples, self.large_n)
         else:  # no query is averaged in every system (missing="skip" and runs of different queries)
             pvalues = np.full((table.shape[1],) * 2, np.nan)
             np.fill_diagonal(pvalues, 1.0)
@@ -168,12 +171,13 @@ class Experiment:
             pvalues=pd.DataFrame(pvalues, index=pd.Index(names), columns=pd.Index(names)),
             letters=pd.Series(compact_letters(means.to_numpy(), pvalues, self.alpha) if len(table) else [""] * len(names),
                               index=pd.Index(names)),
-            n_queries=len(table), n_resamples=self.n_resamples, alpha=self.alpha,
+            n_queries=len(table), n_resamples=self.n_resamples, alpha=self.alpha, method=method,
         )
 
     @cached_property
     def mean_intervals(self) -> pd.DataFrame:
-        """Bootstrap interval of each system's mean NDCG@k over the paired queries: index (system, k), low, high.
+        """Bootstrap interval of each system's mean NDCG@k over the paired queries: index (system, k),
+        mean, low, high, method (its normal limit over many queries, see stats.resampling).
 
         Each (system, k) draws from its own stream, derived from (seed, system, k).
         """
@@ -181,11 +185,12 @@ class Experiment:
         for column, label in enumerate(self.labels):
             table = self.ndcg_at(label)
             for name in self.systems:
-                low, high = bootstrap_mean_interval(
+                low, high, method = mean_interval(
                     table[name].to_numpy(), stream(self.seed, "mean-interval", name, label),
-                    self.n_resamples, self.confidence,
+                    self.n_resamples, self.confidence, self.large_n,
                 )
-                rows.append({"system": name, "k": label, "mean": float(table[name].mean()), "low": low, "high": high})
+                rows.append({"system": name, "k": label, "mean": float(table[name].mean()), "low": low, "high": high,
+                             "method": method})
         return pd.DataFrame(rows).set_index(["system", "k"])
 
     def depth(self) -> pd.DataFrame:
@@ -215,7 +220,7 @@ class Experiment:
             evaluation = self.evaluations[name]
             if evaluation.tied_lines:
                 ranges[name] = tie_range(self.runs[name], self.qrels, evaluation.cutoffs, evaluation.gain,
-                                         evaluation.missing, evaluation.no_relevant)
+                                         evaluation.missing, evaluation.no_relevant, evaluation)
         return ranges
 
     # --- figures ---------------------------------------------------------------------------
@@ -324,6 +329,7 @@ def compare_runs(
     n_resamples: int = N_RESAMPLES,
     confidence: float = CONFIDENCE,
     alpha: float = ALPHA,
+    large_n: int = LARGE_N,
 ) -> Experiment:
     """Evaluate every run and the baseline on qrels and compare each run with the baseline.
 
@@ -331,7 +337,9 @@ def compare_runs(
     DataFrames with qid, docid or docno, score), or is a list of runs or of (name, run) pairs
     (a run without a name, or named '', is named by its run tag, made unique), or a single run.
     The baseline is named baseline_name, else by its tag, else 'baseline'. topics (query text by
-    qid, as read_topics returns) labels the per-query tables.
+    qid, as read_topics returns) labels the per-query tables. Over more than large_n paired
+    queries, the resampling statistics use their large-sample limits where those are accurate
+    (stats.resampling, stats.tukey_hsd).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
@@ -343,6 +351,8 @@ def compare_runs(
     topics = _topics(topics)
     given_names, given_runs = _named_runs(runs)
     ks = parse_cutoffs(cutoffs)
+    if isinstance(large_n, bool) or not isinstance(large_n, (int, np.integer)) or large_n < 1:
+        raise ParameterError(f"large_n must be a whole number >= 1; got {large_n!r}")
     qrels_read = load_qrels(qrels)
     baseline_run = load_run(baseline)
     loaded = [load_run(run) for run in given_runs]
@@ -364,11 +374,11 @@ def compare_runs(
         if evaluation.counts.in_both == 0:
             raise ParameterError(f"{name!r} has no query in common with the qrels; check that they are for the same topics")
     comparisons = compare_systems({name: evaluations[name] for name in names}, evaluations[base_name],
-                                  base_name, seed, n_resamples, confidence)
+                                  base_name, seed, n_resamples, confidence, large_n)
     return Experiment(
         names=tuple(names), baseline_name=base_name, evaluations=evaluations, runs=read, qrels=qrels_read,
         comparisons=comparisons, topics=topics, seed=int(seed), n_resamples=int(n_resamples),
-        confidence=confidence, alpha=alpha,
+        confidence=confidence, alpha=alpha, large_n=int(large_n),
     )
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chunks
 from ndcg_report.report.content import Report, verdicts
 from ndcg_report.version import __version__
 
@@ -50,7 +52,7 @@ def summary_record(report: Report) -> dict:
             "bm25": p.bm25_settings or None, "cutoffs": [str(k) for k in p.cutoffs],
             "headline_k": experiment.headline_k, "gain": p.gain, "missing": p.missing, "no_relevant": p.no_relevant,
             "seed": p.seed, "n_resamples": experiment.n_resamples, "confidence": experiment.confidence,
-            "alpha": experiment.alpha,
+            "alpha": experiment.alpha, "large_n": experiment.large_n,
         },
         "files": report.files.to_dict(orient="records"),
         "systems": systems,
@@ -63,7 +65,8 @@ def summary_record(report: Report) -> dict:
         "comparisons": comparisons,
         "pairwise": {
             "method": "randomized Tukey HSD", "k": test.k, "n_queries": test.n_queries,
-            "n_resamples": test.n_resamples, "alpha": test.alpha, "systems": list(test.names),
+            "n_resamples": test.n_resamples, "null_distribution": test.method, "alpha": test.alpha,
+            "systems": list(test.names),
             "means": {name: _json_number(test.means[name]) for name in test.names},
             "pvalues": {a: {b: _json_number(test.pvalues.at[a, b]) for b in test.names} for a in test.names},
             "letters": {name: test.letters[name] for name in test.names},
@@ -74,10 +77,23 @@ def summary_record(report: Report) -> dict:
     }
 
 
+def per_query_csv_chunks(report: Report) -> Iterator[bytes | memoryview]:
+    """per_query.csv: the text pandas' to_csv writes for per_query_table(report), made by vectorised
+    Arrow string operations (core.output_formats), a block of queries at a time."""
+    experiment = report.experiment
+    yield ("system,role," + ",".join(PER_QUERY_COLUMNS) + "\n").encode("utf-8")
+    for name in experiment.systems:
+        role = "baseline" if name == experiment.baseline_name else "run"
+        yield from csv_chunks(experiment.evaluations[name], per_query=True, digits=None,
+                              lead=f"{csv_text(name)},{role},", header=False, infinity=True)
+
+
 def save_outputs(report: Report, folder: str | Path) -> None:
     """Write per_query.csv and summary.json into folder."""
     folder = Path(folder)
-    per_query_table(report).to_csv(folder / "per_query.csv", index=False, lineterminator="\n")
+    with open(folder / "per_query.csv", "wb") as out:
+        for chunk in per_query_csv_chunks(report):
+            out.write(chunk)
     text = json.dumps(summary_record(report), indent=2, sort_keys=False, allow_nan=False) + "\n"
     (folder / "summary.json").write_text(text, encoding="utf-8")
 

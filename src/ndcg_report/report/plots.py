@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
-from matplotlib.colors import TwoSlopeNorm
+from matplotlib.colors import LogNorm, TwoSlopeNorm
+from matplotlib.ticker import FuncFormatter
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -35,6 +36,13 @@ FIGSIZE = (7.0, 4.0)
 DPI = 100
 MAX_QID_TICKS = 60
 PANEL_COLUMNS = 4
+# Above these many queries, a figure with one mark per query draws an aggregate instead (and says so):
+MAX_POINTS = 2_000  # distribution: points for an even sample of this many queries; scatter: a 2-D histogram
+MAX_HEATMAP_QUERIES = 600  # delta heatmap: queries (sorted by mean delta) in HEATMAP_BINS bins of equal size
+HEATMAP_BINS = 200
+MAX_BARS = 1_000  # sorted delta bars: the sorted deltas as an area (their quantile curve)
+CURVE_POINTS = 2_000  # points that draw that curve (it is monotone: evenly spaced ranks trace it)
+SCATTER_BINS = 25
 _RC = {"text.usetex": False, "svg.hashsalt": "ndcg-report", "svg.fonttype": "path"}
 
 
@@ -84,21 +92,24 @@ def ndcg_by_cutoff(
         ax.set_ylabel("mean NDCG@k")
         ax.set_ylim(0, 1)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"Mean NDCG@k with {confidence:.0%} bootstrap CI, {n_queries} queries")
+        ax.set_title(f"Mean NDCG@k with {confidence:.0%} bootstrap CI, {n_queries:,} queries")
         _legend(ax, handles, [literal(name) for name in systems])
     return figure
 
 
-def ndcg_distribution(table: pd.DataFrame, k: str, baseline_name: str) -> Figure:
-    """Box plot of per-query NDCG@k per system (the baseline first), every query a jittered point.
+def ndcg_distribution(table: pd.DataFrame, k: str, baseline_name: str, max_points: int | None = None) -> Figure:
+    """Box plot of per-query NDCG@k per system (the baseline first), every query a jittered point;
+    above max_points queries the boxes are of every query and the points of an even sample of
+    max_points queries (the same for every system: every (n / max_points)-th in qid order).
 
-    table: queries x systems (the baseline among the columns).
+    table: queries x systems (the baseline among the columns). max_points: MAX_POINTS if None.
     """
     columns = [baseline_name, *[name for name in table.columns if name != baseline_name]]
     style = _style(list(table.columns), baseline_name)
     n = len(table)
-    jitter = ((np.arange(n) * 0.6180339887498949) % 1.0 - 0.5) * 0.5  # golden-ratio spread, no RNG
-    size, alpha = (14, 0.7) if n <= 200 else (3, max(0.05, min(0.5, 30 / np.sqrt(n))))
+    shown = even_sample(n, MAX_POINTS if max_points is None else max_points)
+    jitter = ((np.arange(len(shown)) * 0.6180339887498949) % 1.0 - 0.5) * 0.5  # golden-ratio spread, no RNG
+    size, alpha = (14, 0.7) if len(shown) <= 200 else (3, max(0.05, min(0.5, 30 / np.sqrt(len(shown)))))
     positions = np.arange(1, len(columns) + 1)
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((max(FIGSIZE[0], 1.1 * len(columns) + 2.5), FIGSIZE[1] + (0.6 if len(columns) > 4 else 0)))
@@ -110,42 +121,72 @@ def ndcg_distribution(table: pd.DataFrame, k: str, baseline_name: str) -> Figure
         for box, name in zip(boxes["boxes"], columns):
             box.set(facecolor=style[name][0], alpha=0.25)
         for position, name in zip(positions, columns):
-            ax.scatter(position + jitter, table[name].to_numpy(), s=size, color=style[name][0], alpha=alpha,
+            ax.scatter(position + jitter, table[name].to_numpy()[shown], s=size, color=style[name][0], alpha=alpha,
                        linewidths=0, zorder=3)
         _name_ticks(ax, positions, columns)
         ax.set_ylabel(f"NDCG@{literal(k)} per query")
         ax.set_ylim(-0.03, 1.03)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"Distribution of NDCG@{literal(k)}, {n} queries (box: quartiles, diamond: mean)")
+        if len(shown) < n:
+            ax.set_title(f"Distribution of NDCG@{literal(k)}, {n:,} queries (box: quartiles, diamond: mean)\n"
+                         f"points: an even sample of {len(shown):,} queries", fontsize=10)
+        else:
+            ax.set_title(f"Distribution of NDCG@{literal(k)}, {n:,} queries (box: quartiles, diamond: mean)")
     return figure
 
 
-def delta_heatmap(deltas: pd.DataFrame, k: str, baseline_name: str) -> Figure:
+def even_sample(n: int, most: int) -> np.ndarray:
+    """Positions 0..n-1, or `most` of them evenly spaced (the first and the last included) if n > most."""
+    if n <= most:
+        return np.arange(n)
+    return np.unique(np.round(np.linspace(0, n - 1, most)).astype(np.int64))
+
+
+def delta_heatmap(deltas: pd.DataFrame, k: str, baseline_name: str, max_queries: int | None = None,
+                  bins: int | None = None) -> Figure:
     """Systems (rows) x queries (columns) of NDCG@k minus the baseline's, queries sorted by their
-    mean delta over the systems (best first), labelled by id up to MAX_QID_TICKS * 2 queries."""
+    mean delta over the systems (best first), labelled by id up to MAX_QID_TICKS * 2 queries.
+    Above max_queries, the sorted queries fall into `bins` bins of (nearly) equal size and each
+    cell is a bin's mean delta (heatmap_bins). None: MAX_HEATMAP_QUERIES and HEATMAP_BINS."""
     order = np.lexsort((np.arange(len(deltas)), -deltas.mean(axis=1).to_numpy()))
     ordered = deltas.iloc[order]
     n_queries, n_systems = ordered.shape
-    limit = max(0.1, float(np.nanmax(np.abs(ordered.to_numpy()))) if ordered.size else 0.1)
+    binned = n_queries > (MAX_HEATMAP_QUERIES if max_queries is None else max_queries)
+    cells = heatmap_bins(ordered.to_numpy(), HEATMAP_BINS if bins is None else bins) if binned else ordered.to_numpy()
+    limit = max(0.1, float(np.nanmax(np.abs(cells))) if cells.size else 0.1)
     labelled = n_queries <= 2 * MAX_QID_TICKS
-    height = 1.3 + 0.32 * n_systems + (0.9 if labelled else 0.3)
+    height = 1.3 + 0.32 * n_systems + (0.9 if labelled else 0.45 if binned else 0.3)
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((10.0, height))
-        image = ax.imshow(ordered.to_numpy().T, aspect="auto", cmap="RdBu", interpolation="nearest",
+        image = ax.imshow(cells.T, aspect="auto", cmap="RdBu", interpolation="nearest",
                           norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit))
         ax.set_yticks(np.arange(n_systems), [literal(name) for name in ordered.columns], fontsize=8)
         if labelled:
             ax.set_xticks(np.arange(n_queries), [literal(q) for q in ordered.index], rotation=90,
                           fontsize=6 if n_queries > MAX_QID_TICKS else 7)
             ax.set_xlabel("query id, sorted by mean delta over the systems")
+        elif binned:
+            share = np.linspace(0, 1, 5)
+            ax.set_xticks(share * len(cells) - 0.5, [f"{value:.0%}" for value in share], fontsize=8)
+            ax.set_xlabel(f"{n_queries:,} queries sorted by mean delta over the systems (best first), in {len(cells)} "
+                          f"bins of {n_queries // len(cells):,}; each cell: the bin's mean", fontsize=9)
         else:
             ax.set_xticks([])
-            ax.set_xlabel(f"{n_queries} queries, sorted by mean delta over the systems")
+            ax.set_xlabel(f"{n_queries:,} queries, sorted by mean delta over the systems")
         colourbar = figure.colorbar(image, ax=ax, fraction=0.04, pad=0.01)
-        colourbar.set_label(f"Δ NDCG@{literal(k)}", fontsize=8)
+        colourbar.set_label(f"{'mean ' if binned else ''}Δ NDCG@{literal(k)}", fontsize=8)
         ax.set_title(f"Per-query NDCG@{literal(k)} minus {literal(baseline_name)}'s "
                      f"(blue: system better, red: {literal(baseline_name)} better)", fontsize=10)
     return figure
+
+
+def heatmap_bins(ordered: np.ndarray, bins: int) -> np.ndarray:
+    """Means of consecutive rows of `ordered` (queries x systems) in `bins` groups of (nearly) equal
+    size, the larger groups first (np.array_split): bins x systems."""
+    groups = np.array_split(np.arange(len(ordered)), min(bins, len(ordered)))
+    starts = np.array([group[0] for group in groups])
+    sums = np.add.reduceat(ordered, starts, axis=0)
+    return sums / np.array([len(group) for group in groups])[:, None]
 
 
 def wins_ties_losses(counts: pd.DataFrame, k: str, baseline_name: str) -> Figure:
@@ -200,25 +241,42 @@ def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, k: str, n_queries
         colourbar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, ticks=[0, 1, 2, 3, 4])
         colourbar.ax.set_yticklabels(["1", "0.1", "0.01", "0.001", "≤0.0001"], fontsize=7)
         colourbar.set_label("p-value", fontsize=8)
-        ax.set_title(f"Randomized Tukey HSD at NDCG@{literal(k)}, {n_queries} queries\n"
+        ax.set_title(f"Randomized Tukey HSD at NDCG@{literal(k)}, {n_queries:,} queries\n"
                      f"(bold: p < {alpha:g}; letters: groups that do not differ)", fontsize=10)
     return figure
 
 
-def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: str, k: str) -> Figure:
+def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: str, k: str,
+                      max_points: int | None = None) -> Figure:
     """Per system (small multiples), per-query NDCG@k of the baseline (x) against the system (y),
-    with y = x and the number of queries on each side."""
+    with y = x and the number of queries on each side. Above max_points queries, a 2-D histogram
+    of every query (SCATTER_BINS x SCATTER_BINS cells, colour: queries per cell, log scale).
+    max_points: MAX_POINTS if None."""
     n = len(table)
     size, alpha = (20, 0.8) if n <= 200 else (4, 0.3)
+    histogram = n > (MAX_POINTS if max_points is None else max_points)
+    edges = np.linspace(0, 1, SCATTER_BINS + 1)
+    counts = {name: np.histogram2d(table[baseline_name].to_numpy(), table[name].to_numpy(), bins=(edges, edges))[0]
+              for name in names} if histogram else {}
+    most = max((float(c.max()) for c in counts.values()), default=1.0)
     with matplotlib.rc_context(_RC):
         figure, axes = _panels(len(names), square=True)
         for ax, name in zip(axes, names):
             delta = table[name].to_numpy() - table[baseline_name].to_numpy()
             above, below = int((delta > 0).sum()), int((delta < 0).sum())
-            colours = np.where(delta > 0, RUN_COLOUR, np.where(delta < 0, BASELINE_COLOUR, TIE_COLOUR))
             ax.plot([0, 1], [0, 1], color="black", linewidth=0.8, linestyle="--")
-            ax.scatter(table[baseline_name].to_numpy(), table[name].to_numpy(), s=size, c=list(colours), alpha=alpha,
-                       linewidths=0, clip_on=False, zorder=3)
+            if histogram:
+                shown = np.where(counts[name] > 0, counts[name], np.nan).T  # rows: system, columns: baseline
+                image = ax.imshow(shown, origin="lower", extent=(0, 1, 0, 1), cmap="magma_r",
+                                  norm=LogNorm(vmin=1, vmax=max(most, 2)), interpolation="nearest")
+                for x, y, text, align in ((0.03, 0.97, "system better", "left"),
+                                          (0.97, 0.03, f"{literal(baseline_name)} better", "right")):
+                    ax.text(x, y, text, transform=ax.transAxes, ha=align, va="top" if y > 0.5 else "bottom", fontsize=7,
+                            bbox={"facecolor": "white", "alpha": 0.8, "linewidth": 0, "pad": 1.5}, zorder=5)
+            else:
+                colours = np.where(delta > 0, RUN_COLOUR, np.where(delta < 0, BASELINE_COLOUR, TIE_COLOUR))
+                ax.scatter(table[baseline_name].to_numpy(), table[name].to_numpy(), s=size, c=list(colours), alpha=alpha,
+                           linewidths=0, clip_on=False, zorder=3)
             ax.set_xlim(0, 1)
             ax.set_ylim(0, 1)
             ax.set_aspect("equal")
@@ -226,24 +284,36 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
             ax.set_ylabel(f"system: NDCG@{literal(k)}", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
-            _panel_title(ax, name, f"{above} better, {below} worse, {n - above - below} equal")
-        handles = [
-            Line2D([], [], linestyle="", marker="o", color=RUN_COLOUR, label="system better"),
-            Line2D([], [], linestyle="", marker="o", color=BASELINE_COLOUR, label=f"{literal(baseline_name)} better"),
-            Line2D([], [], linestyle="", marker="o", color=TIE_COLOUR, label="equal"),
-        ]
-        figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8)
-        figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)}, {n} queries", fontsize=10)
+            _panel_title(ax, name, f"{above:,} better, {below:,} worse, {n - above - below:,} equal")
+        if histogram:
+            colourbar = figure.colorbar(image, ax=axes, location="bottom", shrink=0.6, aspect=40)
+            colourbar.set_label(f"queries per cell ({SCATTER_BINS} x {SCATTER_BINS} cells; log scale)", fontsize=8)
+            colourbar.ax.tick_params(labelsize=7)
+            width, height = figure.get_size_inches()
+            figure.set_size_inches(width, height + 0.4)  # room for the colour bar
+            figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)},{chr(10) if len(names) == 1 else ' '}"
+                            f"{n:,} queries as a 2-D histogram", fontsize=10)
+        else:
+            handles = [
+                Line2D([], [], linestyle="", marker="o", color=RUN_COLOUR, label="system better"),
+                Line2D([], [], linestyle="", marker="o", color=BASELINE_COLOUR, label=f"{literal(baseline_name)} better"),
+                Line2D([], [], linestyle="", marker="o", color=TIE_COLOUR, label="equal"),
+            ]
+            figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8)
+            figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)}, {n:,} queries", fontsize=10)
     return figure
 
 
-def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str) -> Figure:
+def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str, max_bars: int | None = None) -> Figure:
     """Per system (small multiples), bars of per-query NDCG@k minus the baseline's, sorted
-    descending (topic-by-topic); query ids on the axis for one system and up to 60 queries."""
+    descending (topic-by-topic); query ids on the axis for one system and up to 60 queries. Above
+    max_bars queries, the sorted deltas as an area (their quantile curve, traced through
+    CURVE_POINTS evenly spaced ranks), the x axis their rank. max_bars: MAX_BARS if None."""
     names = list(deltas.columns)
     n = len(deltas)
     limit = float(np.nanmax(np.abs(deltas.to_numpy()))) if deltas.size else 0.0
     labelled = len(names) == 1 and n <= MAX_QID_TICKS
+    area = n > (MAX_BARS if max_bars is None else max_bars)
     with matplotlib.rc_context(_RC):
         if len(names) == 1:
             figure, ax = _new_figure()
@@ -255,17 +325,23 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str) -> Figure:
             order = np.lexsort((np.arange(n), -column.to_numpy()))  # ties keep qid order
             delta = column.to_numpy()[order]
             wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
-            colours = np.where(delta > 0, WIN_COLOUR, np.where(delta < 0, LOSS_COLOUR, TIE_COLOUR))
-            half = 0.4 if n <= MAX_QID_TICKS else 0.5
-            left, right, zero = np.arange(n) - half, np.arange(n) + half, np.zeros(n)
-            corners = [(left, zero), (left, delta), (right, delta), (right, zero)]
-            bars = np.stack([np.column_stack(corner) for corner in corners], axis=1)  # one rectangle per query
-            ax.add_collection(PolyCollection(bars, facecolors=list(colours), linewidths=0, antialiased=n <= 1000))
+            if area:
+                _sorted_area(ax, delta)
+            else:
+                colours = np.where(delta > 0, WIN_COLOUR, np.where(delta < 0, LOSS_COLOUR, TIE_COLOUR))
+                half = 0.4 if n <= MAX_QID_TICKS else 0.5
+                left, right, zero = np.arange(n) - half, np.arange(n) + half, np.zeros(n)
+                corners = [(left, zero), (left, delta), (right, delta), (right, zero)]
+                bars = np.stack([np.column_stack(corner) for corner in corners], axis=1)  # one rectangle per query
+                ax.add_collection(PolyCollection(bars, facecolors=list(colours), linewidths=0, antialiased=n <= 1000))
             ax.set_ylim(-limit - 0.05, limit + 0.05)
             ax.axhline(0, color="black", linewidth=0.8)
             if labelled:
                 ax.set_xticks(np.arange(n), [literal(q) for q in column.index[order]], rotation=90, fontsize=7)
                 ax.set_xlabel("query id")
+            elif area:
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+                ax.set_xlabel("queries, ranked by difference", fontsize=8)
             else:
                 ax.set_xticks([])
                 ax.set_xlabel("queries, sorted by difference", fontsize=8)
@@ -273,20 +349,37 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str) -> Figure:
             ax.set_ylabel(f"Δ NDCG@{literal(k)}", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(axis="y", alpha=0.3)
-            counts = f"{wins} better, {losses} worse, {n - wins - losses} equal"
+            counts = f"{wins:,} better, {losses:,} worse, {n - wins - losses:,} equal"
             if len(names) > 1:
                 _panel_title(ax, name, counts)
             else:
                 ax.set_title(f"{literal(name)} − {literal(baseline_name)}: {counts}", fontsize=10)
         if len(names) == 1:
             axes[0].legend(handles=[
-                Patch(color=WIN_COLOUR, label=f"{literal(names[0])} better: {wins}"),
-                Patch(color=LOSS_COLOUR, label=f"{literal(baseline_name)} better: {losses}"),
+                Patch(color=WIN_COLOUR, label=f"{literal(names[0])} better: {wins:,}"),
+                Patch(color=LOSS_COLOUR, label=f"{literal(baseline_name)} better: {losses:,}"),
             ], loc="upper right")
         else:
             figure.suptitle(f"Per-query NDCG@{literal(k)} difference from {literal(baseline_name)}, sorted, "
-                            f"{n} queries", fontsize=10)
+                            f"{n:,} queries{' (as an area)' if area else ''}", fontsize=10)
     return figure
+
+
+def sorted_curve(delta: np.ndarray, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """(ranks, values) tracing sorted values through `points` evenly spaced ranks, plus the ranks on
+    either side of each sign change, so the drawn area changes colour exactly where the values do."""
+    ranks = even_sample(len(delta), points)
+    change = np.flatnonzero(np.sign(delta[1:]) != np.sign(delta[:-1]))
+    ranks = np.unique(np.concatenate([ranks, change, change + 1]))
+    return ranks, delta[ranks]
+
+
+def _sorted_area(ax: Axes, delta: np.ndarray) -> None:
+    """The sorted differences as an area from 0: green above, red below (one rank = one query)."""
+    ranks, values = sorted_curve(delta)
+    ax.fill_between(ranks, 0, values, where=values > 0, color=WIN_COLOUR, linewidth=0, step="mid")
+    ax.fill_between(ranks, 0, values, where=values < 0, color=LOSS_COLOUR, linewidth=0, step="mid")
+    ax.plot(ranks, values, color="black", linewidth=0.6, drawstyle="steps-mid")
 
 
 def ndcg_ecdf(table: pd.DataFrame, k: str, baseline_name: str) -> Figure:
@@ -301,7 +394,7 @@ def ndcg_ecdf(table: pd.DataFrame, k: str, baseline_name: str) -> Figure:
         ax.set_ylabel("fraction of queries ≤ x")
         ax.grid(alpha=0.3)
         _legend(ax, handles, [literal(name) for name in table.columns], inside="upper left")
-        ax.set_title(f"ECDF of per-query NDCG@{literal(k)}, {len(table)} queries")
+        ax.set_title(f"ECDF of per-query NDCG@{literal(k)}, {len(table):,} queries")
     return figure
 
 
@@ -347,8 +440,12 @@ def _panels(count: int, square: bool) -> tuple[Figure, list[Axes]]:
 
 
 def _panel_title(ax: Axes, name: str, detail: str) -> None:
-    """A small-multiple's title: the system's name (shortened to fit) over a line of detail."""
+    """A small-multiple's title: the system's name (shortened to fit) over the detail, on two
+    lines (broken at its last ', ') when it is longer than a narrow panel holds."""
     shown = str(name) if len(str(name)) <= 34 else str(name)[:33] + "…"
+    if len(detail) > 34 and ", " in detail:
+        head, tail = detail.rsplit(", ", 1)
+        detail = f"{head},\n{tail}"
     ax.set_title(f"{literal(shown)}\n{detail}", fontsize=8.5)
 
 

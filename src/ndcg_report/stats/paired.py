@@ -12,14 +12,14 @@ from statsmodels.stats.multitest import multipletests
 
 from ndcg_report.core.metrics import Evaluation
 from ndcg_report.errors import ParameterError
-from ndcg_report.stats.resampling import bootstrap_mean_interval, randomization_pvalue
+from ndcg_report.stats.resampling import LARGE_N, MONTE_CARLO, mean_interval, randomization_test
 from ndcg_report.stats.streams import stream
 
 COLUMNS = (
     "n", "run_mean", "baseline_mean", "run_median", "baseline_median", "delta", "relative_delta",
     "wins", "ties", "losses", "t_statistic", "t_pvalue", "wilcoxon_statistic", "wilcoxon_pvalue",
     "randomization_pvalue", "ci_low", "ci_high", "effect_size",
-    "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue",
+    "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue", "randomization_method", "ci_method",
 )
 TESTS = ("t", "wilcoxon", "randomization")
 N_RESAMPLES = 10_000
@@ -77,6 +77,7 @@ def compare_systems(
     seed: int = 42,
     n_resamples: int = N_RESAMPLES,
     confidence: float = CONFIDENCE,
+    large_n: int = LARGE_N,
 ) -> pd.DataFrame:
     """Every system against the baseline: one row per (system, k) with the COLUMNS statistics.
 
@@ -84,7 +85,9 @@ def compare_systems(
     randomization test and the bootstrap of each (system, k) draw from their own stream, derived
     from (seed, system, baseline_name, k): a number never changes when systems or cut-offs are
     added or removed. Holm's adjustment runs across the whole family (every system and every k),
-    separately for each test.
+    separately for each test. Above large_n paired queries the randomization test and the
+    bootstrap use their normal limits where accurate (see stats.resampling); the *_method
+    columns say which.
     """
     if not systems:
         raise ParameterError("give at least one system to compare with the baseline")
@@ -99,7 +102,7 @@ def compare_systems(
                 x_all[:, column], y_all[:, column],
                 flip_rng=stream(seed, "randomization", name, baseline_name, label),
                 boot_rng=stream(seed, "bootstrap", name, baseline_name, label),
-                n_resamples=n_resamples, confidence=confidence,
+                n_resamples=n_resamples, confidence=confidence, large_n=large_n,
             )})
     table = pd.DataFrame(rows).set_index(["system", "k"])
     for test in TESTS:
@@ -123,8 +126,8 @@ def compare(
 
 def compare_arrays(
     x: np.ndarray, y: np.ndarray, flip_rng: np.random.Generator, boot_rng: np.random.Generator,
-    n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE,
-) -> dict[str, float]:
+    n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE, large_n: int = LARGE_N,
+) -> dict[str, float | str]:
     """Every statistic but the Holm ones, for paired per-query scores x (run) and y (baseline).
 
     If all deltas are 0, test statistics are NaN and p-values 1.0; with one query, NaN.
@@ -137,7 +140,8 @@ def compare_arrays(
     t = stats.ttest_rel(x, y) if testable else None
     w = stats.wilcoxon(x, y) if testable else None  # zero_method='wilcox': zero deltas dropped
     baseline_mean = float(y.mean())
-    ci = bootstrap_mean_interval(d, boot_rng, n_resamples, confidence) if n > 1 else (np.nan, np.nan)
+    ci = mean_interval(d, boot_rng, n_resamples, confidence, large_n) if n > 1 else (np.nan, np.nan, MONTE_CARLO)
+    randomization = randomization_test(d, flip_rng, n_resamples, large_n)
     sd = float(d.std(ddof=1)) if n > 1 else np.nan
     return {
         "n": n,
@@ -150,9 +154,10 @@ def compare_arrays(
         "t_pvalue": float(t.pvalue) if t is not None else no_test,
         "wilcoxon_statistic": float(w.statistic) if w is not None else np.nan,
         "wilcoxon_pvalue": float(w.pvalue) if w is not None else no_test,
-        "randomization_pvalue": randomization_pvalue(d, flip_rng, n_resamples),
+        "randomization_pvalue": randomization[0],
         "ci_low": ci[0], "ci_high": ci[1],
         "effect_size": float(d.mean()) / sd if sd > 0 else np.nan,  # Cohen's d_z
+        "randomization_method": randomization[1], "ci_method": ci[2],
     }
 
 

@@ -1,5 +1,12 @@
 """The seeded resampling statistics, on scipy.stats: the paired randomization test and the
-percentile bootstrap interval of a mean. Each takes its own generator (see streams.stream)."""
+percentile bootstrap interval of a mean. Each takes its own generator (see streams.stream).
+
+Up to LARGE_N values both are Monte Carlo over every value. Above it, `randomization_test` and
+`mean_interval` use the statistics' normal limits (stats.limits) wherever the first correction
+term is far below the Monte Carlo error, and otherwise resample only the values that matter:
+the non-zero differences (a zero's sign changes nothing), or the values that differ from the most
+common one (`sparse_bootstrap_interval`, the same distribution as resampling them all).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,14 @@ from collections.abc import Callable
 import numpy as np
 from scipy import stats
 
+from ndcg_report.stats.limits import (
+    MAX_SKEW_SHIFT, MIN_EFFECTIVE_COUNT, bootstrap_skew_shift, normal_mean_interval, sign_flip_effective_count,
+    sign_flip_pvalue,
+)
+
+LARGE_N = 5_000  # above this many values, the limits replace Monte Carlo where they are accurate
+MONTE_CARLO = "monte carlo"
+NORMAL_LIMIT = "normal limit"
 _ELEMENTS_PER_BATCH = 1 << 21  # resampled values held at once: bounds memory to ~16 MB
 
 
@@ -42,6 +57,68 @@ def bootstrap_mean_interval(
         confidence_level=confidence, method="percentile", **_rng_argument(stats.bootstrap, rng),
     )
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def randomization_test(
+    d: np.ndarray, rng: np.random.Generator, n_resamples: int, large_n: int = LARGE_N,
+) -> tuple[float, str]:
+    """(two-sided p-value of mean(d) = 0 under random sign flips, how it was computed).
+
+    Up to large_n differences: randomization_pvalue over all of them. Above: the normal limit if
+    the non-zero differences are worth MIN_EFFECTIVE_COUNT equal ones, else randomization_pvalue
+    over the non-zero differences alone (the same test: a zero's sign changes no sum).
+    """
+    d = np.asarray(d, dtype=np.float64)
+    if len(d) <= large_n:
+        return randomization_pvalue(d, rng, n_resamples), MONTE_CARLO
+    nonzero = d[d != 0]
+    if len(nonzero) == 0:
+        return 1.0, MONTE_CARLO
+    if sign_flip_effective_count(nonzero) >= MIN_EFFECTIVE_COUNT:
+        return sign_flip_pvalue(nonzero), NORMAL_LIMIT
+    return randomization_pvalue(nonzero, rng, n_resamples), MONTE_CARLO
+
+
+def mean_interval(
+    values: np.ndarray, rng: np.random.Generator, n_resamples: int, confidence: float, large_n: int = LARGE_N,
+) -> tuple[float, float, str]:
+    """(low, high, how it was computed) of the percentile bootstrap interval of mean(values).
+
+    Up to large_n values: bootstrap_mean_interval. Above: the normal limit where skewness moves the
+    percentile ends by at most MAX_SKEW_SHIFT standard errors, else sparse_bootstrap_interval.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) <= large_n:
+        return (*bootstrap_mean_interval(values, rng, n_resamples, confidence), MONTE_CARLO)
+    if bootstrap_skew_shift(values, confidence) <= MAX_SKEW_SHIFT:
+        return (*normal_mean_interval(values, confidence), NORMAL_LIMIT)
+    return (*sparse_bootstrap_interval(values, rng, n_resamples, confidence), MONTE_CARLO)
+
+
+def sparse_bootstrap_interval(
+    values: np.ndarray, rng: np.random.Generator, n_resamples: int, confidence: float,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of mean(values), resampling only the m values that differ from
+    the most common one: of n draws with replacement, Binomial(n, m/n) land among them, uniformly;
+    the rest draw the common value. Same distribution as resampling all n; costs m, not n, per resample."""
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    distinct, counts = np.unique(values, return_counts=True)
+    common = distinct[np.argmax(counts)]
+    others = values[values != common] - common
+    if len(others) == 0:
+        return float(common), float(common)
+    means = np.empty(n_resamples)
+    batch = _batch(len(others))
+    for start in range(0, n_resamples, batch):
+        hits = rng.binomial(n, len(others) / n, size=min(batch, n_resamples - start))
+        picks = others[rng.integers(0, len(others), size=int(hits.sum()))]
+        ends = np.cumsum(hits)
+        sums = np.concatenate([[0.0], np.cumsum(picks)])
+        means[start:start + len(hits)] = (sums[ends] - sums[ends - hits]) / n
+    alpha = (1 - confidence) / 2
+    low, high = np.percentile(means, [100 * alpha, 100 * (1 - alpha)])
+    return float(common + low), float(common + high)
 
 
 def _batch(n_values: int) -> int:

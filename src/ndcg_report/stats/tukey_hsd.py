@@ -6,6 +6,11 @@ independently and the range (largest minus smallest system mean) is recorded; th
 pair of systems is the share of resamples whose range reaches the pair's observed gap, counting
 the observed arrangement itself: (1 + #{range >= gap}) / (1 + resamples). Comparing every pair
 with the distribution of the range is what controls the family-wise error over all pairs.
+
+Above LARGE_N queries, `tukey_hsd` uses the test's limit (stats.limits.range_pvalues: the
+studentized range with infinite degrees of freedom, scaled by the exact permutation variance)
+when the queries whose systems differ are worth MIN_EFFECTIVE_COUNT equal ones; otherwise it
+permutes only those queries (a query whose systems all agree moves no range).
 """
 
 from __future__ import annotations
@@ -14,6 +19,10 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ndcg_report.stats.limits import MIN_EFFECTIVE_COUNT, range_effective_count, range_pvalues
+from ndcg_report.stats.resampling import LARGE_N, MONTE_CARLO
+
+STUDENTIZED_RANGE_LIMIT = "studentized range limit"
 TOLERANCE = 1e-12  # a range within this of a gap counts as reaching it (means summed in another order)
 _ELEMENTS_PER_BATCH = 1 << 21  # permuted scores held at once: bounds memory to ~30 MB
 
@@ -59,3 +68,20 @@ def randomized_tukey_hsd(scores: np.ndarray, rng: np.random.Generator, n_resampl
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be at least 1; got {n_resamples}")
     return tukey_hsd_pvalues(scores, permutation_batches(rng, n_resamples, *scores.shape))
+
+
+def tukey_hsd(
+    scores: np.ndarray, rng: np.random.Generator, n_resamples: int = 10_000, large_n: int = LARGE_N,
+) -> tuple[np.ndarray, str]:
+    """(p-values of every pair of columns of scores, how they were computed): randomized_tukey_hsd
+    up to large_n queries; above, its limit where accurate, else permutations of the queries whose
+    systems differ."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 2 or scores.shape[1] < 2 or len(scores) <= large_n:  # (randomized_tukey_hsd checks the shape)
+        return randomized_tukey_hsd(scores, rng, n_resamples), MONTE_CARLO
+    if range_effective_count(scores) >= MIN_EFFECTIVE_COUNT:
+        return range_pvalues(scores), STUDENTIZED_RANGE_LIMIT
+    differing = scores[np.ptp(scores, axis=1) > 0]
+    if len(differing) == 0:  # nothing differs: every gap is 0, which every resample reaches
+        return np.ones((scores.shape[1],) * 2), MONTE_CARLO
+    return randomized_tukey_hsd(differing, rng, n_resamples), MONTE_CARLO
