@@ -269,7 +269,7 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
         from ndcg_report.core.streaming import QueryNotContiguous, evaluate_streaming, fits_in_memory
 
         try:
-            evaluation = evaluate_streaming(args.run, read_qrels(args.qrels), cutoffs, args.gain, args.missing,
+            evaluation = evaluate_streaming(args.run, args.qrels, cutoffs, args.gain, args.missing,
                                             args.no_relevant)
         except QueryNotContiguous:
             if args.reading == "stream" or not fits_in_memory(args.run):

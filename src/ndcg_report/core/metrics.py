@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
+from ndcg_report.inputs.columns import as_numpy, as_numpy_or, column_numpy, from_numpy
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.pair_index import PairIndex, candidate_matches
 from ndcg_report.core.ranking import rank_within_query
@@ -194,7 +194,7 @@ def evaluate(
     qrels_qids, qrels_codes = qrels_qids.take(from_numpy(order)), position[qrels_codes]  # codes in that order
     run_qids, run_codes_local = _qid_codes(run)
     n_qrels_q = len(qrels_qids)
-    run_to_code = as_numpy(pc.index_in(run_qids, value_set=qrels_qids).fill_null(-1)).astype(np.intp)
+    run_to_code = as_numpy_or(pc.index_in(run_qids, value_set=qrels_qids), -1).astype(np.intp)
     run_only = run_to_code < 0
     run_to_code[run_only] = n_qrels_q + np.arange(int(run_only.sum()))
 

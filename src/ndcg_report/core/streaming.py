@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from functools import partial
 from typing import TypeVar
 from pathlib import Path
@@ -21,16 +22,15 @@ import pyarrow as pa
 from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, parse_cutoffs
 from ndcg_report.core.partitions import QueryRows, merge, qrels_only, rows_of
 from ndcg_report.errors import InputError
-from ndcg_report.inputs.columns import as_numpy
+from ndcg_report.inputs.columns import as_numpy, from_numpy
 from ndcg_report.inputs.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
-from ndcg_report.inputs.pair_index import PairIndex
 from ndcg_report.inputs.selection import group_by_query, select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
-from ndcg_report.inputs.trec import Run, index_pairs, line_of_row, run_chunks
+from ndcg_report.inputs.trec import Qrels, Run, index_pairs, line_of_row, run_chunks
 
 BLOCK_BYTES = 64 << 20  # text per block: about 1.6M run lines; 64 MiB gave 0.75 GB peak on 50M lines (256 MiB: 1.4 GB, slower)
 READ_BYTES = 16 << 20  # text parsed at a time: buffers this small are reused by malloc, not faulted in anew
-_END = object()  # read_ahead: the iterator is exhausted
+_END = object()  # ReadAhead: the iterator is exhausted
 T = TypeVar("T")
 STREAM_ABOVE = 1 << 30  # text bytes past which eval streams by default (in memory: about 4 times as much)
 _IN_MEMORY_FACTOR = 4  # peak memory of an in-memory evaluation, as a multiple of the run's text size
@@ -48,12 +48,20 @@ def evaluate_streaming(
 ) -> Evaluation:
     """evaluate() of a run file read block_bytes of text at a time, in blocks of whole queries."""
     ks = parse_cutoffs(cutoffs)
-    qrels_read = load_qrels(qrels)
-    options = dict(cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant)
+    with closing(ReadAhead(_query_blocks(run, block_bytes))) as blocks:  # reading starts now
+        qrels_read = load_qrels(qrels)  # while the first block is read
+        return _evaluate_blocks(run, blocks, qrels_read, dict(cutoffs=ks, gain=gain, missing=missing,
+                                                              no_relevant=no_relevant))
+
+
+def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
+                     qrels_read: Qrels, options: dict) -> Evaluation:
+    """Each block checked (a query met again, a repeated pair) and evaluated against its own queries'
+    qrels; the rows merged over those of the queries no block holds."""
     parts: list[QueryRows] = []
     seen: set[str] = set()
     grouped = group_by_query(qrels_read)
-    for block, rows_before, pairs, found in read_ahead(_indexed(_query_blocks(run, block_bytes))):
+    for block, rows_before in blocks:
         qids = block["qid"].chunk(0).dictionary
         row = first_return(as_numpy(block["qid"].chunk(0).indices),
                            np.array([qid in seen for qid in qids.to_pylist()], dtype=bool))
@@ -65,6 +73,7 @@ def evaluate_streaming(
                                      "queries, so the run cannot be read in blocks of whole queries",
                                      f"{sort} or evaluate it in memory (--in-memory)")
         seen.update(qids.to_pylist())
+        pairs, found = index_pairs(block)
         if found is not None:
             (first_file, first_line, first_at), (file, line, at) = (_where(Path(run), rows_before + row) for row in found)
             first = f"line {first_line}" if first_line is not None else f"{first_at.rstrip(': ')} of {first_file}"
@@ -76,13 +85,6 @@ def evaluate_streaming(
         parts.append(rows_of(part))
     base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
     return merge(base, parts)
-
-
-def _indexed(blocks: Iterator[tuple[pa.Table, int]]) -> Iterator[tuple[pa.Table, int, PairIndex, tuple[int, int] | None]]:
-    """Each block with the index of its (qid, docid) pairs and its first repeated pair (index_pairs),
-    made where the block is read (on the read-ahead thread: the sort is half the work of a block)."""
-    for block, rows_before in blocks:
-        yield (block, rows_before, *index_pairs(block))
 
 
 def _where(run: Path, row: int) -> tuple[str, int | None, str]:
@@ -107,18 +109,27 @@ def first_return(codes: np.ndarray, seen_before: np.ndarray) -> int | None:
     return int(starts[hits[0]]) if len(hits) else None
 
 
-def read_ahead(items: Iterator[T]) -> Iterator[T]:
+class ReadAhead(Iterator[T]):
     """The items of an iterator, each next one made on a thread while the caller works on the one it
-    has (pyarrow and NumPy release the GIL): reading a block overlaps evaluating the one before.
-    An exception of the iterator reaches the caller when it asks for that item."""
-    with ThreadPoolExecutor(1, thread_name_prefix="read-ahead") as pool:
-        pending = pool.submit(next, items, _END)
-        try:
-            while (item := pending.result()) is not _END:
-                pending = pool.submit(next, items, _END)
-                yield item
-        finally:
-            pending.cancel()
+    has (pyarrow and NumPy release the GIL): reading a block overlaps evaluating the one before. The
+    first item is started at once. An exception of the iterator reaches the caller when it asks for
+    that item. close() (or leaving `with closing(...)`) waits for the item being made."""
+
+    def __init__(self, items: Iterator[T]) -> None:
+        self._items = items
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="read-ahead")
+        self._pending: Future = self._pool.submit(next, items, _END)
+
+    def __next__(self) -> T:
+        item = self._pending.result()
+        if item is _END:
+            raise StopIteration
+        self._pending = self._pool.submit(next, self._items, _END)
+        return item
+
+    def close(self) -> None:
+        self._pending.cancel()
+        self._pool.shutdown(wait=True)
 
 
 def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table, int]]:
@@ -151,8 +162,16 @@ def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table,
 
 
 def _compact(table: pa.Table) -> pa.Table:
-    """The table in one chunk, its qid dictionary holding only the qids of its rows (as read_run's)."""
-    qids = table["qid"].combine_chunks().dictionary_decode().dictionary_encode()
+    """The table in one chunk, its qid dictionary holding only the qids of its rows, in the order they
+    first appear (as read_run's): the codes remapped, no string decoded."""
+    column = table["qid"].combine_chunks()
+    codes = as_numpy(column.indices)
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if len(codes) else codes[:0]
+    used, first = np.unique(codes[starts], return_index=True)
+    used = used[np.argsort(first)]
+    remap = np.zeros(len(column.dictionary), dtype=np.int32)
+    remap[used] = np.arange(len(used), dtype=np.int32)
+    qids = pa.DictionaryArray.from_arrays(from_numpy(remap[codes]), column.dictionary.take(from_numpy(used)))
     return table.set_column(0, "qid", qids).combine_chunks()
 
 

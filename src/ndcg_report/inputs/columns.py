@@ -26,6 +26,16 @@ def as_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * dtype.itemsize)
 
 
+def as_numpy_or(values: pa.Array, missing: int | float) -> np.ndarray:
+    """The values of a numeric array as a NumPy copy, nulls replaced by `missing` (fill_null with a
+    Python value would make pyarrow import pandas, a quarter of a second)."""
+    dtype = np.dtype(_NUMPY_TYPES[values.type])
+    data = np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * dtype.itemsize).copy()
+    if values.null_count:
+        data[~as_numpy(values.is_valid())] = missing
+    return data
+
+
 def column_numpy(table: pa.Table, name: str) -> np.ndarray:
     """A numeric column of a table as a NumPy array (see as_numpy)."""
     return as_numpy(table[name])
