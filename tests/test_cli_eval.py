@@ -7,6 +7,8 @@ import io
 import json
 import subprocess
 import sys
+from importlib import resources
+from pathlib import Path
 
 import pytest
 import pytrec_eval
@@ -14,6 +16,8 @@ import pytrec_eval
 from ndcg_report.cli import main
 
 CUTOFFS = "1,3,5,10,20,100,1000,all"
+DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
+QRELS, RUN = DL19 / "qrels.dl19-passage.txt", DL19 / "monot5.dl19.run.gz"
 
 
 def run_cli(capsys, *args) -> tuple[int, str, str]:
@@ -96,3 +100,17 @@ def test_console_script_installed(dl19):
     result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "eval", dl19["qrels"], dl19["bm25"], "-k", "10"],
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0 and result.stdout == "ndcg_cut_10           \tall\t0.5058\n"
+
+
+@pytest.mark.parametrize("reading", ["--stream", "--in-memory"])
+def test_eval_imports_no_pandas(tmp_path, reading):
+    """pyarrow's pa.array()/pa.scalar() of Python values import pandas (a quarter of a second of each
+    eval); the eval path builds its Arrow values from buffers instead."""
+    code = ("import sys, io, contextlib\nfrom ndcg_report.cli import main\n"
+            "for fmt in ('trec', 'csv'):\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"        assert main(['eval', '{reading}', '-q', '--format', fmt, '-k', '1,10,all', sys.argv[1], sys.argv[2]]) == 0\n"
+            "print(sorted(name for name in sys.modules if name.split('.')[0] == 'pandas'))")
+    result = subprocess.run([sys.executable, "-c", code, str(QRELS), str(RUN)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

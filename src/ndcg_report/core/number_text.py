@@ -9,6 +9,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ndcg_report.inputs.columns import bools, from_numpy, strings
+from ndcg_report.inputs.columns import text as text_scalar
+
 _EXACT_BELOW = 2.0 ** 40  # scaled magnitudes whose fraction a double still holds to ~1e-4
 _NEAR_HALF = 1e-3  # closer to .5 than this after scaling: Python decides the rounding
 
@@ -27,23 +30,23 @@ def fixed(values: np.ndarray, digits: int) -> pa.Array:
         fast &= np.abs(scaled - np.floor(scaled) - 0.5) > _NEAR_HALF
     rounded = np.rint(np.where(fast, scaled, 0.0)).astype(np.int64)
     if 0 < digits < _TABLE_WIDTH and rounded.max(initial=0) < _TABLE_SIZE:  # below 10 (NDCG): one lookup
-        text = _decimal_table(digits).take(pa.array(rounded))
+        text = _decimal_table(digits).take(from_numpy(rounded))
     elif digits > 0:
         whole, fraction = np.divmod(rounded, 10 ** digits)
-        text = pc.binary_join_element_wise(integer_text(whole), integer_text(fraction, digits), ".")
+        text = pc.binary_join_element_wise(integer_text(whole), integer_text(fraction, digits), text_scalar("."))
     else:
         text = integer_text(rounded)
     negative = np.signbit(values) & fast
     if negative.any():
-        text = pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", text, ""), text)
+        text = pc.if_else(bools(negative), pc.binary_join_element_wise(text_scalar("-"), text, text_scalar("")), text)
     finite = np.isfinite(values)
     for special, where in (("nan", np.isnan(values)), ("inf", values == np.inf), ("-inf", values == -np.inf)):
         if where.any():  # as Python writes them, without a Python call each (missing values are often NaN)
-            text = pc.if_else(pa.array(where), pa.scalar(special), text)
+            text = pc.if_else(bools(where), text_scalar(special), text)
     slow = np.flatnonzero(~fast & finite)
     if len(slow):
-        text = pc.replace_with_mask(text, pa.array(~fast & finite),
-                                    pa.array([f"{v:.{digits}f}" for v in values[slow].tolist()]))
+        text = pc.replace_with_mask(text, bools(~fast & finite),
+                                    strings([f"{v:.{digits}f}" for v in values[slow].tolist()]))
     return text
 
 
@@ -60,28 +63,29 @@ def shortest(values: np.ndarray, missing: str = "nan", whole_dot: bool = True) -
         whole = finite & (np.floor(values) == values)
         small = whole & (np.abs(values) < _TABLE_SIZE)
     magnitude = np.where(small, np.abs(values), 0.0).astype(np.int64)
-    text = _whole_table(whole_dot).take(pa.array(magnitude))
+    text = _whole_table(whole_dot).take(from_numpy(magnitude))
     negative = small & np.signbit(values)  # -0.0 too, as repr writes it
     if negative.any():
-        text = pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", text, ""), text)
+        text = pc.if_else(bools(negative), pc.binary_join_element_wise(text_scalar("-"), text, text_scalar("")), text)
     with np.errstate(invalid="ignore"):
         integral = whole & ~small & (np.abs(values) < 1e16)  # repr writes these in full (Arrow: 1e+10)
     if integral.any():
-        digits = pc.cast(pa.array(values[integral].astype(np.int64)), pa.string())
-        text = pc.replace_with_mask(text, pa.array(integral),
-                                    pc.binary_join_element_wise(digits, ".0", "") if whole_dot else digits)
+        digits = pc.cast(from_numpy(values[integral].astype(np.int64)), pa.string())
+        text = pc.replace_with_mask(text, bools(integral),
+                                    pc.binary_join_element_wise(digits, text_scalar(".0"), text_scalar(""))
+                                    if whole_dot else digits)
     with np.errstate(invalid="ignore"):
         exponent = finite & ~small & ~integral & ((np.abs(values) < 1e-4) | (np.abs(values) >= 1e9))
     if exponent.any():  # where repr and Arrow differ (1e-05 vs 1e-5; 1e+10 or 10000000000.5): Python's own text
         shown = [repr(value) for value in values[exponent].tolist()]
         if not whole_dot:
             shown = [value[:-2] if value.endswith(".0") else value for value in shown]
-        text = pc.replace_with_mask(text, pa.array(exponent), pa.array(shown, pa.string()))
+        text = pc.replace_with_mask(text, bools(exponent), strings(shown))
     rest = finite & ~small & ~integral & ~exponent  # 1e-4 <= |v| < 1e9, not whole: both write plain digits
     if rest.any():
-        text = pc.replace_with_mask(text, pa.array(rest), pc.cast(pa.array(values[rest]), pa.string()))
+        text = pc.replace_with_mask(text, bools(rest), pc.cast(from_numpy(values[rest]), pa.string()))
     if not finite.all():
-        text = pc.if_else(pa.array(finite), text, pa.scalar(missing))
+        text = pc.if_else(bools(finite), text, text_scalar(missing))
     return text
 
 
@@ -90,8 +94,8 @@ def integer_text(values: np.ndarray, width: int = 0) -> pa.Array:
     table of all texts below _TABLE_SIZE (one `take`), Arrow's cast otherwise."""
     values = np.asarray(values, dtype=np.int64)
     if len(values) and width <= _TABLE_WIDTH and values.min() >= 0 and values.max() < _TABLE_SIZE:
-        return _integer_table(width).take(pa.array(values))
-    text = pc.cast(pa.array(values), pa.string())
+        return _integer_table(width).take(from_numpy(values))
+    text = pc.cast(from_numpy(values), pa.string())
     return pc.utf8_lpad(text, width=width, padding="0") if width else text
 
 
@@ -103,17 +107,17 @@ _TABLE_SIZE = 10 ** _TABLE_WIDTH
 def _decimal_table(digits: int) -> pa.Array:
     """f"{n / 10**digits:.{digits}f}" of every n below _TABLE_SIZE (n // 10**digits < 10), exactly."""
     unit = 10 ** digits
-    return pa.array([f"{number // unit}.{number % unit:0{digits}d}" for number in range(_TABLE_SIZE)], pa.string())
+    return strings([f"{number // unit}.{number % unit:0{digits}d}" for number in range(_TABLE_SIZE)])
 
 
 @functools.lru_cache(maxsize=_TABLE_WIDTH + 1)
 def _integer_table(width: int) -> pa.Array:
-    return pa.array([f"{number:0{width}d}" if width else str(number) for number in range(_TABLE_SIZE)], pa.string())
+    return strings([f"{number:0{width}d}" if width else str(number) for number in range(_TABLE_SIZE)])
 
 
 @functools.lru_cache(maxsize=2)
 def _whole_table(dot: bool) -> pa.Array:
-    return pa.array([f"{number}.0" if dot else str(number) for number in range(_TABLE_SIZE)], pa.string())
+    return strings([f"{number}.0" if dot else str(number) for number in range(_TABLE_SIZE)])
 
 
 def text_bytes(strings: pa.Array) -> memoryview:

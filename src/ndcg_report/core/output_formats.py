@@ -17,6 +17,8 @@ import pyarrow.compute as pc
 
 from ndcg_report.core.metrics import Evaluation
 from ndcg_report.core.number_text import fixed, integer_text, shortest, text_bytes
+from ndcg_report.inputs.columns import bools, from_numpy, strings
+from ndcg_report.inputs.columns import text as text_scalar
 
 QUERIES_PER_CHUNK = 100_000
 PER_QUERY_COLUMNS = ("qid", "k", "num_ret", "num_rel", "dcg", "idcg", "ndcg", "judged", "in_run", "averaged")
@@ -46,14 +48,15 @@ def trec_chunks(evaluation: Evaluation, per_query: bool, digits: int = 4) -> Ite
     """
     order = _trec_order(evaluation)
     columns = [evaluation.labels.index(k) for k in order]
-    names = pa.array([f"{trec_measure_name(k):<22}" for k in order])
+    names = strings([f"{trec_measure_name(k):<22}" for k in order])
     if per_query:
         shown = np.flatnonzero(evaluation.averaged & evaluation.in_run)
         for rows in _chunks(shown):
-            measure = names.take(pa.array(np.tile(np.arange(len(order)), len(rows))))
+            measure = names.take(from_numpy(np.tile(np.arange(len(order)), len(rows))))
             qid = _repeat(_qids(evaluation, rows), len(order))
             value = fixed(evaluation.ndcg[rows][:, columns].ravel(), digits)
-            yield text_bytes(pc.binary_join_element_wise(measure, "\t", qid, "\t", value, "\n", ""))
+            tab = text_scalar("\t")
+            yield text_bytes(pc.binary_join_element_wise(measure, tab, qid, tab, value, text_scalar("\n"), text_scalar("")))
     yield "".join(f"{name}\tall\t{evaluation.mean(k):.{digits}f}\n"
                   for name, k in zip(names.to_pylist(), order)).encode("utf-8")
 
@@ -86,20 +89,22 @@ def csv_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = 4, 
     if header:
         yield (",".join(PER_QUERY_COLUMNS) + "\n").encode("utf-8")
     n_labels = len(evaluation.labels)
-    labels = pa.array([csv_text(label) for label in evaluation.labels])
-    flags = pa.array([f",{a},{b}\n" for a in ("False", "True") for b in ("False", "True")])
+    labels = strings([csv_text(label) for label in evaluation.labels])
+    flags = strings([f",{a},{b}\n" for a in ("False", "True") for b in ("False", "True")])
+    comma = text_scalar(",")
     for rows in _chunks(np.arange(len(evaluation.qids))):
         qid = _csv_fields(_qids(evaluation, rows))  # per query, then repeated once per cut-off
-        counts = pc.binary_join_element_wise(_integers(evaluation.num_ret[rows]), _integers(evaluation.num_rel[rows]), ",")
-        flag = flags.take(pa.array(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
+        counts = pc.binary_join_element_wise(_integers(evaluation.num_ret[rows]), _integers(evaluation.num_rel[rows]),
+                                             text_scalar(","))
+        flag = flags.take(from_numpy(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
         cells = [
-            lead, _repeat(qid, n_labels), ",", labels.take(pa.array(np.tile(np.arange(n_labels), len(rows)))), ",",
-            _repeat(counts, n_labels), ",",
+            text_scalar(lead), _repeat(qid, n_labels), comma, labels.take(from_numpy(np.tile(np.arange(n_labels), len(rows)))),
+            comma, _repeat(counts, n_labels), comma,
             pc.binary_join_element_wise(*(_numbers(getattr(evaluation, name)[rows].ravel(), digits, "", infinity=infinity)
-                                          for name in ("dcg", "idcg", "ndcg", "judged")), ","),
+                                          for name in ("dcg", "idcg", "ndcg", "judged")), comma),
             _repeat(flag, n_labels),
         ]
-        yield text_bytes(pc.binary_join_element_wise(*cells, ""))
+        yield text_bytes(pc.binary_join_element_wise(*cells, text_scalar("")))
 
 
 def format_csv(evaluation: Evaluation, per_query: bool, digits: int | None = 4) -> str:
@@ -143,22 +148,22 @@ def json_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = No
         return
     yield (head[: head.rindex("}")].rstrip() + ',\n  "per_query": [').encode("utf-8")
     n_labels = len(evaluation.labels)
-    labels = pa.array([json.dumps(label) for label in evaluation.labels])
+    labels = strings([json.dumps(label) for label in evaluation.labels])
     first = True
-    flags = pa.array([f', "in_run": {a}, "averaged": {b}}},\n' for a in ("false", "true") for b in ("false", "true")])
+    flags = strings([f', "in_run": {a}, "averaged": {b}}},\n' for a in ("false", "true") for b in ("false", "true")])
     for rows in _chunks(np.arange(len(evaluation.qids))):
         head = pc.binary_join_element_wise(  # per query, then repeated once per cut-off
-            '    {"qid": ', _json_strings(_qids(evaluation, rows)), ', "k": ', "")
-        counts = pc.binary_join_element_wise(', "num_ret": ', _integers(evaluation.num_ret[rows]), ', "num_rel": ',
-                                             _integers(evaluation.num_rel[rows]), "")
-        flag = flags.take(pa.array(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
-        parts = [_repeat(head, n_labels), labels.take(pa.array(np.tile(np.arange(n_labels), len(rows)))),
+            text_scalar('    {"qid": '), _json_strings(_qids(evaluation, rows)), text_scalar(', "k": '), text_scalar(""))
+        counts = pc.binary_join_element_wise(text_scalar(', "num_ret": '), _integers(evaluation.num_ret[rows]),
+                                             text_scalar(', "num_rel": '), _integers(evaluation.num_rel[rows]), text_scalar(""))
+        flag = flags.take(from_numpy(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
+        parts = [_repeat(head, n_labels), labels.take(from_numpy(np.tile(np.arange(n_labels), len(rows)))),
                  _repeat(counts, n_labels)]
         for name in ("dcg", "idcg", "ndcg", "judged"):
-            parts += [f', "{name}": ',  # shortest text: 1 for 1.0 (a '.0' on millions of whole numbers costs seconds)
+            parts += [text_scalar(f', "{name}": '),  # shortest text: 1 for 1.0 (a '.0' on millions of whole numbers costs seconds)
                       _numbers(getattr(evaluation, name)[rows].ravel(), digits, "null", whole_dot=False)]
         parts.append(_repeat(flag, n_labels))
-        text = text_bytes(pc.binary_join_element_wise(*parts, ""))  # every row ends with ",\n"
+        text = text_bytes(pc.binary_join_element_wise(*parts, text_scalar("")))  # every row ends with ",\n"
         yield b"\n" if first else b",\n"
         yield text[:-2]
         first = False
@@ -179,12 +184,12 @@ def _chunks(rows: np.ndarray) -> Iterator[np.ndarray]:
 
 
 def _qids(evaluation: Evaluation, rows: np.ndarray) -> pa.Array:
-    return pa.array(evaluation.qids[rows].tolist(), pa.string())
+    return strings(evaluation.qids[rows].tolist())
 
 
 def _repeat(values: pa.Array, times: int) -> pa.Array:
     """Each value `times` times in a row (one per cut-off)."""
-    return values if times == 1 else values.take(pa.array(np.repeat(np.arange(len(values)), times)))
+    return values if times == 1 else values.take(from_numpy(np.repeat(np.arange(len(values)), times)))
 
 
 def _integers(values: np.ndarray) -> pa.Array:
@@ -199,20 +204,20 @@ def _numbers(values: np.ndarray, digits: int | None, missing: str, whole_dot: bo
     finite = np.isfinite(values)
     if finite.all():
         return text
-    text = pc.if_else(pa.array(finite), text, pa.scalar(missing))
+    text = pc.if_else(bools(finite), text, text_scalar(missing))
     if infinity and np.isinf(values).any():
-        text = pc.if_else(pa.array(np.isinf(values)), pa.array(np.where(values > 0, "inf", "-inf")), text)
+        text = pc.if_else(bools(np.isinf(values)), strings(np.where(values > 0, "inf", "-inf").tolist()), text)
     return text
 
 
 def _json_strings(values: pa.Array) -> pa.Array:
     """JSON string literals: plain ones quoted as they are, the rest escaped by json.dumps."""
     plain = pc.match_substring_regex(values, _PLAIN_JSON)
-    quoted = pc.binary_join_element_wise('"', values, '"', "")
+    quoted = pc.binary_join_element_wise(text_scalar('"'), values, text_scalar('"'), text_scalar(""))
     if pc.all(plain).as_py():
         return quoted
     escaped = [json.dumps(value) for value in values.filter(pc.invert(plain)).to_pylist()]
-    return pc.replace_with_mask(quoted, pc.invert(plain), pa.array(escaped, pa.string()))
+    return pc.replace_with_mask(quoted, pc.invert(plain), strings(escaped))
 
 
 def _csv_fields(values: pa.Array) -> pa.Array:
@@ -220,7 +225,8 @@ def _csv_fields(values: pa.Array) -> pa.Array:
     special = pc.match_substring_regex(values, _CSV_SPECIAL)
     if not pc.any(special).as_py():
         return values
-    quoted = pc.binary_join_element_wise('"', pc.replace_substring(values, '"', '""'), '"', "")
+    quoted = pc.binary_join_element_wise(text_scalar('"'), pc.replace_substring(values, '"', '""'), text_scalar('"'),
+                                         text_scalar(""))
     return pc.if_else(special, quoted, values)
 
 

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Cutoff, Evaluation, QueryCounts, evaluate, parse_cutoffs
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.inputs.columns import as_numpy
+from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.selection import select_queries
 from ndcg_report.inputs.parquet import no_rows_error, parquet_files, parquet_row_count
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
@@ -68,8 +68,8 @@ def merge(base: Evaluation, parts: Iterable[QueryRows]) -> Evaluation:
     arrays = {name: getattr(base, name).copy() for name in PER_QUERY}
     qids = [part.qids for part in parts if len(part.qids)]
     if qids:
-        wanted = pa.array(np.concatenate(qids), pa.string())
-        positions = pc.index_in(wanted, value_set=pa.array(base.qids, pa.string()))
+        wanted = strings(np.concatenate(qids).tolist())
+        positions = pc.index_in(wanted, value_set=strings(base.qids.tolist()))
         if positions.null_count:  # pragma: no cover - parts are evaluated against base's qrels
             raise ValueError("a part holds rows of a query that is not in the qrels")
         positions = as_numpy(positions).astype(np.intp)
@@ -88,8 +88,8 @@ def merge(base: Evaluation, parts: Iterable[QueryRows]) -> Evaluation:
 
 def qrels_only(qrels: QrelsLike, cutoffs: tuple[Cutoff, ...], gain: str, missing: str, no_relevant: str) -> Evaluation:
     """evaluate() of a run that retrieved nothing: every qrels query's rows as if absent from the run."""
-    empty = pa.table({"qid": pa.array([], pa.string()).dictionary_encode(), "docid": pa.array([], pa.string()),
-                      "score": pa.array([], pa.float64())}).combine_chunks()
+    empty = pa.table({"qid": strings([]).dictionary_encode(), "docid": strings([]),
+                      "score": from_numpy(np.zeros(0))}).combine_chunks()
     pairs, _ = index_pairs(empty)
     return evaluate(Run(path="", table=empty, tag="", pairs=pairs), load_qrels(qrels), cutoffs, gain, missing,
                     no_relevant)

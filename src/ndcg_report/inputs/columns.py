@@ -16,6 +16,8 @@ _NUMPY_TYPES = {
 def as_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """The values of a null-free numeric or boolean array (booleans as bool); zero-copy if possible."""
     if isinstance(values, pa.ChunkedArray):
+        if values.num_chunks == 0:  # combine_chunks would build an empty array with pa.array (see strings)
+            return np.zeros(0, dtype=bool if pa.types.is_boolean(values.type) else _NUMPY_TYPES[values.type])
         values = values.combine_chunks()
     if pa.types.is_boolean(values.type):
         values = pc.cast(values, pa.uint8())
@@ -46,3 +48,24 @@ def from_numpy(values: np.ndarray) -> pa.Array:
     values = np.ascontiguousarray(values)
     arrow_type = pa.from_numpy_dtype(values.dtype)
     return pa.Array.from_buffers(arrow_type, len(values), [None, pa.py_buffer(values)])
+
+
+def strings(values: list[str]) -> pa.Array:
+    """An Arrow string array of Python strings, built from its buffers: pa.array() and pa.scalar()
+    of Python or NumPy values make pyarrow import pandas (a quarter of a second of every eval)."""
+    data = [value.encode("utf-8") for value in values]
+    offsets = np.zeros(len(data) + 1, dtype=np.int64)
+    np.cumsum([len(item) for item in data], out=offsets[1:])
+    kind, offsets = (pa.string(), offsets.astype(np.int32)) if offsets[-1] < 2**31 else (pa.large_string(), offsets)
+    return pa.Array.from_buffers(kind, len(data), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
+
+
+def text(value: str) -> pa.Scalar:
+    """One Arrow string scalar (see strings), for compute functions' literal arguments."""
+    return strings([value])[0]
+
+
+def bools(values: np.ndarray) -> pa.Array:
+    """A null-free Arrow boolean array of a NumPy array (see strings: no pandas import)."""
+    return pc.cast(from_numpy(np.ascontiguousarray(values, dtype=bool).view(np.uint8)), pa.bool_())
+

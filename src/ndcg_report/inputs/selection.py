@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.inputs.columns import as_numpy, from_numpy
+from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.trec import Qrels, index_pairs
 
 
@@ -37,7 +37,7 @@ def select_queries(qrels: Qrels | QrelsByQuery, qids: pa.Array) -> Qrels:
     gives for a file of just those lines. Costs the selection's size when given grouped qrels."""
     grouped = qrels if isinstance(qrels, QrelsByQuery) else group_by_query(qrels)
     table = grouped.qrels.table
-    dictionary = table["qid"].chunk(0).dictionary if table.num_rows else pa.array([], pa.string())
+    dictionary = table["qid"].chunk(0).dictionary if table.num_rows else strings([])
     wanted = np.flatnonzero(as_numpy(pc.is_in(dictionary, value_set=qids.cast(dictionary.type))))
     sizes = grouped.starts[wanted + 1] - grouped.starts[wanted]
     positions = np.arange(int(sizes.sum())) + np.repeat(grouped.starts[wanted] - np.cumsum(sizes) + sizes, sizes)
