@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     reading = evaluate.add_mutually_exclusive_group()
     reading.add_argument("--stream", dest="reading", action="store_const", const="stream",
                          help="read the run in blocks of whole queries (bounded memory; a query's lines must be "
-                              "contiguous); default: for a run past 1 GiB of text (or of Parquet data), or unlikely "
+                              "contiguous); default: for a run past 128 MiB of text (or of Parquet data), or unlikely "
                               "to fit in half the available memory, falling back to --in-memory for a query found "
                               "in two places")
     reading.add_argument("--in-memory", dest="reading", action="store_const", const="memory",
