@@ -374,7 +374,13 @@ def _prefix_problem(path: Path, layout: _Layout) -> InputError | None:
         _check_encoding(path, text)
     except InputError as exc:
         return exc
-    problem = _diagnose(path, _normalise(text), layout, None)
+    normalised = _normalise(text)
+    try:  # pyarrow reads a good prefix in milliseconds; only a prefix it refuses is read line by line
+        if _looks_clean(_parse_blocks(normalised, layout, _BLOCK_SIZE)):  # the prefix fits one block
+            return None
+    except pa.ArrowInvalid:
+        pass
+    problem = _diagnose(path, normalised, layout, None)
     return problem if problem.line is not None else None
 
 
