@@ -9,6 +9,7 @@ how to sort the run (or to evaluate it in memory).
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
@@ -61,6 +62,7 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
     parts: list[QueryRows] = []
     seen: set[str] = set()
     grouped = group_by_query(qrels_read)
+    base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
     for block, rows_before in blocks:
         qids = block["qid"].chunk(0).dictionary
         row = first_return(as_numpy(block["qid"].chunk(0).indices),
@@ -83,7 +85,6 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
         # only the block's queries of the qrels: a block costs its own size, not the whole qrels' again
         part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(grouped, qids), **options)
         parts.append(rows_of(part))
-    base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
     return merge(base, parts)
 
 
@@ -110,25 +111,26 @@ def first_return(codes: np.ndarray, seen_before: np.ndarray) -> int | None:
 
 
 class ReadAhead(Iterator[T]):
-    """The items of an iterator, each next one made on a thread while the caller works on the one it
-    has (pyarrow and NumPy release the GIL): reading a block overlaps evaluating the one before. The
-    first item is started at once. An exception of the iterator reaches the caller when it asks for
+    """The items of an iterator, the next `depth` made on a thread while the caller works on the one
+    it has (pyarrow and NumPy release the GIL): reading blocks overlaps evaluating the one before.
+    Making items starts at once. An exception of the iterator reaches the caller when it asks for
     that item. close() (or leaving `with closing(...)`) waits for the item being made."""
 
-    def __init__(self, items: Iterator[T]) -> None:
+    def __init__(self, items: Iterator[T], depth: int = 2) -> None:
         self._items = items
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="read-ahead")
-        self._pending: Future = self._pool.submit(next, items, _END)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="read-ahead")  # one thread: next() in order
+        self._pending: deque[Future] = deque(self._pool.submit(next, items, _END) for _ in range(depth))
 
     def __next__(self) -> T:
-        item = self._pending.result()
+        item = self._pending.popleft().result()
         if item is _END:
             raise StopIteration
-        self._pending = self._pool.submit(next, self._items, _END)
+        self._pending.append(self._pool.submit(next, self._items, _END))
         return item
 
     def close(self) -> None:
-        self._pending.cancel()
+        for pending in self._pending:
+            pending.cancel()
         self._pool.shutdown(wait=True)
 
 
