@@ -258,7 +258,6 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     """Evaluate, then render in chunks; nothing is printed until the evaluation has succeeded."""
     from ndcg_report.core.metrics import parse_cutoffs
     from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
-    from ndcg_report.inputs.trec import read_qrels
 
     cutoffs = parse_cutoffs(args.cutoffs)
     if args.digits is not None and not 0 <= args.digits <= 17:

@@ -38,7 +38,7 @@ def rank_within_query(
     if n == 0:
         return Ranks(rank=np.zeros(0, dtype=np.int64), lines_per_query=np.zeros(n_queries, dtype=np.int64), tied_lines=0)
     boundary = qid_codes[1:] != qid_codes[:-1]
-    if _is_presorted(qid_codes, scores, boundary):
+    if is_presorted(qid_codes, scores, boundary):
         starts = np.flatnonzero(np.concatenate(([True], boundary)))
         lines_per_query = np.zeros(max(n_queries, int(qid_codes[starts].max()) + 1), dtype=np.int64)
         lines_per_query[qid_codes[starts]] = np.diff(np.append(starts, n))  # one block per query
@@ -117,12 +117,17 @@ def _lines_in_ties(qid_codes: np.ndarray, scores: np.ndarray, lines: np.ndarray,
     return len(_tie_groups(same)[0])
 
 
-def _tie_groups(tie_edge: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(positions on either side of a true `tie_edge[i]` (between i and i + 1), each one's tie group)."""
+def tie_members(tie_edge: np.ndarray) -> np.ndarray:
+    """Mask of the positions on either side of a true `tie_edge[i]` (an edge between i and i + 1)."""
     in_tie = np.zeros(len(tie_edge) + 1, dtype=bool)
     in_tie[:-1] |= tie_edge
     in_tie[1:] |= tie_edge
-    positions = np.flatnonzero(in_tie)
+    return in_tie
+
+
+def _tie_groups(tie_edge: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(positions on either side of a true `tie_edge[i]` (between i and i + 1), each one's tie group)."""
+    positions = np.flatnonzero(tie_members(tie_edge))
     return positions, np.cumsum(np.concatenate(([True], ~tie_edge[positions[1:] - 1])))
 
 
@@ -149,7 +154,7 @@ def _descending_score_words(scores: np.ndarray) -> np.ndarray:
     return words
 
 
-def _is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarray) -> bool:
+def is_presorted(qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarray) -> bool:
     """True if lines are grouped by query (one block each) with non-increasing scores."""
     block_firsts = qid_codes[np.concatenate(([True], boundary))]
     if len(block_firsts) and np.bincount(block_firsts).max() > 1:  # a query in two blocks (codes are small ints)

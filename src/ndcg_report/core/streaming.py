@@ -35,8 +35,8 @@ _END = object()  # ReadAhead: the iterator is exhausted
 T = TypeVar("T")
 STREAM_ABOVE = 128 << 20  # text bytes past which eval streams by default: as fast or faster, and bounded memory
 _IN_MEMORY_FACTOR = 4  # peak memory of an in-memory evaluation, as a multiple of the run's text size
-_GZIP_RATIO = 4
-_TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth  # how much larger a gzip run's text is than the file, for the estimate
+_GZIP_RATIO = 4  # how much larger a gzip run's text is than the file, for the estimate
+_TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth
 
 
 class QueryNotContiguous(InputError):
@@ -65,8 +65,8 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
     base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
     for block, rows_before in blocks:
         qids = block["qid"].chunk(0).dictionary
-        row = first_return(as_numpy(block["qid"].chunk(0).indices),
-                           np.array([qid in seen for qid in qids.to_pylist()], dtype=bool))
+        names = qids.to_pylist()
+        row = first_return(as_numpy(block["qid"].chunk(0).indices), np.array([qid in seen for qid in names], dtype=bool))
         if row is not None:
             file, line, at = _where(Path(run), rows_before + row)
             sort = ("write the rows sorted by qid" if is_parquet(Path(run))
@@ -74,7 +74,7 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
             raise QueryNotContiguous(file, line, f"{at}query {block['qid'][row].as_py()!r} appears again after other "
                                      "queries, so the run cannot be read in blocks of whole queries",
                                      f"{sort} or evaluate it in memory (--in-memory)")
-        seen.update(qids.to_pylist())
+        seen.update(names)
         pairs, found = index_pairs(block)
         if found is not None:
             (first_file, first_line, first_at), (file, line, at) = (_where(Path(run), rows_before + row) for row in found)
@@ -99,15 +99,20 @@ def _where(run: Path, row: int) -> tuple[str, int | None, str]:
 def first_return(codes: np.ndarray, seen_before: np.ndarray) -> int | None:
     """The first row where a query's lines start again after another query's, or None: a query of an
     earlier block (seen_before[code] True) or one met earlier in these rows (codes: query of each row)."""
-    if not len(codes):
-        return None
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    starts = _run_starts(codes)
     first_codes = codes[starts]
     order = np.argsort(first_codes, kind="stable")
     again = seen_before[first_codes]
     again[order[1:][first_codes[order][1:] == first_codes[order][:-1]]] = True  # a later start of the same query
     hits = np.flatnonzero(again)
     return int(starts[hits[0]]) if len(hits) else None
+
+
+def _run_starts(codes: np.ndarray) -> np.ndarray:
+    """The rows where a run of equal codes begins (a query's lines, in a run grouped by query)."""
+    if not len(codes):
+        return np.zeros(0, dtype=np.intp)
+    return np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
 
 
 class ReadAhead(Iterator[T]):
@@ -168,8 +173,7 @@ def _compact(table: pa.Table) -> pa.Table:
     first appear (as read_run's): the codes remapped, no string decoded."""
     column = table["qid"].combine_chunks()
     codes = as_numpy(column.indices)
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1]))) if len(codes) else codes[:0]
-    used, first = np.unique(codes[starts], return_index=True)
+    used, first = np.unique(codes[_run_starts(codes)], return_index=True)
     used = used[np.argsort(first)]
     remap = np.zeros(len(column.dictionary), dtype=np.int32)
     remap[used] = np.arange(len(used), dtype=np.int32)

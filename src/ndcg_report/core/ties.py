@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.core.metrics import Evaluation, evaluate
+from ndcg_report.core.ranking import is_presorted, tie_members
 from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
@@ -76,18 +77,14 @@ def _queries_with_relevant_ties(run: pa.Table, qrels: pa.Table) -> pa.Table:
 
 def _tied_lines(codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """Mask of the lines that share their query code and score with another line."""
+    if not len(codes):
+        return np.zeros(0, dtype=bool)
     boundary = codes[1:] != codes[:-1]
-    if int(boundary.sum()) + 1 == np.count_nonzero(np.bincount(codes)) and bool(np.all(boundary | (scores[1:] <= scores[:-1]))):
-        same = ~boundary & (scores[1:] == scores[:-1])  # grouped by query in rank order, as runs are written
-        order = None
-    else:
-        order = np.lexsort((scores, codes))
-        same = (codes[order[1:]] == codes[order[:-1]]) & (scores[order[1:]] == scores[order[:-1]])
-    tied = np.zeros(len(codes), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    if order is not None:  # back from sorted positions to lines
-        tied[order] = tied.copy()
+    if is_presorted(codes, scores, boundary):  # grouped by query in rank order, as runs are written
+        return tie_members(~boundary & (scores[1:] == scores[:-1]))
+    order = np.lexsort((scores, codes))
+    tied = np.empty(len(codes), dtype=bool)
+    tied[order] = tie_members((codes[order[1:]] == codes[order[:-1]]) & (scores[order[1:]] == scores[order[:-1]]))
     return tied
 
 

@@ -213,10 +213,10 @@ def _load_bytes(path: Path) -> bytes:
         raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
 
 
-def _check_encoding(path: Path, data: bytes, lines_before: int = 0, at_start: bool | None = None) -> None:
+def _check_encoding(path: Path, data: bytes, lines_before: int = 0, at_start: bool = True) -> None:
     """Reject UTF-16/32 and other binary files before parsing (line numbers after lines_before; a
-    byte-order mark is looked for only in text at the start of the file, by default when lines_before is 0)."""
-    if (lines_before == 0 if at_start is None else at_start) and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    UTF-16 byte-order mark is looked for only if data is the start of the file)."""
+    if at_start and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(path, 1, "file is UTF-16 encoded, not UTF-8", "re-save it as UTF-8 text")
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -391,7 +391,7 @@ def _parse_in_chunks(path: Path, layout: _Layout) -> pa.Table:
     try:
         with open_maybe_gzip(path) as handle:
             for chunk in _whole_line_chunks(path, handle):
-                _check_encoding(path, chunk, lines_before)
+                _check_encoding(path, chunk, lines_before, at_start=lines_before == 0)
                 normalised = _normalise(chunk)
                 if normalised.strip():
                     tables.append(_parse_normalised(path, normalised, layout, lines_before))
