@@ -23,7 +23,8 @@ import pyarrow as pa
 from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, parse_cutoffs
 from ndcg_report.core.partitions import QueryRows, merge, qrels_only, rows_of
 from ndcg_report.errors import InputError
-from ndcg_report.inputs.columns import as_numpy, from_numpy
+from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
+from ndcg_report.inputs.pair_index import PairIndex
 from ndcg_report.inputs.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
 from ndcg_report.inputs.selection import group_by_query, select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
@@ -39,6 +40,9 @@ _GZIP_RATIO = 4  # how much larger a gzip run's text is than the file, for the e
 _TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth
 
 
+IndexedBlock = tuple[pa.Table, int, PairIndex, "tuple[int, int] | None"]
+
+
 class QueryNotContiguous(InputError):
     """A query's lines are in more than one place of the run, so it cannot be read in blocks of whole queries."""
 
@@ -49,13 +53,15 @@ def evaluate_streaming(
 ) -> Evaluation:
     """evaluate() of a run file read block_bytes of text at a time, in blocks of whole queries."""
     ks = parse_cutoffs(cutoffs)
-    with closing(ReadAhead(_query_blocks(run, block_bytes))) as blocks:  # reading starts now
+    # a pipeline of three threads: one reads and parses blocks, one indexes their pairs, this one evaluates
+    with (closing(ReadAhead(_query_blocks(run, block_bytes))) as parsed,  # reading starts now
+          closing(ReadAhead(map(_with_pair_index, parsed))) as blocks):
         qrels_read = load_qrels(qrels)  # while the first block is read
         return _evaluate_blocks(run, blocks, qrels_read, dict(cutoffs=ks, gain=gain, missing=missing,
                                                               no_relevant=no_relevant))
 
 
-def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
+def _evaluate_blocks(run: str | Path, blocks: Iterator[IndexedBlock],
                      qrels_read: Qrels, options: dict) -> Evaluation:
     """Each block checked (a query met again, a repeated pair) and evaluated against its own queries'
     qrels; the rows merged over those of the queries no block holds."""
@@ -63,7 +69,7 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
     seen: set[str] = set()
     grouped = group_by_query(qrels_read)
     base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
-    for block, rows_before in blocks:
+    for block, rows_before, pairs, found in blocks:
         qids = block["qid"].chunk(0).dictionary
         names = qids.to_pylist()
         row = first_return(as_numpy(block["qid"].chunk(0).indices), np.array([qid in seen for qid in names], dtype=bool))
@@ -75,7 +81,6 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
                                      "queries, so the run cannot be read in blocks of whole queries",
                                      f"{sort} or evaluate it in memory (--in-memory)")
         seen.update(names)
-        pairs, found = index_pairs(block)
         if found is not None:
             (first_file, first_line, first_at), (file, line, at) = (_where(Path(run), rows_before + row) for row in found)
             first = f"line {first_line}" if first_line is not None else f"{first_at.rstrip(': ')} of {first_file}"
@@ -86,6 +91,12 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[tuple[pa.Table, int]],
         part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(grouped, qids), **options)
         parts.append(rows_of(part))
     return merge(base, parts)
+
+
+def _with_pair_index(item: tuple[pa.Table, int]) -> IndexedBlock:
+    """(block, rows before it, the index of its pairs, its earliest-repeated pair or None)."""
+    block, rows_before = item
+    return (block, rows_before, *index_pairs(block))
 
 
 def _where(run: Path, row: int) -> tuple[str, int | None, str]:
@@ -171,7 +182,7 @@ def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table,
 def _compact(table: pa.Table) -> pa.Table:
     """The table in one chunk, its qid dictionary holding only the qids of its rows, in the order they
     first appear (as read_run's): the codes remapped, no string decoded."""
-    column = table["qid"].combine_chunks()
+    column = one_array(table["qid"])
     codes = as_numpy(column.indices)
     used, first = np.unique(codes[_run_starts(codes)], return_index=True)
     used = used[np.argsort(first)]
