@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.inputs.columns import as_numpy, as_numpy_or, column_numpy, from_numpy
+from ndcg_report.inputs.columns import as_numpy, as_numpy_or, column_numpy, from_numpy, one_array
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.pair_index import PairIndex, candidate_matches
 from ndcg_report.core.ranking import rank_within_query
@@ -200,7 +200,7 @@ def evaluate(
 
     judged_rows, judged_labels = _judged_run_lines(run_to_code, run_codes_local, run, run_pairs,
                                                    qrels_codes, qrels, qrels_pairs)
-    ranks = rank_within_query(run_codes_local, column_numpy(run, "score"), run["docid"].combine_chunks(),
+    ranks = rank_within_query(run_codes_local, column_numpy(run, "score"), one_array(run["docid"]),
                               judged_rows, n_queries=len(run_qids))
     num_ret = np.zeros(n_qrels_q, dtype=np.int64)
     num_ret[run_to_code[~run_only]] = ranks.lines_per_query[: len(run_qids)][~run_only]
@@ -281,7 +281,7 @@ def _sums_below_cutoffs(
 
 def _qid_codes(table: pa.Table) -> tuple[pa.Array, np.ndarray]:
     """(the distinct qids, an Arrow string array; the code of each row into it)."""
-    column = table["qid"].combine_chunks()
+    column = one_array(table["qid"])
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
     return column.dictionary, as_numpy(column.indices)

@@ -13,12 +13,18 @@ _NUMPY_TYPES = {
 }
 
 
+def one_array(column: pa.ChunkedArray) -> pa.Array:
+    """A chunked array as one array: its only chunk as it is (combine_chunks copies even that), else
+    the chunks concatenated."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
 def as_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """The values of a null-free numeric or boolean array (booleans as bool); zero-copy if possible."""
     if isinstance(values, pa.ChunkedArray):
         if values.num_chunks == 0:  # combine_chunks would build an empty array with pa.array (see strings)
             return np.zeros(0, dtype=bool if pa.types.is_boolean(values.type) else _NUMPY_TYPES[values.type])
-        values = values.combine_chunks()
+        values = one_array(values)
     if pa.types.is_boolean(values.type):
         values = pc.cast(values, pa.uint8())
         return as_numpy(values).astype(bool)

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-from ndcg_report.inputs.columns import as_numpy
+from ndcg_report.inputs.columns import as_numpy, one_array
 
 _ROWS_PER_SLICE = 1 << 20  # bounds the temporaries; slices run on threads (NumPy releases the GIL)
 _MAX_THREADS = 4
@@ -31,7 +31,7 @@ def string_fingerprints(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
 def pair_keys(qids: pa.Array | pa.ChunkedArray, docids: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A uint64 key per row of (qid, docid) strings: the docid's fingerprint seeded by the qid's."""
     if isinstance(qids, pa.ChunkedArray):
-        qids = qids.combine_chunks() if qids.num_chunks else pa.array([], qids.type)
+        qids = one_array(qids) if qids.num_chunks else pa.array([], qids.type)
     if not pa.types.is_dictionary(qids.type):
         qids = qids.dictionary_encode()
     return _fingerprints(docids, string_fingerprints(qids.dictionary), as_numpy(qids.indices))
@@ -40,7 +40,7 @@ def pair_keys(qids: pa.Array | pa.ChunkedArray, docids: pa.Array | pa.ChunkedArr
 def _fingerprints(strings: pa.Array | pa.ChunkedArray, seed_words: np.ndarray | None, seed_codes: np.ndarray | None) -> np.ndarray:
     """Fingerprints of strings, row i seeded by seed_words[seed_codes[i]] (no seed if None)."""
     if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks() if strings.num_chunks else pa.array([], strings.type)
+        strings = one_array(strings) if strings.num_chunks else pa.array([], strings.type)
     n = len(strings)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
+from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array, strings
 from ndcg_report.inputs.trec import Qrels, index_pairs
 
 
@@ -25,7 +25,7 @@ class QrelsByQuery:
 
 def group_by_query(qrels: Qrels) -> QrelsByQuery:
     """The qrels' rows grouped by query (one stable sort of the query codes, done once)."""
-    column = qrels.table["qid"].combine_chunks()
+    column = one_array(qrels.table["qid"])
     codes = as_numpy(column.indices)
     order = np.argsort(codes, kind="stable")
     starts = np.searchsorted(codes[order], np.arange(len(column.dictionary) + 1))
@@ -43,7 +43,7 @@ def select_queries(qrels: Qrels | QrelsByQuery, qids: pa.Array) -> Qrels:
     positions = np.arange(int(sizes.sum())) + np.repeat(grouped.starts[wanted] - np.cumsum(sizes) + sizes, sizes)
     rows = np.sort(grouped.order[positions])
     selected = table.take(from_numpy(rows))
-    qid = selected["qid"].combine_chunks().dictionary_decode().dictionary_encode()  # only the selected queries
+    qid = one_array(selected["qid"]).dictionary_decode().dictionary_encode()  # only the selected queries
     selected = selected.set_column(selected.column_names.index("qid"), "qid", qid).combine_chunks()
     pairs, _ = index_pairs(selected)  # the qrels have no repeated pair: read_qrels checked them
     return Qrels(path=grouped.qrels.path, table=selected, pairs=pairs)
