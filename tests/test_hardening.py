@@ -216,7 +216,14 @@ def test_08_a_file_wrong_from_its_start_fails_on_a_bounded_prefix(tmp_path, monk
     def no_full_read(*args, **kwargs):
         raise AssertionError("the whole file was parsed")
 
-    monkeypatch.setattr(trec, "_parse", no_full_read)
+    parse = trec._parse
+
+    def prefix_only(source, layout):  # the prefix check parses at most _PREFIX_BYTES of text
+        if not isinstance(source, bytes) or len(source) > trec._PREFIX_BYTES:
+            no_full_read()
+        return parse(source, layout)
+
+    monkeypatch.setattr(trec, "_parse", prefix_only)
     monkeypatch.setattr(trec, "_parse_in_chunks", no_full_read)
     for path in (garbage, bomb):
         with pytest.raises(InputError, match=r":1: expected 6 columns"):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ndcg_report import InputError, evaluate, read_qrels, read_run, read_topics
 
@@ -216,3 +218,22 @@ def test_topic_ids_with_white_space_are_rejected(tmp_path):
     path = write(tmp_path / "topics", "q1\tcats\nq 2\tdogs\n")
     with pytest.raises(InputError, match=r"topics:2: topic id 'q 2' contains white space"):
         read_topics(path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text("ab ", max_size=12), st.sampled_from(["\n", "\r\n", "\r"])), max_size=30),
+       st.text("ab", max_size=5), st.integers(1, 40), st.booleans())
+def test_text_is_cut_into_whole_lines_whatever_the_line_ends(tmp_path_factory, lines, tail, chunk_bytes, gzipped):
+    from ndcg_report.inputs import trec
+
+    text = ("".join(line + end for line, end in lines) + tail).encode()
+    path = tmp_path_factory.mktemp("chunks") / "text"
+    path.write_bytes(gzip.compress(text) if gzipped else text)
+    with trec.open_maybe_gzip(path) as handle:
+        pieces = list(trec._whole_line_chunks(path, handle, chunk_bytes))
+    assert b"".join(pieces) == text and all(pieces)
+    longest = max([len(line) + 2 for line, _ in lines] + [len(tail)])
+    assert all(len(piece) <= 3 * chunk_bytes + 2 * longest for piece in pieces)  # memory bounded by the chunk size
+    ends = [len(b"".join(pieces[: i + 1])) for i in range(len(pieces) - 1)]
+    for end in ends:  # every piece but the last ends a line, never between the \r and \n of a \r\n
+        assert text[end - 1: end] in (b"\n", b"\r") and text[end - 1: end + 1] != b"\r\n"

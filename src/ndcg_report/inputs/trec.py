@@ -370,18 +370,12 @@ def _prefix_problem(path: Path, layout: _Layout) -> InputError | None:
     if end < 0:
         return None  # not one whole line yet: a long line, left to the full read
     text = prefix[: end + 1]
-    try:
+    try:  # a clean prefix is read by pyarrow as it is, in milliseconds; only others are normalised and diagnosed
         _check_encoding(path, text)
+        _parse_chunk(path, text, layout, 0)
     except InputError as exc:
-        return exc
-    normalised = _normalise(text)
-    try:  # pyarrow reads a good prefix in milliseconds; only a prefix it refuses is read line by line
-        if _looks_clean(_parse_blocks(normalised, layout, _BLOCK_SIZE)):  # the prefix fits one block
-            return None
-    except pa.ArrowInvalid:
-        pass
-    problem = _diagnose(path, normalised, layout, None)
-    return problem if problem.line is not None else None
+        return exc if exc.line is not None else None
+    return None
 
 
 def _parse_in_chunks(path: Path, layout: _Layout) -> pa.Table:
@@ -472,23 +466,32 @@ def _parse_normalised(path: Path, normalised: bytes, layout: _Layout, lines_befo
 
 def _whole_line_chunks(path: Path, handle: IO[bytes], chunk_bytes: int | None = None) -> Iterator[bytes]:
     """The file's text in pieces of about _CHUNK_BYTES that end at a line end (the last one may not);
-    InputError for a line longer than _MAX_BLOCK."""
+    InputError for a line longer than _MAX_BLOCK. A piece's last line is finished with readline, which
+    copies nothing; text without \\n line ends is cut at its last \\r, the rest carried over."""
     carry = b""
-    offset = 0  # bytes of text before `carry`
+    offset = 0  # bytes of text before `data`
     chunk_bytes = chunk_bytes or _CHUNK_BYTES
     while data := handle.read(chunk_bytes):
-        data = carry + data if carry else data
-        search_end = len(data) - 1 if data.endswith(b"\r") else len(data)  # a final \r may start \r\n
-        end = max(data.rfind(b"\n", 0, search_end), data.rfind(b"\r", 0, search_end))
-        if end < 0:
-            if len(data) > _MAX_BLOCK:
-                raise InputError(path, _lines_before(path, offset) + 1, f"a line longer than {_MAX_BLOCK >> 20} MiB",
-                                 "split or remove it: no run or qrels line is that long")
-            carry = data
-            continue
-        carry, piece = data[end + 1:], data[: end + 1]
-        offset += len(piece)
-        yield piece
+        data, carry = (carry + data if carry else data), b""
+        newline = data.rfind(b"\n")
+        if newline >= 0:
+            if newline < len(data) - 1:  # finish the last line (a lone \r inside it ends a line too: fine)
+                rest = handle.readline(chunk_bytes)
+                if rest.endswith(b"\n"):
+                    data += rest
+                else:  # no \n within a chunk's length: cut at the last one, carry the rest
+                    data, carry = data[: newline + 1], data[newline + 1:] + rest
+        else:  # no \n yet: lone \r line ends, or a long line
+            end = data.rfind(b"\r", 0, len(data) - 1)  # a final \r may start a \r\n
+            if end < 0:
+                if len(data) > _MAX_BLOCK:
+                    raise InputError(path, _lines_before(path, offset) + 1, f"a line longer than {_MAX_BLOCK >> 20} MiB",
+                                     "split or remove it: no run or qrels line is that long")
+                carry = data
+                continue
+            carry, data = data[end + 1:], data[: end + 1]
+        offset += len(data)
+        yield data
     if carry:
         yield carry
 
