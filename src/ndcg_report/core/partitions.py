@@ -10,7 +10,7 @@ the rows of the queries it retrieved and its query ids, and the merge checks no 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import partial
@@ -23,9 +23,8 @@ import pyarrow.compute as pc
 from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Cutoff, Evaluation, QueryCounts, evaluate, parse_cutoffs
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
-from ndcg_report.inputs.selection import select_queries
+from ndcg_report.inputs.selection import QrelsByQuery, select_queries
 from ndcg_report.inputs.parquet import no_rows_error, parquet_files, parquet_row_count
-from ndcg_report.inputs.tables import QrelsLike, load_qrels
 from ndcg_report.inputs.trec import Qrels, Run, index_pairs, read_qrels, read_run
 
 PER_QUERY = ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged")
@@ -60,39 +59,38 @@ def rows_of(evaluation: Evaluation) -> QueryRows:
                      tied_lines=evaluation.tied_lines)
 
 
-def merge(base: Evaluation, parts: Iterable[QueryRows]) -> Evaluation:
-    """One Evaluation from parts whose queries are disjoint: their rows over base's, where base is
-    any evaluation against the same qrels with the same options (queries no part retrieved keep
-    base's rows, which then depend on the qrels only)."""
+def merge(parts: Iterable[QueryRows], absent: Evaluation) -> Evaluation:
+    """One Evaluation from parts whose queries are disjoint and `absent` (see absent_queries): the
+    evaluation against the same qrels, with the same options, of the qrels queries no part retrieved.
+    Rows in trec_eval's qid order, as evaluate() of the whole run gives them."""
     parts = list(parts)
-    arrays = {name: getattr(base, name).copy() for name in PER_QUERY}
-    qids = [part.qids for part in parts if len(part.qids)]
-    if qids:
-        wanted = strings(np.concatenate(qids).tolist())
-        positions = pc.index_in(wanted, value_set=strings(base.qids.tolist()))
-        if positions.null_count:  # pragma: no cover - parts are evaluated against base's qrels
-            raise ValueError("a part holds rows of a query that is not in the qrels")
-        positions = as_numpy(positions).astype(np.intp)
-        for name in PER_QUERY:
-            arrays[name][positions] = np.concatenate([part.values[name] for part in parts if len(part.qids)])
+    holding = [part for part in parts if len(part.qids)]  # a part may hold only queries not in the qrels
+    qids = np.concatenate([part.qids for part in holding] + [absent.qids])
+    order = as_numpy(pc.sort_indices(strings(qids.tolist())))  # byte order of the ids, as evaluate sorts them
+    arrays = {name: np.concatenate([part.values[name] for part in holding] + [getattr(absent, name)])[order]
+              for name in PER_QUERY}
     in_run, averaged, has_relevant = arrays["in_run"], arrays["averaged"], arrays["num_rel"] > 0
     counts = QueryCounts(
-        in_run=sum(part.run_queries for part in parts), in_qrels=len(base.qids), in_both=int(in_run.sum()),
+        in_run=sum(part.run_queries for part in parts), in_qrels=len(qids), in_both=int(in_run.sum()),
         missing=int((~in_run & has_relevant).sum()), no_relevant=int((~has_relevant).sum()),
         run_only=sum(part.run_only for part in parts), averaged=int(averaged.sum()),
     )
-    return Evaluation(qids=base.qids, **arrays, counts=counts, cutoffs=base.cutoffs, gain=base.gain,
-                      missing=base.missing, no_relevant=base.no_relevant,
+    return Evaluation(qids=qids[order], **arrays, counts=counts, cutoffs=absent.cutoffs, gain=absent.gain,
+                      missing=absent.missing, no_relevant=absent.no_relevant,
                       tied_lines=sum(part.tied_lines for part in parts))
 
 
-def qrels_only(qrels: QrelsLike, cutoffs: tuple[Cutoff, ...], gain: str, missing: str, no_relevant: str) -> Evaluation:
-    """evaluate() of a run that retrieved nothing: every qrels query's rows as if absent from the run."""
+def absent_queries(qrels: Qrels | QrelsByQuery, retrieved: Collection[str], cutoffs: tuple[Cutoff, ...], gain: str,
+                   missing: str, no_relevant: str) -> Evaluation:
+    """evaluate() of a run that retrieved nothing against the qrels of the queries not in `retrieved`:
+    their rows depend on the qrels only."""
+    table = (qrels.qrels if isinstance(qrels, QrelsByQuery) else qrels).table
+    dictionary = table["qid"].chunk(0).dictionary.to_pylist() if table.num_rows else []
     empty = pa.table({"qid": strings([]).dictionary_encode(), "docid": strings([]),
                       "score": from_numpy(np.zeros(0))}).combine_chunks()
     pairs, _ = index_pairs(empty)
-    return evaluate(Run(path="", table=empty, tag="", pairs=pairs), load_qrels(qrels), cutoffs, gain, missing,
-                    no_relevant)
+    absent = select_queries(qrels, strings([qid for qid in dictionary if qid not in retrieved]))
+    return evaluate(Run(path="", table=empty, tag="", pairs=pairs), absent, cutoffs, gain, missing, no_relevant)
 
 
 def evaluate_partition(file: str, qrels: str, cutoffs: tuple[Cutoff, ...], gain: str, missing: str,
@@ -121,14 +119,14 @@ def evaluate_partitioned(run: str | Path, qrels: Qrels, executor: Executor, cuto
     if not qrels.path:
         raise ParameterError("the qrels must be a file the tasks can read, not a table")
     files = [os.path.abspath(file) for file in parquet_files(Path(run))]  # tasks may run in another folder
-    base = qrels_only(qrels, ks, gain, missing, no_relevant)
     task = partial(evaluate_partition, qrels=os.path.abspath(qrels.path), cutoffs=ks, gain=gain, missing=missing,
                    no_relevant=no_relevant)
     partitions = list(executor.map(task, files))
     check_partitioned_by_query(partitions)
     if not any(len(partition.run_qids) for partition in partitions):
         raise no_rows_error(Path(run), len(files), "run")
-    return merge(base, [partition.rows for partition in partitions])
+    retrieved = set().union(*(partition.run_qids.tolist() for partition in partitions))
+    return merge([partition.rows for partition in partitions], absent_queries(qrels, retrieved, ks, gain, missing, no_relevant))
 
 
 def check_partitioned_by_query(partitions: Sequence[Partition]) -> None:

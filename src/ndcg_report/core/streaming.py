@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, parse_cutoffs
-from ndcg_report.core.partitions import QueryRows, merge, qrels_only, rows_of
+from ndcg_report.core.partitions import QueryRows, absent_queries, merge, rows_of
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
 from ndcg_report.inputs.pair_index import PairIndex
@@ -68,7 +68,6 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[IndexedBlock],
     parts: list[QueryRows] = []
     seen: set[str] = set()
     grouped = group_by_query(qrels_read)
-    base = qrels_only(qrels_read, **options)  # queries absent from every block: rows that depend on the qrels only
     for block, rows_before, pairs, found in blocks:
         qids = block["qid"].chunk(0).dictionary
         names = qids.to_pylist()
@@ -90,7 +89,7 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[IndexedBlock],
         # only the block's queries of the qrels: a block costs its own size, not the whole qrels' again
         part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(grouped, qids), **options)
         parts.append(rows_of(part))
-    return merge(base, parts)
+    return merge(parts, absent_queries(grouped, seen, **options))
 
 
 def _with_pair_index(item: tuple[pa.Table, int]) -> IndexedBlock:
