@@ -187,12 +187,12 @@ def evaluate(
     run, run_pairs = run_input.table, run_input.pairs
     qrels, qrels_pairs = qrels_input.table, qrels_input.pairs
 
-    qrels_qids, qrels_codes = _qid_codes(qrels)
+    qrels_qids, qrels_codes = qid_codes(qrels)
     order = as_numpy(pc.sort_indices(qrels_qids))  # byte order of the ids, as trec_eval prints them
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
     qrels_qids, qrels_codes = qrels_qids.take(from_numpy(order)), position[qrels_codes]  # codes in that order
-    run_qids, run_codes_local = _qid_codes(run)
+    run_qids, run_codes_local = qid_codes(run)
     n_qrels_q = len(qrels_qids)
     run_to_code = as_numpy_or(pc.index_in(run_qids, value_set=qrels_qids), -1).astype(np.intp)
     run_only = run_to_code < 0
@@ -279,7 +279,7 @@ def _sums_below_cutoffs(
     return np.column_stack(sums).astype(np.float64, copy=False), np.column_stack(counts).astype(np.int64, copy=False)
 
 
-def _qid_codes(table: pa.Table) -> tuple[pa.Array, np.ndarray]:
+def qid_codes(table: pa.Table) -> tuple[pa.Array, np.ndarray]:
     """(the distinct qids, an Arrow string array; the code of each row into it)."""
     column = one_array(table["qid"])
     if not pa.types.is_dictionary(column.type):

@@ -16,9 +16,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.core.metrics import Evaluation, evaluate
+from ndcg_report.core.metrics import Evaluation, evaluate, qid_codes
 from ndcg_report.core.ranking import is_presorted, tie_members
-from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy, one_array
+from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
 
@@ -60,10 +60,7 @@ def tie_range(run: RunLike, qrels: QrelsLike, cutoffs: str | list | tuple, gain:
 
 def _queries_with_relevant_ties(run: pa.Table, qrels: pa.Table) -> pa.Table:
     """The lines of the run's queries in which a line with label > 0 shares its score with another line."""
-    column = one_array(run["qid"])
-    if not pa.types.is_dictionary(column.type):
-        column = column.dictionary_encode()
-    codes = as_numpy(column.indices)
+    _, codes = qid_codes(run)
     tied = np.flatnonzero(_tied_lines(codes, column_numpy(run, "score")))
     if len(tied) == 0:
         return run.slice(0, 0)
