@@ -14,6 +14,7 @@ from ndcg_report.errors import BuildError, InputError, ParameterError
 
 if TYPE_CHECKING:
     from ndcg_report.core.metrics import Evaluation
+    from ndcg_report.core.partitions import Options
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -54,17 +55,39 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _add_metric_options(parser: argparse.ArgumentParser) -> None:
+def _add_metric_options(parser: argparse.ArgumentParser, report: bool = False) -> None:
+    from ndcg_report.core.presets import help_text
+
     parser.add_argument(
-        "-k", "--cutoffs", default="1,3,5,10,20,100,1000",
-        help="comma-separated cut-offs; 'all' means no cut-off",
+        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        help="a measure to compute, repeatable: trec_eval's names (ndcg_cut.10,100 recall.1000 map recip_rank P.10 "
+             "map_cut.100 Rprec success.1,5 num_rel_ret all_trec) or ir_measures' (nDCG@10 R@1000 AP RR@10 P@10 "
+             "AP@100), several in one value separated by spaces; a family named without a cut-off takes -k, else "
+             "trec_eval's default cut-offs (default: nDCG at -k)")
+    parser.add_argument(
+        "-k", "--cutoffs", default=None,
+        help="comma-separated cut-offs of nDCG (without -m or --preset) or of the families named without one; "
+             "'all' means no cut-off (default: 1,3,5,10,20,100,1000)",
     )
+    parser.add_argument("-l", "--rel-level", default=None, dest="rel_level", metavar="N",
+                        help="relevance level, trec_eval's -l: the binary measures (P, R, AP, RR, Rprec, Success) "
+                             "count a label >= N as relevant; nDCG always uses the graded labels (default: 1, or "
+                             "the preset's)")
+    parser.add_argument("--preset", default="", metavar="NAME",
+                        help=f"a published measure set, before any -m: {help_text()}")
+    if report:
+        parser.add_argument("--headline", default="", metavar="MEASURE",
+                            help="the measure of the verdicts, the pairwise tests and the figures (default: the "
+                                 "preset's, else nDCG@10 if computed, else the first measure)")
     parser.add_argument("--gain", default="linear", choices=("linear", "exponential"),
                         help="linear: gain = label (trec_eval); exponential: 2**label - 1")
     parser.add_argument("--missing", default="zero", choices=("zero", "skip"),
                         help="queries with relevant docs that the run lacks: score 0 (trec_eval -c) or leave out")
-    parser.add_argument("--no-relevant", default="skip", choices=("skip", "zero"), dest="no_relevant",
-                        help="queries with nothing relevant in qrels: leave out or score 0 (trec_eval)")
+    parser.add_argument("--no-relevant", default=None, choices=("skip", "zero"), dest="no_relevant",
+                        help="queries with nothing relevant in qrels (for nDCG: no positive label; for the binary "
+                             "measures: none at the relevance level): leave out, or score 0 as trec_eval does "
+                             + ("(default: skip)" if report else
+                                "(default: skip; zero with --format trec, which averages as trec_eval does)"))
 
 
 def _add_bm25_options(parser: argparse.ArgumentParser, corpus_only: bool = False) -> None:
@@ -116,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--corpus", default="", help="JSON-lines corpus: build (and cache) a BM25 baseline from it")
     build.add_argument("--topics", default="", help="qid<TAB>query text: shown in the tables; required with --corpus")
     _add_bm25_options(build, corpus_only=True)
-    _add_metric_options(build)
+    _add_metric_options(build, report=True)
     build.add_argument("--name", default="", help="report title (default: made from the system names)")
     build.add_argument("--run-name", default="", help="display name of the one run (default: its run tag); "
                                                       "with several runs, use --run NAME=PATH")
@@ -198,9 +221,10 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
             runs = [(check_name(args.run_name, "--run-name"), runs[0][1])]
         values = dict(
             runs=[{"name": name, "path": path} for name, path in runs], qrels=args.qrels, baseline=args.baseline,
-            corpus=args.corpus, topics=args.topics, ks=args.cutoffs, gain=args.gain, missing=args.missing,
-            no_relevant=args.no_relevant, title=args.name, seed=args.seed, baseline_name=args.baseline_name,
-            command=command,
+            corpus=args.corpus, topics=args.topics, ks=args.cutoffs or "", gain=args.gain, missing=args.missing,
+            no_relevant=args.no_relevant or "skip", title=args.name, seed=args.seed, baseline_name=args.baseline_name,
+            command=command, measures=" ".join(args.measures or []), preset=args.preset,
+            rel_level="" if args.rel_level is None else args.rel_level, headline=args.headline,
         )
         given = [option for option, value in (("--k1", args.k1), ("--b", args.b), ("--top-k", args.top_k),
                                                ("--cache-dir", args.cache_dir)) if value not in (None, "")]
@@ -256,35 +280,41 @@ def _log(message: str) -> None:
 
 def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     """Evaluate, then render in chunks; nothing is printed until the evaluation has succeeded."""
-    from ndcg_report.core.metrics import parse_cutoffs
     from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
+    from ndcg_report.core.partitions import Options
+    from ndcg_report.core.presets import measure_set
 
-    cutoffs = parse_cutoffs(args.cutoffs)
+    asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
+    # trec_eval's layout averages as trec_eval does, unless told otherwise; csv and json leave such queries out
+    no_relevant = args.no_relevant or ("zero" if args.format == "trec" else "skip")
+    options = Options(asked.measures, asked.rel_level, args.gain, args.missing, no_relevant)
     if args.dask:
-        evaluation = _evaluate_on_cluster(args, cutoffs)
+        evaluation = _evaluate_on_cluster(args, options)
     elif _streams(args):
-        from ndcg_report.core.streaming import QueryNotContiguous, evaluate_streaming, fits_in_memory
+        from ndcg_report.core.streaming import QueryNotContiguous, evaluate_streaming
 
         try:
-            evaluation = evaluate_streaming(args.run, args.qrels, cutoffs, args.gain, args.missing,
-                                            args.no_relevant)
+            evaluation = evaluate_streaming(args.run, args.qrels, None, args.gain, args.missing, no_relevant,
+                                            measures=options.measures, rel_level=options.rel_level)
         except QueryNotContiguous:
             if args.reading == "stream" or not fits_in_memory(args.run):
                 raise
             print(f"ndcg-report: note: {args.run} lists a query's lines in more than one place, so it cannot be "
                   "read in blocks of whole queries; evaluating it in memory", file=sys.stderr)
-            evaluation = _evaluate_in_memory(args, cutoffs)
+            evaluation = _evaluate_in_memory(args, options)
     else:
-        evaluation = _evaluate_in_memory(args, cutoffs)
+        evaluation = _evaluate_in_memory(args, options)
     if evaluation.counts.in_both == 0:
         raise InputError(args.run, None, f"no query in common with the qrels {args.qrels}",
                          "check that the run and the qrels are for the same topics")
     if evaluation.counts.averaged == 0:
         print(f"ndcg-report: warning: no query was averaged, so the means are nan: none of the "
               f"{evaluation.counts.in_both} queries in both files has a relevant document in {args.qrels} "
-              f"(--no-relevant {args.no_relevant}); --no-relevant zero averages them as 0", file=sys.stderr)
+              f"(--no-relevant {no_relevant}); --no-relevant zero averages them as 0", file=sys.stderr)
+    elif args.format == "trec":
+        _note_trec_averaging(evaluation, args.no_relevant)
     if args.format == "trec":
         return trec_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
     if args.format == "csv":
@@ -292,11 +322,37 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     return json_chunks(evaluation, args.per_query, args.digits)
 
 
-def _evaluate_in_memory(args: argparse.Namespace, cutoffs: tuple) -> Evaluation:
+def fits_in_memory(run: str) -> bool:
+    from ndcg_report.core.streaming import fits_in_memory as fits
+
+    return fits(run)
+
+
+def _note_trec_averaging(evaluation: Evaluation, given: str | None) -> None:
+    """A note on stderr where the `all` rows of --format trec are not averaged as csv and json average
+    them (queries with nothing relevant: trec_eval scores them 0, the default elsewhere leaves them out)."""
+    from ndcg_report.core.measures import level_text
+
+    graded, binary = evaluation.counts.no_relevant, evaluation.counts.below_level
+    kinds = {measure.kind for measure in evaluation.measures}
+    parts = ([f"{graded} with no positive label (nDCG)"] if graded and "graded" in kinds else []) + (
+        [f"{binary} with no label >= {level_text(evaluation.rel_level)} (binary measures)"]
+        if binary and "binary" in kinds else [])
+    if not parts:
+        return
+    queries = " and ".join(parts)
+    if given is None:
+        print(f"ndcg-report: note: the all rows average as trec_eval -c does: the judged queries {queries} count as 0; "
+              "--format csv and json leave them out of the means unless given --no-relevant zero", file=sys.stderr)
+    elif given == "skip":
+        print(f"ndcg-report: note: with --no-relevant skip the all rows leave out the judged queries {queries}, so "
+              "they differ from trec_eval's, which counts them as 0", file=sys.stderr)
+
+
+def _evaluate_in_memory(args: argparse.Namespace, options: "Options") -> Evaluation:
     """The whole run read at once, the qrels on a thread meanwhile (NumPy and pyarrow release the GIL)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ndcg_report.core.metrics import evaluate
     from ndcg_report.inputs.trec import read_qrels, read_run
 
     with ThreadPoolExecutor(1) as pool:
@@ -305,10 +361,10 @@ def _evaluate_in_memory(args: argparse.Namespace, cutoffs: tuple) -> Evaluation:
             run = read_run(args.run)
         finally:
             qrels = qrels_read.result()  # a bad qrels file is reported first, as if read first
-    return evaluate(run, qrels, cutoffs, args.gain, args.missing, args.no_relevant)
+    return options.evaluate(run, qrels)
 
 
-def _evaluate_on_cluster(args: argparse.Namespace, cutoffs: tuple) -> Evaluation:
+def _evaluate_on_cluster(args: argparse.Namespace, options: "Options") -> Evaluation:
     """eval --dask: the Parquet run's files evaluated one task each on the cluster, merged here."""
     from pathlib import Path
 
@@ -330,8 +386,7 @@ def _evaluate_on_cluster(args: argparse.Namespace, cutoffs: tuple) -> Evaluation
     qrels = read_qrels(args.qrels)  # so is a bad qrels file (the workers read it again)
     client = connect(args.dask)
     try:
-        return evaluate_partitioned(run, qrels, client.get_executor(pure=False), cutoffs, args.gain, args.missing,
-                                    args.no_relevant)
+        return evaluate_partitioned(run, qrels, client.get_executor(pure=False), options)
     except LOST as exc:
         raise BuildError(f"step worker failed: {lost_message(exc)}") from None
     finally:

@@ -1,4 +1,10 @@
-"""NDCG@k per query and over queries, exactly as trec_eval's ndcg_cut, all cut-offs in one pass."""
+"""Every measure of a run per query and over queries, exactly as trec_eval 10 computes them
+(`trec_eval -c -q -l N`), all measures and cut-offs in one pass over the judged lines of the run.
+
+The ranking is trec_eval's (core/ranking.py). NDCG takes the graded labels as gains whatever the
+relevance level; the binary measures (P, R, AP, RR, Rprec, Success) count a document relevant when
+its label >= the relevance level. Only the run lines that have a judgement are ranked and summed.
+"""
 
 from __future__ import annotations
 
@@ -10,18 +16,21 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.inputs.columns import as_numpy, as_numpy_or, column_numpy, from_numpy, one_array
-from ndcg_report.errors import ParameterError
-from ndcg_report.inputs.pair_index import PairIndex, candidate_matches
+from ndcg_report.core.measures import (
+    DEFAULT_CUTOFFS, MAX_CUTOFF, Measure, MeasureSet, level_text, measure_of, parse_cutoffs, resolve_measures,
+)
 from ndcg_report.core.ranking import rank_within_query
+from ndcg_report.errors import ParameterError
+from ndcg_report.inputs.columns import as_numpy, as_numpy_or, column_numpy, from_numpy, one_array
+from ndcg_report.inputs.pair_index import PairIndex, candidate_matches
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
 if TYPE_CHECKING:
     import pandas as pd
 
+__all__ = ["DEFAULT_CUTOFFS", "MAX_CUTOFF", "Evaluation", "QueryCounts", "evaluate", "parse_cutoffs", "qid_codes"]
+
 Cutoff = int | Literal["all"]
-DEFAULT_CUTOFFS: tuple[Cutoff, ...] = (1, 3, 5, 10, 20, 100, 1000)
-MAX_CUTOFF = 1_000_000_000  # deeper than any run; larger numbers overflow the rank arithmetic
 GAINS = ("linear", "exponential")
 MISSING_POLICIES = ("zero", "skip")
 NO_RELEVANT_POLICIES = ("skip", "zero")
@@ -34,115 +43,139 @@ class QueryCounts:
     in_run: int
     in_qrels: int
     in_both: int
-    missing: int  # in qrels with something relevant, not in the run
+    missing: int  # in qrels with something relevant (label > 0), not in the run
     no_relevant: int  # in qrels with nothing relevant (IDCG = 0)
     run_only: int  # in the run, not in qrels: ignored
-    averaged: int
+    averaged: int  # averaged in at least one measure
+    below_level: int = 0  # in qrels with no label >= the relevance level (the binary measures' "nothing relevant")
 
 
 @dataclass(frozen=True, eq=False)
 class Evaluation:
-    """NDCG@k of one run: arrays per qrels query (rows, in trec_eval's qid order) and cut-off (columns).
-
-    ndcg is NaN for queries left out of the mean. `per_query` and `summary` give the same as
-    DataFrames: per_query one row per qid and k (qid, k, num_ret, num_rel, dcg, idcg, ndcg, judged,
-    in_run, averaged); summary one row per k (n, mean, median, std of ndcg, sample std with
-    ddof=1, and mean judged@k).
+    """Every measure of one run: arrays per qrels query (rows, in trec_eval's qid order) and measure
+    (columns, `measures`). `values[q, j]` is the value of measures[j] for query q; `averaged[q, j]`
+    says whether it enters the mean (see `evaluate` for which queries do). dcg and idcg have one
+    column per nDCG measure (ndcg_columns), judged one per cut-off in `depths` (share of the top k
+    with a label; None: of all retrieved). `per_query` and `summary` give the same as DataFrames.
     """
 
     qids: np.ndarray
     num_ret: np.ndarray
-    num_rel: np.ndarray
+    num_rel: np.ndarray  # judged relevant at the relevance level (trec_eval's num_rel)
+    num_rel_graded: np.ndarray  # judged with a positive label (gain > 0)
     in_run: np.ndarray
+    measures: tuple[Measure, ...]
+    values: np.ndarray
     averaged: np.ndarray
     dcg: np.ndarray
     idcg: np.ndarray
-    ndcg: np.ndarray
+    depths: tuple[int | None, ...]
     judged: np.ndarray
     counts: QueryCounts
-    cutoffs: tuple[Cutoff, ...]
     gain: str
     missing: str
     no_relevant: str
+    rel_level: float
     tied_lines: int
+
+    # --- columns ---------------------------------------------------------------------------
 
     @property
     def labels(self) -> list[str]:
-        """The cut-off labels, in column order."""
-        return [cutoff_label(k) for k in self.cutoffs]
+        """The measure labels ('nDCG@10', 'AP'), in column order."""
+        return [measure.label for measure in self.measures]
 
-    def mean(self, k: Cutoff) -> float:
-        """Mean NDCG@k over the averaged queries (NaN if there are none)."""
-        values = self.ndcg[self.averaged, self.labels.index(cutoff_label(k))]
+    @property
+    def ndcg_columns(self) -> list[int]:
+        """The columns of the nDCG measures, in the order of the dcg and idcg columns."""
+        return [j for j, measure in enumerate(self.measures) if measure.measure == "nDCG"]
+
+    @property
+    def cutoffs(self) -> tuple[Cutoff, ...]:
+        """The cut-offs of the nDCG measures ('all' for nDCG without one): the -k of an nDCG-only evaluation."""
+        return tuple("all" if self.measures[j].k is None else self.measures[j].k for j in self.ndcg_columns)
+
+    def measure(self, value: "Measure | str | int | None") -> Measure:
+        """The measure `value` names (a Measure, 'RR@10', 'ndcg_cut_10', or an nDCG cut-off such as 10)."""
+        return measure_of(self.measures[0] if value is None else value, self.measures)
+
+    def column(self, value: "Measure | str | int | None") -> int:
+        """The column of the measure `value` names (see `measure`)."""
+        return self.measures.index(self.measure(value))
+
+    def column_values(self, value: "Measure | str | int | None") -> np.ndarray:
+        """The values of one measure for every query, NaN where the query is not averaged."""
+        j = self.column(value)
+        return np.where(self.averaged[:, j], self.values[:, j], np.nan)
+
+    def judged_at(self, k: int | None) -> np.ndarray:
+        """judged@k of every query (NaN where nothing was retrieved)."""
+        return self.judged[:, self.depths.index(k)]
+
+    def mean(self, value: "Measure | str | int | None" = None) -> float:
+        """Mean of one measure over its averaged queries (NaN if there are none)."""
+        j = self.column(value)
+        values = self.values[self.averaged[:, j], j]
         return float(values.mean()) if len(values) else float("nan")
+
+    # --- tables ----------------------------------------------------------------------------
 
     @cached_property
     def per_query(self) -> "pd.DataFrame":
+        """One row per qid and measure: qid, measure, k (an integer, NA for no cut-off), value,
+        num_ret, num_rel, dcg and idcg (nDCG only), judged (judged@k), in_run, averaged."""
         import pandas as pd
 
-        n_cutoffs = len(self.cutoffs)
+        n_measures, n_queries = len(self.measures), len(self.qids)
+        ks = pd.array([m.k for m in self.measures], dtype="Int64")
+        dcg = np.full((n_queries, n_measures), np.nan)
+        idcg = np.full((n_queries, n_measures), np.nan)
+        dcg[:, self.ndcg_columns], idcg[:, self.ndcg_columns] = self.dcg, self.idcg
+        judged = self.judged[:, [self.depths.index(m.k) for m in self.measures]] if n_measures else dcg
         return pd.DataFrame({
-            "qid": np.repeat(self.qids, n_cutoffs).astype(str), "k": np.tile(self.labels, len(self.qids)),
-            "num_ret": np.repeat(self.num_ret, n_cutoffs), "num_rel": np.repeat(self.num_rel, n_cutoffs),
-            "dcg": self.dcg.ravel(), "idcg": self.idcg.ravel(), "ndcg": self.ndcg.ravel(),
-            "judged": self.judged.ravel(), "in_run": np.repeat(self.in_run, n_cutoffs),
-            "averaged": np.repeat(self.averaged, n_cutoffs),
+            "qid": np.repeat(self.qids, n_measures).astype(str),
+            "measure": np.tile(np.asarray([m.measure for m in self.measures], dtype=object), n_queries),
+            "k": ks.take(np.tile(np.arange(n_measures), n_queries)),
+            "value": np.where(self.averaged, self.values, np.nan).ravel(),
+            "num_ret": np.repeat(self.num_ret, n_measures), "num_rel": np.repeat(self.num_rel, n_measures),
+            "dcg": dcg.ravel(), "idcg": idcg.ravel(), "judged": judged.ravel(),
+            "in_run": np.repeat(self.in_run, n_measures), "averaged": self.averaged.ravel(),
         })
 
     @cached_property
     def summary(self) -> "pd.DataFrame":
+        """One row per measure, index (measure, k): n, mean, median, std (ddof=1) over the averaged
+        queries and the mean judged@k of those queries."""
         import pandas as pd
 
         rows = []
-        for column, label in enumerate(self.labels):
-            values = self.ndcg[self.averaged, column]
-            judged = self.judged[self.averaged, column]
+        for j, measure in enumerate(self.measures):
+            values = self.values[self.averaged[:, j], j]
+            judged = self.judged_at(measure.k)[self.averaged[:, j]]
             rows.append({
-                "k": label, "n": len(values),
+                "n": len(values),
                 "mean": float(values.mean()) if len(values) else np.nan,
                 "median": float(np.median(values)) if len(values) else np.nan,
                 "std": float(values.std(ddof=1)) if len(values) > 1 else np.nan,
                 "judged": float(np.nanmean(judged)) if np.isfinite(judged).any() else np.nan,
             })
-        return pd.DataFrame(rows).set_index("k")
+        index = pd.MultiIndex.from_tuples(list(self.measures), names=["measure", "k"])
+        return pd.DataFrame(rows, index=index)
 
-    def ndcg_table(self) -> "pd.DataFrame":
-        """NDCG of the averaged queries: one row per qid, one column per cut-off label."""
+    def table(self, value: "Measure | str | int | None" = None) -> "pd.DataFrame":
+        """One measure over its averaged queries: one row per qid, column named by the measure's label."""
         import pandas as pd
 
-        return pd.DataFrame(
-            self.ndcg[self.averaged], index=pd.Index(self.qids[self.averaged].astype(str), name="qid"),
-            columns=pd.Index(self.labels, name="k"),
-        )
+        j = self.column(value)
+        keep = self.averaged[:, j]
+        return pd.DataFrame({self.measures[j].label: self.values[keep, j]},
+                            index=pd.Index(self.qids[keep].astype(str), name="qid"))
 
-
-def cutoff_label(k: Cutoff) -> str:
-    """`10` -> '10', `all` -> 'all'."""
-    return str(k)
-
-
-def parse_cutoffs(value: str | list | tuple) -> tuple[Cutoff, ...]:
-    """Parse '1,3,10,all' (or a list) into sorted unique cut-offs, `all` last; 1 <= k <= MAX_CUTOFF."""
-    items = value.split(",") if isinstance(value, str) else list(value)
-    cutoffs: set[int] = set()
-    has_all = False
-    for item in items:
-        text = str(item).strip().lower()
-        if text == "all":
-            has_all = True
-            continue
-        try:
-            k = int(text)
-        except ValueError:
-            raise ParameterError(f"cut-off {item!r} is not a whole number or 'all'") from None
-        if k < 1 or str(k) != text.lstrip("+"):
-            raise ParameterError(f"cut-off {item!r} must be a whole number >= 1 or 'all'")
-        if k > MAX_CUTOFF:
-            raise ParameterError(f"cut-off {item!r} is larger than {MAX_CUTOFF:,}; use 'all' for no cut-off")
-        cutoffs.add(k)
-    if not cutoffs and not has_all:
-        raise ParameterError("give at least one cut-off, e.g. -k 1,3,5,10")
-    return tuple(sorted(cutoffs)) + (("all",) if has_all else ())
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{label} {self.mean(m):.4f}" for label, m in zip(self.labels[:6], self.measures))
+        more = f", … {len(self.measures) - 6} more" if len(self.measures) > 6 else ""
+        return (f"Evaluation({self.counts.in_qrels} qrels queries, {self.counts.in_both} in the run; {shown}{more}; "
+                f"relevance level {level_text(self.rel_level)})")
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
@@ -165,20 +198,39 @@ def gains_of(labels: np.ndarray, gain: str, scale: np.ndarray | float = 0.0) -> 
     return np.where(labels > 0, np.exp2(positive - scale) - np.exp2(-np.asarray(scale, dtype=np.float64)), 0.0)
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """The run lines that have a judgement, sorted by query code then rank, and per-query counts."""
+
+    query: np.ndarray  # qrels query code
+    label: np.ndarray
+    rank: np.ndarray  # 0-based, trec_eval's order
+    num_ret: np.ndarray  # per qrels query
+
+
 def evaluate(
     run: RunLike,
     qrels: QrelsLike,
-    cutoffs: str | list | tuple = DEFAULT_CUTOFFS,
+    cutoffs: str | list | tuple | None = None,
     gain: str = "linear",
     missing: str = "zero",
     no_relevant: str = "skip",
+    *,
+    measures: "str | Measure | list | tuple | None" = None,
+    rel_level: object = None,
 ) -> Evaluation:
-    """NDCG@k of `run` (qid, docid, score) against `qrels` (qid, docid, rel) for every cut-off.
+    """Every measure of `run` (qid, docid, score) against `qrels` (qid, docid, rel).
 
+    measures: trec_eval or ir_measures names (see core.measures.resolve_measures); None: nDCG at
+    `cutoffs` (default 1,3,5,10,20,100,1000). rel_level: a label >= it is relevant to the binary
+    measures (default 1, trec_eval's -l). Which queries are averaged, per measure: a query in the
+    qrels missing from the run scores 0 (missing="zero", trec_eval -c) or is left out ("skip"); a
+    query with nothing relevant (IDCG = 0 for nDCG; no label >= rel_level for the binary measures)
+    is left out (no_relevant="skip") or scores 0 ("zero", trec_eval); counts are always averaged.
     Takes paths (read and checked), what read_run / read_qrels return, or tables (pyarrow or
     pandas) with those columns; PyTerrier's `docno` and `label` names are accepted too.
     """
-    ks = parse_cutoffs(cutoffs)
+    asked = resolve_measures(measures, cutoffs, rel_level)
     check_choice("gain", gain, GAINS)
     check_choice("missing", missing, MISSING_POLICIES)
     check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
@@ -193,88 +245,171 @@ def evaluate(
     position[order] = np.arange(len(order))
     qrels_qids, qrels_codes = qrels_qids.take(from_numpy(order)), position[qrels_codes]  # codes in that order
     run_qids, run_codes_local = qid_codes(run)
-    n_qrels_q = len(qrels_qids)
+    n_queries = len(qrels_qids)
     run_to_code = as_numpy_or(pc.index_in(run_qids, value_set=qrels_qids), -1).astype(np.intp)
     run_only = run_to_code < 0
-    run_to_code[run_only] = n_qrels_q + np.arange(int(run_only.sum()))
+    run_to_code[run_only] = n_queries + np.arange(int(run_only.sum()))
 
     judged_rows, judged_labels = _judged_run_lines(run_to_code, run_codes_local, run, run_pairs,
                                                    qrels_codes, qrels, qrels_pairs)
     ranks = rank_within_query(run_codes_local, column_numpy(run, "score"), one_array(run["docid"]),
                               judged_rows, n_queries=len(run_qids))
-    num_ret = np.zeros(n_qrels_q, dtype=np.int64)
+    num_ret = np.zeros(n_queries, dtype=np.int64)
     num_ret[run_to_code[~run_only]] = ranks.lines_per_query[: len(run_qids)][~run_only]
     judged_q = run_to_code[run_codes_local[judged_rows]]
-    # Summed in rank order, as trec_eval does: equal gain vectors give bit-identical DCG whatever the file order.
+    # Summed in rank order, as trec_eval does: equal gain vectors give bit-identical sums whatever the file order.
     in_rank_order = np.argsort(judged_q * (int(ranks.rank.max(initial=0)) + 1) + ranks.rank)
-    judged_q, judged_labels, judged_rank = judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order]
+    judged = _Judged(judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order], num_ret)
     labels = column_numpy(qrels, "rel")
+
+    ndcg_measures = [m for m in asked.measures if m.measure == "nDCG"]
+    depths = tuple(sorted({m.k for m in asked.measures if m.k is not None})) + (None,)
+    dcg, idcg, ndcg, judged_share = _graded_columns(judged, labels, qrels_codes, n_queries, gain,
+                                                    [m.k for m in ndcg_measures], depths)
+    num_rel = np.bincount(qrels_codes, weights=labels >= asked.rel_level, minlength=n_queries).astype(np.int64)
+    binary = _binary_columns(judged, num_rel, asked)
+
+    in_run = num_ret > 0
+    num_rel_graded = np.bincount(qrels_codes, weights=labels > 0, minlength=n_queries).astype(np.int64)
+    relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0, "count": np.ones(n_queries, dtype=bool)}
+    values = np.empty((n_queries, len(asked.measures)))
+    averaged = np.empty((n_queries, len(asked.measures)), dtype=bool)
+    for j, measure in enumerate(asked.measures):
+        values[:, j] = ndcg[:, ndcg_measures.index(measure)] if measure.measure == "nDCG" else binary[measure]
+        averaged[:, j] = (in_run if missing == "skip" else True) & (
+            relevant[measure.kind] if no_relevant == "skip" else True)
+
+    has_graded = relevant["graded"]
+    counts = QueryCounts(
+        in_run=len(run_qids), in_qrels=n_queries, in_both=int(in_run.sum()),
+        missing=int((~in_run & has_graded).sum()), no_relevant=int((~has_graded).sum()),
+        run_only=int(run_only.sum()), averaged=int(averaged.any(axis=1).sum()),
+        below_level=int((num_rel == 0).sum()),
+    )
+    return Evaluation(
+        qids=np.asarray(qrels_qids.to_pylist(), dtype=object), num_ret=num_ret, num_rel=num_rel,
+        num_rel_graded=num_rel_graded, in_run=in_run, measures=asked.measures, values=values, averaged=averaged,
+        dcg=dcg, idcg=idcg, depths=depths, judged=judged_share, counts=counts, gain=gain, missing=missing,
+        no_relevant=no_relevant, rel_level=asked.rel_level, tied_lines=ranks.tied_lines,
+    )
+
+
+def _graded_columns(
+    judged: _Judged, labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int, gain: str,
+    ndcg_ks: list[int | None], depths: tuple[int | None, ...],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(DCG, IDCG, NDCG) per query at each of ndcg_ks (columns), and judged@k at each of depths."""
     # Exponential gains are summed relative to each query's largest label (see gains_of): NDCG is the
     # ratio of two sums with one scale, so it is exact however large the labels; DCG and IDCG are
     # scaled back below and overflow to inf only where 2**label itself does.
-    scale = np.zeros(n_qrels_q)
+    scale = np.zeros(n_queries)
     if gain == "exponential":
         np.maximum.at(scale, qrels_codes, np.where(labels > 0, labels, 0.0))
-    judged_discounted = gains_of(judged_labels, gain, scale[judged_q]) / np.log2(judged_rank + 2.0)
+    discounted = gains_of(judged.label, gain, scale[judged.query]) / np.log2(judged.rank + 2.0)
     ideal_gain = gains_of(labels, gain, scale[qrels_codes])
     positive = np.flatnonzero(ideal_gain > 0)  # judgements with no gain add nothing to IDCG
     ideal_order = positive[np.lexsort((-ideal_gain[positive], qrels_codes[positive]))]
     ideal_q = qrels_codes[ideal_order]
-    ideal_rank = np.arange(len(ideal_q))  # position within the query's block of sorted judgements
-    if len(ideal_q):
-        block_starts = np.flatnonzero(np.concatenate(([True], ideal_q[1:] != ideal_q[:-1])))
-        ideal_rank -= np.repeat(block_starts, np.diff(np.append(block_starts, len(ideal_q))))
+    ideal_rank = _rank_in_block(ideal_q)  # position within the query's block of sorted judgements
     ideal_discounted = ideal_gain[ideal_order] / np.log2(ideal_rank + 2.0)
-    num_rel = np.bincount(qrels_codes, weights=labels > 0, minlength=n_qrels_q).astype(np.int64)
 
-    in_run = num_ret > 0
-    has_relevant = np.bincount(ideal_q, minlength=n_qrels_q) > 0
-    averaged = np.ones(n_qrels_q, dtype=bool)
-    if missing == "skip":
-        averaged &= in_run | ~has_relevant
-    if no_relevant == "skip":
-        averaged &= has_relevant
-    if missing == "skip" and no_relevant == "zero":
-        averaged &= in_run | has_relevant  # trec_eval without -c skips every query absent from the run
-
-    dcg, judged_count = _sums_below_cutoffs(judged_q, judged_rank, judged_discounted, ks, n_qrels_q)
-    idcg, _ = _sums_below_cutoffs(ideal_q, ideal_rank, ideal_discounted, ks, n_qrels_q)
-    shown = np.minimum(num_ret[:, None], [np.inf if k == "all" else k for k in ks])
+    together = tuple(sorted(set(ndcg_ks) | set(depths), key=_depth_key))
+    sums, judged_count = _sums_below_cutoffs(judged.query, judged.rank, discounted, together, n_queries)
+    dcg = sums[:, [together.index(k) for k in ndcg_ks]]
+    ideal_ks = tuple(sorted(set(ndcg_ks), key=_depth_key))
+    idcg, _ = _sums_below_cutoffs(ideal_q, ideal_rank, ideal_discounted, ideal_ks, n_queries)
+    idcg = idcg[:, [ideal_ks.index(k) for k in ndcg_ks]]
+    shown = np.minimum(judged.num_ret[:, None], [np.inf if k is None else k for k in depths])
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         ndcg = np.where(idcg > 0, dcg / idcg, 0.0)
         if gain == "exponential":  # back from the per-query scale: exact (a power of two) unless it overflows
             dcg, idcg = dcg * np.exp2(scale)[:, None], idcg * np.exp2(scale)[:, None]
-        judged = np.where(shown > 0, judged_count / shown, np.nan)
-    columns = {"dcg": dcg, "idcg": idcg, "ndcg": np.where(averaged[:, None], ndcg, np.nan), "judged": judged}
+        judged_share = np.where(shown > 0, judged_count[:, [together.index(k) for k in depths]] / shown, np.nan)
+    return dcg, idcg, ndcg, judged_share
 
-    counts = QueryCounts(
-        in_run=len(run_qids), in_qrels=n_qrels_q, in_both=int(in_run.sum()),
-        missing=int((~in_run & has_relevant).sum()), no_relevant=int((~has_relevant).sum()),
-        run_only=int(run_only.sum()), averaged=int(averaged.sum()),
-    )
-    return Evaluation(
-        qids=np.asarray(qrels_qids.to_pylist(), dtype=object), num_ret=num_ret, num_rel=num_rel, in_run=in_run,
-        averaged=averaged, **columns, counts=counts, cutoffs=ks, gain=gain, missing=missing,
-        no_relevant=no_relevant, tied_lines=ranks.tied_lines,
-    )
+
+def _binary_columns(judged: _Judged, num_rel: np.ndarray, asked: MeasureSet) -> dict[Measure, np.ndarray]:
+    """The value per query of every binary and count measure asked for (trec_eval's m_*.c)."""
+    wanted = [m for m in asked.measures if m.measure != "nDCG"]
+    if not wanted:
+        return {}
+    n_queries = len(num_rel)
+    relevant = judged.label >= asked.rel_level
+    query, rank = judged.query[relevant], judged.rank[relevant]  # relevant retrieved, by query then rank
+    found = _rank_in_block(query)  # relevant documents before this one in its query
+    precision = (found + 1.0) / (rank + 1.0)  # trec_eval's rel_so_far / (i + 1)
+    ks = tuple(sorted({m.k for m in wanted if m.measure in ("P", "R", "AP", "Success")} | {None}, key=_depth_key))
+    ap_sums, retrieved = _sums_below_cutoffs(query, rank, precision, ks, n_queries)
+    first = np.full(n_queries, -1)  # rank of the first relevant document retrieved, -1 if none is
+    first[query[found == 0]] = rank[found == 0]
+    values = {}
+    for measure in wanted:
+        name, k = measure
+        column = ks.index(k) if k in ks else None
+        if name == "P":
+            values[measure] = retrieved[:, column] / k
+        elif name == "R":
+            values[measure] = _divide(retrieved[:, column], num_rel)
+        elif name == "AP":
+            values[measure] = _divide(ap_sums[:, column], num_rel)
+        elif name == "Success":
+            values[measure] = (retrieved[:, column] > 0).astype(np.float64)
+        elif name == "RR":
+            reached = (first >= 0) & ((first < k) if k is not None else True)
+            values[measure] = np.divide(1.0, first + 1.0, out=np.zeros(n_queries), where=reached)
+        elif name == "Rprec":
+            within = np.bincount(query, weights=rank < num_rel[query], minlength=n_queries)
+            values[measure] = _divide(within, num_rel)
+        elif name == "NumRet":
+            values[measure] = judged.num_ret.astype(np.float64)
+        elif name == "NumRel":
+            values[measure] = num_rel.astype(np.float64)
+        elif name == "NumRelRet":
+            values[measure] = retrieved[:, ks.index(None)].astype(np.float64)
+        else:  # pragma: no cover - FAMILIES and this function list the same families
+            raise AssertionError(f"no computation for {measure.label}")
+    return values
+
+
+def _divide(sums: np.ndarray, num_rel: np.ndarray) -> np.ndarray:
+    """sums / num_rel, 0 where nothing is relevant (trec_eval's value for such a query)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(num_rel > 0, sums / np.maximum(num_rel, 1), 0.0)
+
+
+def _rank_in_block(query: np.ndarray) -> np.ndarray:
+    """0-based position of each entry within its run of equal `query` codes (entries grouped by query)."""
+    position = np.arange(len(query))
+    if len(query):
+        starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+        position -= np.repeat(starts, np.diff(np.append(starts, len(query))))
+    return position
+
+
+def _depth_key(k: int | None) -> int:
+    """Sort key of cut-offs: ascending, None (the whole ranking) last."""
+    return MAX_CUTOFF + 1 if k is None else k
 
 
 def _sums_below_cutoffs(
-    query: np.ndarray, rank: np.ndarray, values: np.ndarray, ks: tuple[Cutoff, ...], n_queries: int
+    query: np.ndarray, rank: np.ndarray, values: np.ndarray, ks: tuple, n_queries: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per query (rows) and cut-off (columns): sum of `values` and count of entries with rank < k.
 
-    Sums run in array order, as np.bincount adds. The largest cut-off goes first and each next
-    one keeps a subset of the entries, so small cut-offs cost little.
+    ks ascending, None (or 'all': no cut-off) last. Sums run in array order, as np.bincount adds.
+    The largest cut-off goes first and each next one keeps a subset of the entries, so small
+    cut-offs cost little.
     """
     sums, counts = [None] * len(ks), [None] * len(ks)
     for column in reversed(range(len(ks))):
-        if ks[column] != "all":
+        if ks[column] not in (None, "all"):
             keep = rank < ks[column]
             if not keep.all():
                 query, rank, values = query[keep], rank[keep], values[keep]
         sums[column] = np.bincount(query, weights=values, minlength=n_queries)
         counts[column] = np.bincount(query, minlength=n_queries)
+    if not ks:
+        return np.zeros((n_queries, 0)), np.zeros((n_queries, 0), dtype=np.int64)
     # float64 even without any entry (bincount of no weights gives int64)
     return np.column_stack(sums).astype(np.float64, copy=False), np.column_stack(counts).astype(np.int64, copy=False)
 

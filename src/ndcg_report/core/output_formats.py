@@ -1,4 +1,4 @@
-"""Render an Evaluation as trec_eval text, CSV or JSON.
+"""Render an Evaluation (every measure) as trec_eval text, CSV or JSON.
 
 Each format is a stream of byte chunks (`*_chunks`), QUERIES_PER_CHUNK queries at a time, built
 by vectorised Arrow string operations: per-query output for millions of queries runs in bounded
@@ -15,50 +15,55 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ndcg_report.core.measures import trec_sorted
 from ndcg_report.core.metrics import Evaluation
 from ndcg_report.core.number_text import fixed, integer_text, shortest, text_bytes
 from ndcg_report.inputs.columns import bools, from_numpy, strings
 from ndcg_report.inputs.columns import text as text_scalar
 
 QUERIES_PER_CHUNK = 100_000
-PER_QUERY_COLUMNS = ("qid", "k", "num_ret", "num_rel", "dcg", "idcg", "ndcg", "judged", "in_run", "averaged")
+PER_QUERY_COLUMNS = ("qid", "measure", "k", "value", "num_ret", "num_rel", "dcg", "idcg", "judged", "in_run", "averaged")
+SUMMARY_COLUMNS = ("measure", "k", "n", "mean", "median", "std", "judged")
 _PLAIN_JSON = r"^[\x20\x21\x23-\x5b\x5d-\x7e]*$"  # printable ASCII but '"' and '\': needs no JSON escape
 _CSV_SPECIAL = r'[,"\r\n]'
-
-
-def trec_measure_name(k: str) -> str:
-    """trec_eval's name for a cut-off label: '10' -> 'ndcg_cut_10', 'all' -> 'ndcg'."""
-    return "ndcg" if k == "all" else f"ndcg_cut_{k}"
-
-
-def _trec_order(evaluation: Evaluation) -> list[str]:
-    """Cut-off labels in trec_eval's measure order: ndcg first, then ndcg_cut ascending."""
-    labels = [str(k) for k in evaluation.cutoffs]
-    return (["all"] if "all" in labels else []) + [k for k in labels if k != "all"]
 
 
 # --- trec_eval's layout ---------------------------------------------------------------------
 
 
 def trec_chunks(evaluation: Evaluation, per_query: bool, digits: int = 4) -> Iterator[bytes | memoryview]:
-    """trec_eval's layout (`-q` if per_query): `measure<TAB>qid<TAB>value`, `all` rows last.
+    """trec_eval's layout (`-q` if per_query): `measure<TAB>qid<TAB>value`, measures in trec_eval's
+    order and named as it names them, counts as whole numbers, `all` rows last.
 
-    Like trec_eval, per-query rows are printed for averaged queries present in the run; queries
-    counted as zero because the run lacks them appear only in the `all` rows.
+    Like trec_eval, per-query rows are printed for the queries present in the run (each measure's
+    averaged ones); queries counted as zero because the run lacks them appear only in the `all`
+    rows. A count's `all` row is its sum over the queries in the run, as trec_eval prints it.
     """
-    order = _trec_order(evaluation)
-    columns = [evaluation.labels.index(k) for k in order]
-    names = strings([f"{trec_measure_name(k):<22}" for k in order])
+    order = trec_sorted(evaluation.measures, evaluation.gain)
+    columns = [evaluation.measures.index(measure) for measure in order]
+    is_count = np.array([measure.kind == "count" for measure in order], dtype=bool)
+    names = strings([f"{measure.trec_name(evaluation.gain):<22}" for measure in order])
+    tab = text_scalar("\t")
     if per_query:
-        shown = np.flatnonzero(evaluation.averaged & evaluation.in_run)
-        for rows in _chunks(shown):
-            measure = names.take(from_numpy(np.tile(np.arange(len(order)), len(rows))))
-            qid = _repeat(_qids(evaluation, rows), len(order))
-            value = fixed(evaluation.ndcg[rows][:, columns].ravel(), digits)
-            tab = text_scalar("\t")
-            yield text_bytes(pc.binary_join_element_wise(measure, tab, qid, tab, value, text_scalar("\n"), text_scalar("")))
-    yield "".join(f"{name}\tall\t{evaluation.mean(k):.{digits}f}\n"
-                  for name, k in zip(names.to_pylist(), order)).encode("utf-8")
+        for rows in _chunks(np.flatnonzero(evaluation.in_run)):
+            keep = evaluation.averaged[rows][:, columns].ravel()
+            column = np.tile(np.arange(len(order)), len(rows))[keep]
+            values = evaluation.values[rows][:, columns].ravel()[keep]
+            text = fixed(values, digits)
+            if is_count.any():
+                whole = is_count[column]
+                text = pc.if_else(bools(whole), _integers(np.where(whole, values, 0)), text)
+            qid = _qids(evaluation, rows).take(from_numpy(np.repeat(np.arange(len(rows)), len(order))[keep]))
+            yield text_bytes(pc.binary_join_element_wise(names.take(from_numpy(column)), tab, qid, tab, text,
+                                                         text_scalar("\n"), text_scalar("")))
+    lines = []
+    for name, measure, count in zip(names.to_pylist(), order, is_count):
+        if count:
+            total = evaluation.values[evaluation.in_run, evaluation.measures.index(measure)].sum()
+            lines.append(f"{name}\tall\t{int(total)}\n")
+        else:
+            lines.append(f"{name}\tall\t{evaluation.mean(measure):.{digits}f}\n")
+    yield "".join(lines).encode("utf-8")
 
 
 def format_trec(evaluation: Evaluation, per_query: bool, digits: int = 4) -> str:
@@ -71,38 +76,42 @@ def format_trec(evaluation: Evaluation, per_query: bool, digits: int = 4) -> str
 
 def csv_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = 4, *, lead: str = "",
                header: bool = True, infinity: bool = False) -> Iterator[bytes | memoryview]:
-    """Per-query rows (PER_QUERY_COLUMNS, one per query and k) if per_query, else the summary per
-    cut-off (k, n, mean, median, std, judged). Numbers with `digits` decimals (all of them if None);
-    a missing number is an empty field; text fields are quoted where CSV needs it.
+    """Per-query rows (PER_QUERY_COLUMNS, one per query and measure) if per_query, else the summary
+    per measure (SUMMARY_COLUMNS). Numbers with `digits` decimals (all of them if None); a missing
+    number (a value not averaged, dcg of a measure other than nDCG) is an empty field, and so is
+    the k of a measure without a cut-off; text fields are quoted where CSV needs it.
 
     Per-query rows only: `lead` is put before every row (CSV fields with their commas), the header
     line is left out unless `header`, and with `infinity` an infinite number is `inf` or `-inf`
     (as pandas writes it) instead of an empty field.
     """
     if not per_query:
-        lines = ["k,n,mean,median,std,judged"]
-        for k, row in evaluation.summary.iterrows():
-            cells = [_csv_number(row[c], digits) for c in ("mean", "median", "std", "judged")]
-            lines.append(",".join([csv_text(str(k)), str(int(row["n"])), *cells]))
+        lines = [",".join(SUMMARY_COLUMNS)]
+        for (measure, k), row in zip(evaluation.measures, evaluation.summary.itertuples(index=False)):
+            cells = [_csv_number(getattr(row, c), digits) for c in ("mean", "median", "std", "judged")]
+            lines.append(",".join([csv_text(measure), "" if k is None else str(k), str(int(row.n)), *cells]))
         yield ("\n".join(lines) + "\n").encode("utf-8")
         return
     if header:
         yield (",".join(PER_QUERY_COLUMNS) + "\n").encode("utf-8")
-    n_labels = len(evaluation.labels)
-    labels = strings([csv_text(label) for label in evaluation.labels])
+    n_measures = len(evaluation.measures)
+    keys = strings([f"{csv_text(m.measure)},{'' if m.k is None else m.k}" for m in evaluation.measures])
     flags = strings([f",{a},{b}\n" for a in ("False", "True") for b in ("False", "True")])
     comma = text_scalar(",")
+    dcg, idcg, judged = _per_measure(evaluation)
     for rows in _chunks(np.arange(len(evaluation.qids))):
-        qid = _csv_fields(_qids(evaluation, rows))  # per query, then repeated once per cut-off
+        qid = _csv_fields(_qids(evaluation, rows))  # per query, then repeated once per measure
         counts = pc.binary_join_element_wise(_integers(evaluation.num_ret[rows]), _integers(evaluation.num_rel[rows]),
                                              text_scalar(","))
-        flag = flags.take(from_numpy(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
+        in_run = np.repeat(evaluation.in_run[rows], n_measures)
+        flag = flags.take(from_numpy(in_run.astype(np.int64) * 2 + evaluation.averaged[rows].ravel()))
+        value = np.where(evaluation.averaged[rows], evaluation.values[rows], np.nan).ravel()
         cells = [
-            text_scalar(lead), _repeat(qid, n_labels), comma, labels.take(from_numpy(np.tile(np.arange(n_labels), len(rows)))),
-            comma, _repeat(counts, n_labels), comma,
-            pc.binary_join_element_wise(*(_numbers(getattr(evaluation, name)[rows].ravel(), digits, "", infinity=infinity)
-                                          for name in ("dcg", "idcg", "ndcg", "judged")), comma),
-            _repeat(flag, n_labels),
+            text_scalar(lead), _repeat(qid, n_measures), comma, keys.take(from_numpy(np.tile(np.arange(n_measures), len(rows)))),
+            comma, _numbers(value, digits, "", infinity=infinity), comma, _repeat(counts, n_measures), comma,
+            pc.binary_join_element_wise(*(_numbers(array[rows].ravel(), digits, "", infinity=infinity)
+                                          for array in (dcg, idcg, judged)), comma),
+            flag,
         ]
         yield text_bytes(pc.binary_join_element_wise(*cells, text_scalar("")))
 
@@ -112,11 +121,21 @@ def format_csv(evaluation: Evaluation, per_query: bool, digits: int | None = 4) 
     return b"".join(csv_chunks(evaluation, per_query, digits)).decode("utf-8")
 
 
+def _per_measure(evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """dcg, idcg (NaN outside nDCG) and judged@k, one column per measure."""
+    shape = (len(evaluation.qids), len(evaluation.measures))
+    dcg, idcg = np.full(shape, np.nan), np.full(shape, np.nan)
+    dcg[:, evaluation.ndcg_columns], idcg[:, evaluation.ndcg_columns] = evaluation.dcg, evaluation.idcg
+    judged = evaluation.judged[:, [evaluation.depths.index(m.k) for m in evaluation.measures]]
+    return dcg, idcg, judged
+
+
 # --- JSON -------------------------------------------------------------------------------------
 
 
 def evaluation_record(evaluation: Evaluation, digits: int | None = None) -> dict:
-    """A JSON-ready dict of parameters, query counts and the summary per cut-off (no per-query rows)."""
+    """A JSON-ready dict of parameters, query counts and the summary per measure (keyed by its label,
+    e.g. "nDCG@10"; no per-query rows)."""
 
     def number(value: float) -> float | None:
         if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -124,13 +143,15 @@ def evaluation_record(evaluation: Evaluation, digits: int | None = None) -> dict
         return round(float(value), digits) if digits is not None else float(value)
 
     summary = {
-        k: {"n": int(row["n"]), **{c: number(row[c]) for c in ("mean", "median", "std", "judged")}}
-        for k, row in evaluation.summary.iterrows()
+        measure.label: {"measure": measure.measure, "k": measure.k, "n": int(row.n),
+                        **{c: number(getattr(row, c)) for c in ("mean", "median", "std", "judged")}}
+        for measure, row in zip(evaluation.measures, evaluation.summary.itertuples(index=False))
     }
+    level = float(evaluation.rel_level)
     return {
         "parameters": {
-            "cutoffs": [str(k) for k in evaluation.cutoffs], "gain": evaluation.gain,
-            "missing": evaluation.missing, "no_relevant": evaluation.no_relevant,
+            "measures": evaluation.labels, "rel_level": int(level) if level.is_integer() else level,
+            "gain": evaluation.gain, "missing": evaluation.missing, "no_relevant": evaluation.no_relevant,
         },
         "queries": vars(evaluation.counts),
         "tied_lines": evaluation.tied_lines,
@@ -140,29 +161,33 @@ def evaluation_record(evaluation: Evaluation, digits: int | None = None) -> dict
 
 def json_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = None) -> Iterator[bytes | memoryview]:
     """The evaluation as one JSON object (full precision unless digits is given); with per_query,
-    a `per_query` list holds one object per query and k, one per line, its numbers as the shortest
-    text that reads back exactly (`1` for 1.0)."""
+    a `per_query` list holds one object per query and measure, one per line, its numbers as the
+    shortest text that reads back exactly (`1` for 1.0), null where there is none."""
     head = json.dumps(evaluation_record(evaluation, digits), indent=2)
     if not per_query:
         yield (head + "\n").encode("utf-8")
         return
     yield (head[: head.rindex("}")].rstrip() + ',\n  "per_query": [').encode("utf-8")
-    n_labels = len(evaluation.labels)
-    labels = strings([json.dumps(label) for label in evaluation.labels])
+    n_measures = len(evaluation.measures)
+    keys = strings([f', "measure": {json.dumps(m.measure)}, "k": {"null" if m.k is None else m.k}'
+                    for m in evaluation.measures])
     first = True
     flags = strings([f', "in_run": {a}, "averaged": {b}}},\n' for a in ("false", "true") for b in ("false", "true")])
+    dcg, idcg, judged = _per_measure(evaluation)
     for rows in _chunks(np.arange(len(evaluation.qids))):
-        head = pc.binary_join_element_wise(  # per query, then repeated once per cut-off
-            text_scalar('    {"qid": '), _json_strings(_qids(evaluation, rows)), text_scalar(', "k": '), text_scalar(""))
+        head = pc.binary_join_element_wise(  # per query, then repeated once per measure
+            text_scalar('    {"qid": '), _json_strings(_qids(evaluation, rows)), text_scalar(""))
         counts = pc.binary_join_element_wise(text_scalar(', "num_ret": '), _integers(evaluation.num_ret[rows]),
                                              text_scalar(', "num_rel": '), _integers(evaluation.num_rel[rows]), text_scalar(""))
-        flag = flags.take(from_numpy(evaluation.in_run[rows].astype(np.int64) * 2 + evaluation.averaged[rows]))
-        parts = [_repeat(head, n_labels), labels.take(from_numpy(np.tile(np.arange(n_labels), len(rows)))),
-                 _repeat(counts, n_labels)]
-        for name in ("dcg", "idcg", "ndcg", "judged"):
+        in_run = np.repeat(evaluation.in_run[rows], n_measures)
+        flag = flags.take(from_numpy(in_run.astype(np.int64) * 2 + evaluation.averaged[rows].ravel()))
+        value = np.where(evaluation.averaged[rows], evaluation.values[rows], np.nan).ravel()
+        parts = [_repeat(head, n_measures), keys.take(from_numpy(np.tile(np.arange(n_measures), len(rows)))),
+                 text_scalar(', "value": '), _numbers(value, digits, "null", whole_dot=False), _repeat(counts, n_measures)]
+        for name, array in (("dcg", dcg), ("idcg", idcg), ("judged", judged)):
             parts += [text_scalar(f', "{name}": '),  # shortest text: 1 for 1.0 (a '.0' on millions of whole numbers costs seconds)
-                      _numbers(getattr(evaluation, name)[rows].ravel(), digits, "null", whole_dot=False)]
-        parts.append(_repeat(flag, n_labels))
+                      _numbers(array[rows].ravel(), digits, "null", whole_dot=False)]
+        parts.append(flag)
         text = text_bytes(pc.binary_join_element_wise(*parts, text_scalar("")))  # every row ends with ",\n"
         yield b"\n" if first else b",\n"
         yield text[:-2]

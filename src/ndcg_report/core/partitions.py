@@ -1,4 +1,4 @@
-"""NDCG@k of a run evaluated in parts that hold whole queries (blocks of a streamed file, the files of
+"""Every measure of a run evaluated in parts that hold whole queries (blocks of a streamed file, the files of
 a Parquet dataset partitioned by query): each part evaluated against the same qrels, its own
 queries' rows kept, then merged into one Evaluation equal to evaluate() of the whole run.
 
@@ -20,14 +20,37 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Cutoff, Evaluation, QueryCounts, evaluate, parse_cutoffs
+from ndcg_report.core.measures import Measure, resolve_measures
+from ndcg_report.core.metrics import Evaluation, QueryCounts, evaluate
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.selection import QrelsByQuery, select_queries
 from ndcg_report.inputs.parquet import no_rows_error, parquet_files, parquet_row_count
 from ndcg_report.inputs.trec import Qrels, Run, index_pairs, read_qrels, read_run
 
-PER_QUERY = ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged")
+PER_QUERY = ("num_ret", "num_rel", "num_rel_graded", "in_run", "values", "averaged", "dcg", "idcg", "judged")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every part is evaluated with: evaluate()'s arguments besides the run and the qrels."""
+
+    measures: tuple[Measure, ...]
+    rel_level: float
+    gain: str = "linear"
+    missing: str = "zero"
+    no_relevant: str = "skip"
+
+    @classmethod
+    def of(cls, cutoffs: str | Sequence | None = None, gain: str = "linear", missing: str = "zero",
+           no_relevant: str = "skip", measures: object = None, rel_level: object = None) -> "Options":
+        """evaluate()'s arguments, the measures resolved once (see core.measures.resolve_measures)."""
+        asked = resolve_measures(measures, cutoffs, rel_level)
+        return cls(asked.measures, asked.rel_level, gain, missing, no_relevant)
+
+    def evaluate(self, run: object, qrels: object) -> Evaluation:
+        return evaluate(run, qrels, None, self.gain, self.missing, self.no_relevant, measures=self.measures,
+                        rel_level=self.rel_level)
 
 
 @dataclass(frozen=True)
@@ -69,19 +92,19 @@ def merge(parts: Iterable[QueryRows], absent: Evaluation) -> Evaluation:
     order = as_numpy(pc.sort_indices(strings(qids.tolist())))  # byte order of the ids, as evaluate sorts them
     arrays = {name: np.concatenate([part.values[name] for part in holding] + [getattr(absent, name)])[order]
               for name in PER_QUERY}
-    in_run, averaged, has_relevant = arrays["in_run"], arrays["averaged"], arrays["num_rel"] > 0
+    in_run, averaged, has_relevant = arrays["in_run"], arrays["averaged"], arrays["num_rel_graded"] > 0
     counts = QueryCounts(
         in_run=sum(part.run_queries for part in parts), in_qrels=len(qids), in_both=int(in_run.sum()),
         missing=int((~in_run & has_relevant).sum()), no_relevant=int((~has_relevant).sum()),
-        run_only=sum(part.run_only for part in parts), averaged=int(averaged.sum()),
+        run_only=sum(part.run_only for part in parts), averaged=int(averaged.any(axis=1).sum()),
+        below_level=int((arrays["num_rel"] == 0).sum()),
     )
-    return Evaluation(qids=qids[order], **arrays, counts=counts, cutoffs=absent.cutoffs, gain=absent.gain,
-                      missing=absent.missing, no_relevant=absent.no_relevant,
-                      tied_lines=sum(part.tied_lines for part in parts))
+    return Evaluation(qids=qids[order], **arrays, measures=absent.measures, depths=absent.depths, counts=counts,
+                      gain=absent.gain, missing=absent.missing, no_relevant=absent.no_relevant,
+                      rel_level=absent.rel_level, tied_lines=sum(part.tied_lines for part in parts))
 
 
-def absent_queries(qrels: Qrels | QrelsByQuery, retrieved: Collection[str], cutoffs: tuple[Cutoff, ...], gain: str,
-                   missing: str, no_relevant: str) -> Evaluation:
+def absent_queries(qrels: Qrels | QrelsByQuery, retrieved: Collection[str], options: Options) -> Evaluation:
     """evaluate() of a run that retrieved nothing against the qrels of the queries not in `retrieved`:
     their rows depend on the qrels only."""
     table = (qrels.qrels if isinstance(qrels, QrelsByQuery) else qrels).table
@@ -90,11 +113,10 @@ def absent_queries(qrels: Qrels | QrelsByQuery, retrieved: Collection[str], cuto
                       "score": from_numpy(np.zeros(0))}).combine_chunks()
     pairs, _ = index_pairs(empty)
     absent = select_queries(qrels, strings([qid for qid in dictionary if qid not in retrieved]))
-    return evaluate(Run(path="", table=empty, tag="", pairs=pairs), absent, cutoffs, gain, missing, no_relevant)
+    return options.evaluate(Run(path="", table=empty, tag="", pairs=pairs), absent)
 
 
-def evaluate_partition(file: str, qrels: str, cutoffs: tuple[Cutoff, ...], gain: str, missing: str,
-                       no_relevant: str) -> Partition:
+def evaluate_partition(file: str, qrels: str, options: Options) -> Partition:
     """One Parquet file of a run (read and checked as read_run does; errors name the file and its
     row) evaluated against the qrels file: its own queries' rows and its query ids."""
     try:
@@ -105,28 +127,25 @@ def evaluate_partition(file: str, qrels: str, cutoffs: tuple[Cutoff, ...], gain:
         return Partition(file, np.array([], dtype=object), QueryRows(np.array([], dtype=object), {}, 0, 0, 0))
     run = read_run(file)
     queries = run.table["qid"].chunk(0).dictionary
-    evaluation = evaluate(run, select_queries(read_qrels(qrels), queries), cutoffs, gain, missing, no_relevant)
+    evaluation = options.evaluate(run, select_queries(read_qrels(qrels), queries))
     run_qids = np.asarray(queries.to_pylist(), dtype=object)
     return Partition(file, run_qids, rows_of(evaluation))
 
 
-def evaluate_partitioned(run: str | Path, qrels: Qrels, executor: Executor, cutoffs: str | Sequence = DEFAULT_CUTOFFS,
-                         gain: str = "linear", missing: str = "zero", no_relevant: str = "skip") -> Evaluation:
+def evaluate_partitioned(run: str | Path, qrels: Qrels, executor: Executor, options: Options) -> Evaluation:
     """evaluate() of a Parquet run, one executor task per file, each reading its file and the qrels
     file again (both paths must be readable where tasks run); InputError if a query is in two files
     (the dataset is not partitioned by query)."""
-    ks = parse_cutoffs(cutoffs)
     if not qrels.path:
         raise ParameterError("the qrels must be a file the tasks can read, not a table")
     files = [os.path.abspath(file) for file in parquet_files(Path(run))]  # tasks may run in another folder
-    task = partial(evaluate_partition, qrels=os.path.abspath(qrels.path), cutoffs=ks, gain=gain, missing=missing,
-                   no_relevant=no_relevant)
+    task = partial(evaluate_partition, qrels=os.path.abspath(qrels.path), options=options)
     partitions = list(executor.map(task, files))
     check_partitioned_by_query(partitions)
     if not any(len(partition.run_qids) for partition in partitions):
         raise no_rows_error(Path(run), len(files), "run")
     retrieved = set().union(*(partition.run_qids.tolist() for partition in partitions))
-    return merge([partition.rows for partition in partitions], absent_queries(qrels, retrieved, ks, gain, missing, no_relevant))
+    return merge([partition.rows for partition in partitions], absent_queries(qrels, retrieved, options))
 
 
 def check_partitioned_by_query(partitions: Sequence[Partition]) -> None:

@@ -1,4 +1,4 @@
-"""NDCG@k of a run larger than memory: read in blocks of whole queries, each block evaluated by
+"""Every measure of a run larger than memory: read in blocks of whole queries, each block evaluated by
 metrics.evaluate against the same qrels, the per-query rows merged (partitions.merge). The result equals
 evaluate() on the whole run (a test checks it); peak memory is set by the block size and the qrels.
 
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, parse_cutoffs
-from ndcg_report.core.partitions import QueryRows, absent_queries, merge, rows_of
+from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.partitions import Options, QueryRows, absent_queries, merge, rows_of
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
 from ndcg_report.inputs.pair_index import PairIndex
@@ -48,21 +48,21 @@ class QueryNotContiguous(InputError):
 
 
 def evaluate_streaming(
-    run: str | Path, qrels: QrelsLike, cutoffs: str | list | tuple = DEFAULT_CUTOFFS, gain: str = "linear",
-    missing: str = "zero", no_relevant: str = "skip", block_bytes: int = BLOCK_BYTES,
+    run: str | Path, qrels: QrelsLike, cutoffs: str | list | tuple | None = None, gain: str = "linear",
+    missing: str = "zero", no_relevant: str = "skip", block_bytes: int = BLOCK_BYTES, *,
+    measures: object = None, rel_level: object = None,
 ) -> Evaluation:
     """evaluate() of a run file read block_bytes of text at a time, in blocks of whole queries."""
-    ks = parse_cutoffs(cutoffs)
+    options = Options.of(cutoffs, gain, missing, no_relevant, measures, rel_level)
     # a pipeline of three threads: one reads and parses blocks, one indexes their pairs, this one evaluates
     with (closing(ReadAhead(_query_blocks(run, block_bytes))) as parsed,  # reading starts now
           closing(ReadAhead(map(_with_pair_index, parsed))) as blocks):
         qrels_read = load_qrels(qrels)  # while the first block is read
-        return _evaluate_blocks(run, blocks, qrels_read, dict(cutoffs=ks, gain=gain, missing=missing,
-                                                              no_relevant=no_relevant))
+        return _evaluate_blocks(run, blocks, qrels_read, options)
 
 
 def _evaluate_blocks(run: str | Path, blocks: Iterator[IndexedBlock],
-                     qrels_read: Qrels, options: dict) -> Evaluation:
+                     qrels_read: Qrels, options: Options) -> Evaluation:
     """Each block checked (a query met again, a repeated pair) and evaluated against its own queries'
     qrels; the rows merged over those of the queries no block holds."""
     parts: list[QueryRows] = []
@@ -87,9 +87,9 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[IndexedBlock],
                                          f"document {block['docid'][found[1]].as_py()!r} (first on {first})",
                              "keep one line per (query, document)")
         # only the block's queries of the qrels: a block costs its own size, not the whole qrels' again
-        part = evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(grouped, qids), **options)
+        part = options.evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(grouped, qids))
         parts.append(rows_of(part))
-    return merge(parts, absent_queries(grouped, seen, **options))
+    return merge(parts, absent_queries(grouped, seen, options))
 
 
 def _with_pair_index(item: tuple[pa.Table, int]) -> IndexedBlock:

@@ -1,8 +1,9 @@
-"""Where tied scores can change NDCG@k: each query evaluated with its tied lines in the worst and
+"""Where tied scores can change a measure: each query evaluated with its tied lines in the worst and
 in the best order (relevance ascending and descending within a tie), as McSherry and Najork's
 tie-aware measures bound them. trec_eval's order (docid descending) lies between the two.
 
-Only a query with a tie that holds a relevant line (label > 0) can change: the rest are taken
+Only a query with a tie that holds a relevant line (label > 0, relevant to nDCG and to the binary
+measures at any level >= it) can change: the rest are taken
 from trec_eval's order as they are, and the two orders are evaluated on those queries alone, so
 a run of millions of lines with a few ties costs little more than finding its ties.
 """
@@ -24,8 +25,8 @@ from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
 @dataclass(frozen=True)
 class TieRange:
-    """Per cut-off (index: k labels): mean NDCG@k with ties in the worst and the best order, and how
-    many averaged queries have an NDCG@k that depends on the order of their tied lines."""
+    """Per measure (index: measure labels, 'nDCG@10'): the mean with ties in the worst and the best
+    order, and how many averaged queries have a value that depends on the order of their tied lines."""
 
     worst: pd.Series
     best: pd.Series
@@ -33,29 +34,26 @@ class TieRange:
 
     @property
     def affected(self) -> list[str]:
-        """The cut-offs at which some query's NDCG@k depends on how ties are broken."""
+        """The measures (labels) at which some query's value depends on how ties are broken."""
         return [k for k, count in self.queries.items() if count > 0]
 
 
-def tie_range(run: RunLike, qrels: QrelsLike, cutoffs: str | list | tuple, gain: str = "linear",
-              missing: str = "zero", no_relevant: str = "skip", evaluation: Evaluation | None = None) -> TieRange:
-    """NDCG@k of `run` with its ties broken against and in favour of relevance (see the module).
-
-    evaluation: the run already evaluated with these qrels and options (trec_eval's order), if at hand.
-    """
+def tie_range(run: RunLike, qrels: QrelsLike, evaluation: Evaluation) -> TieRange:
+    """Every measure of `evaluation` (the run evaluated against these qrels, in trec_eval's order) with
+    the run's ties broken against and in favour of relevance (see the module)."""
     run_read, qrels_read = load_run(run), load_qrels(qrels)
-    options = dict(cutoffs=cutoffs, gain=gain, missing=missing, no_relevant=no_relevant)
-    base = evaluation if evaluation is not None else evaluate(run_read, qrels_read, **options)
-    orders = {False: base.ndcg.copy(), True: base.ndcg.copy()}  # relevant last (worst), relevant first (best)
+    options = dict(gain=evaluation.gain, missing=evaluation.missing, no_relevant=evaluation.no_relevant,
+                   measures=evaluation.measures, rel_level=evaluation.rel_level)
+    orders = {False: evaluation.values.copy(), True: evaluation.values.copy()}  # relevant last (worst), first (best)
     movable = _queries_with_relevant_ties(run_read.table, qrels_read.table)
     if movable.num_rows:
-        for relevant_first, ndcg in orders.items():
+        for relevant_first, values in orders.items():
             part = evaluate(_ties_ordered(movable, qrels_read.table, relevant_first), qrels_read, **options)
-            ndcg[part.in_run] = part.ndcg[part.in_run]  # the same qrels: the same queries, in the same order
-    worst, best = replace(base, ndcg=orders[False]), replace(base, ndcg=orders[True])
-    moved = (worst.ndcg != best.ndcg) & base.averaged[:, None]
+            values[part.in_run] = part.values[part.in_run]  # the same qrels: the same queries, in the same order
+    worst, best = replace(evaluation, values=orders[False]), replace(evaluation, values=orders[True])
+    moved = (worst.values != best.values) & evaluation.averaged
     return TieRange(worst=_means(worst), best=_means(best),
-                    queries=pd.Series(moved.sum(axis=0), index=base.labels, name="queries"))
+                    queries=pd.Series(moved.sum(axis=0), index=evaluation.labels, name="queries"))
 
 
 def _queries_with_relevant_ties(run: pa.Table, qrels: pa.Table) -> pa.Table:
@@ -105,4 +103,4 @@ def _ties_ordered(run: pa.Table, qrels: pa.Table, relevant_first: bool) -> pa.Ta
 
 
 def _means(evaluation: Evaluation) -> pd.Series:
-    return pd.Series([evaluation.mean(k) for k in evaluation.cutoffs], index=evaluation.labels, name="mean")
+    return pd.Series([evaluation.mean(m) for m in evaluation.measures], index=evaluation.labels, name="mean")

@@ -1,0 +1,341 @@
+"""The measures: one declarative row per family (its trec_eval and ir_measures names, its cut-offs,
+what it counts), the parsing of measure names in either spelling, and the relevance level.
+
+A measure is a `Measure(measure, k)`: the family's ir_measures name and a cut-off (an int, or None for
+the whole ranking). `nDCG@10` is `Measure("nDCG", 10)`, trec_eval's `ndcg_cut_10`; `AP` is
+`Measure("AP", None)`, trec_eval's `map`. Semantics are trec_eval 10's (see core/metrics.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from numbers import Integral
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from ndcg_report.errors import ParameterError
+
+MAX_CUTOFF = 1_000_000_000  # deeper than any run; larger numbers overflow the rank arithmetic
+DEFAULT_CUTOFFS: tuple[int | str, ...] = (1, 3, 5, 10, 20, 100, 1000)
+TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default for P, recall, ndcg_cut, map_cut
+DEFAULT_REL_LEVEL = 1
+
+Kind = Literal["graded", "binary", "count"]
+
+
+class Measure(NamedTuple):
+    """One measure at one cut-off: `Measure("nDCG", 10)` is nDCG@10; k None is the whole ranking."""
+
+    measure: str
+    k: int | None = None
+
+    @property
+    def label(self) -> str:
+        """ir_measures' spelling: 'nDCG@10', 'AP', 'RR@10'."""
+        return self.measure if self.k is None else f"{self.measure}@{self.k}"
+
+    @property
+    def family(self) -> "Family":
+        return FAMILIES[self.measure]
+
+    @property
+    def kind(self) -> Kind:
+        return self.family.kind
+
+    def trec_name(self, gain: str = "linear") -> str:
+        """trec_eval's name as it prints it ('ndcg_cut_10', 'map', 'P_10'); a measure trec_eval lacks
+        has a name of the same shape ('recip_rank_cut_10'; exponential gain 'ndcg_exp_cut_10')."""
+        base = self.family.trec_base(self.k is not None, gain)
+        return base if self.k is None else f"{base}_{self.k}"
+
+    def __str__(self) -> str:
+        return self.label
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: names, cut-offs and what it computes (one row of FAMILIES)."""
+
+    name: str  # ir_measures' name, the key of Measure.measure
+    kind: Kind  # graded: uses the labels as gains; binary: label >= the relevance level; count: a number of documents
+    cutoff: Literal["optional", "required", "none"]
+    trec: str | None  # trec_eval's name without a cut-off ('map'), None if it has none
+    trec_cut: str | None  # trec_eval's name of the family with cut-offs ('map_cut'), None if it has none
+    trec_eval_has: bool  # False: trec_eval does not compute it (RR@K); its trec name is ours
+    trec_defaults: tuple[int, ...]  # the cut-offs trec_eval uses for the bare family name
+    aliases: tuple[str, ...]  # other names accepted (case does not matter)
+    definition: str  # one line: what a query's value is
+
+    def trec_base(self, with_cutoff: bool, gain: str = "linear") -> str:
+        name = self.trec_cut if with_cutoff else self.trec
+        if name is None:
+            raise ParameterError(f"{self.name} {'takes no' if with_cutoff else 'needs a'} cut-off")
+        if self.name == "nDCG" and gain == "exponential":  # not trec_eval's ndcg: a name of its own
+            return "ndcg_exp_cut" if with_cutoff else "ndcg_exp"
+        return name
+
+
+FAMILIES: dict[str, Family] = {family.name: family for family in (
+    Family("nDCG", "graded", "optional", "ndcg", "ndcg_cut", True, TREC_EVAL_CUTOFFS, ("ndcg",),
+           "DCG of the top k (gain / log2(rank + 1)) over the DCG of the ideal ranking of the judgements"),
+    Family("P", "binary", "required", None, "P", True, TREC_EVAL_CUTOFFS, ("precision",),
+           "relevant documents in the top k, divided by k"),
+    Family("R", "binary", "required", None, "recall", True, TREC_EVAL_CUTOFFS, ("recall",),
+           "relevant documents in the top k, divided by the relevant documents judged"),
+    Family("AP", "binary", "optional", "map", "map_cut", True, TREC_EVAL_CUTOFFS, ("map",),
+           "precision at each relevant document retrieved (in the top k), summed, divided by the relevant judged"),
+    Family("RR", "binary", "optional", "recip_rank", "recip_rank_cut", False, (), ("mrr", "recip_rank"),
+           "1 / the rank of the first relevant document (0 if none is retrieved, or none in the top k)"),
+    Family("Rprec", "binary", "none", "Rprec", None, True, (), ("r-prec",),
+           "relevant documents in the top R, divided by R, the relevant documents judged"),
+    Family("Success", "binary", "required", None, "success", True, (1, 5, 10), ("success",),
+           "1 if a relevant document is in the top k, else 0"),
+    Family("NumRet", "count", "none", "num_ret", None, True, (), ("num_ret",),
+           "documents retrieved"),
+    Family("NumRel", "count", "none", "num_rel", None, True, (), ("num_rel",),
+           "documents judged relevant (label >= the relevance level)"),
+    Family("NumRelRet", "count", "none", "num_rel_ret", None, True, (), ("num_rel_ret",),
+           "relevant documents retrieved"),
+)}
+
+# trec_eval prints its measures in this order (its measures.c), whatever order -m names them in
+TREC_ORDER = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall", "ndcg", "ndcg_exp",
+              "ndcg_cut", "ndcg_exp_cut", "map_cut", "success", "recip_rank_cut")
+# all_trec: every trec_eval measure computed here (trec_eval's own all_trec has more: bpref, infAP, ...)
+TREC_NICKNAMES = {"all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall",
+                               "ndcg", "ndcg_cut", "map_cut", "success")}
+
+_NAMES: dict[str, tuple[str, bool]] = {}  # lower-cased name -> (family, names the family with cut-offs)
+for _family in FAMILIES.values():
+    for _alias in (_family.name, *_family.aliases):
+        _NAMES[_alias.lower()] = (_family.name, _family.cutoff == "required")
+    if _family.trec:
+        _NAMES[_family.trec.lower()] = (_family.name, False)
+    if _family.trec_cut:
+        _NAMES[_family.trec_cut.lower()] = (_family.name, True)
+_TOKEN = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_-]*?)(?:\((?P<params>[^()]*)\))?"
+                    r"(?:(?:@(?P<at>[^@.]+))|(?:\.(?P<dot>[^@]+))|(?:_(?P<under>\d+)))?$")
+
+
+@dataclass(frozen=True)
+class MeasureSet:
+    """The measures to compute, in the order they were asked for, and the relevance level."""
+
+    measures: tuple[Measure, ...]
+    rel_level: float
+
+
+def parse_cutoffs(value: str | int | Iterable) -> tuple[int | str, ...]:
+    """Parse '1,3,10,all' (or a list) into sorted unique cut-offs, `all` last; 1 <= k <= MAX_CUTOFF."""
+    items = value.split(",") if isinstance(value, str) else [value] if isinstance(value, int) else list(value)
+    cutoffs: set[int] = set()
+    has_all = False
+    for item in items:
+        text = "all" if item is None else str(item).strip().lower()
+        if text == "all":
+            has_all = True
+            continue
+        cutoffs.add(_cutoff(text, item))
+    if not cutoffs and not has_all:
+        raise ParameterError("give at least one cut-off, e.g. -k 1,3,5,10")
+    return tuple(sorted(cutoffs)) + (("all",) if has_all else ())
+
+
+def _cutoff(text: str, given: object) -> int:
+    try:
+        k = int(text)
+    except ValueError:
+        raise ParameterError(f"cut-off {given!r} is not a whole number or 'all'") from None
+    if k < 1 or str(k) != text.lstrip("+"):
+        raise ParameterError(f"cut-off {given!r} must be a whole number >= 1 or 'all'")
+    if k > MAX_CUTOFF:
+        raise ParameterError(f"cut-off {given!r} is larger than {MAX_CUTOFF:,}; use 'all' for no cut-off")
+    return k
+
+
+def parse_rel_level(value: object) -> float:
+    """The relevance level (trec_eval's -l): a finite number >= 0; a label >= it is relevant."""
+    if isinstance(value, bool):
+        raise ParameterError(f"the relevance level must be a number >= 0, e.g. 1 or 2; got {value!r}")
+    try:
+        level = float(str(value).strip()) if isinstance(value, str) else float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ParameterError(f"the relevance level must be a number >= 0, e.g. 1 or 2; got {value!r}") from None
+    if not math.isfinite(level) or level < 0:
+        raise ParameterError(f"the relevance level must be a finite number >= 0, e.g. 1 or 2; got {value!r}")
+    return level
+
+
+def level_text(level: float) -> str:
+    """2.0 -> '2', 0.5 -> '0.5'."""
+    return str(int(level)) if float(level).is_integer() else repr(float(level))
+
+
+def resolve_measures(
+    measures: str | Measure | Iterable | None = None,
+    cutoffs: str | Iterable | None = None,
+    rel_level: object = None,
+) -> MeasureSet:
+    """The measures asked for, in their order (duplicates dropped), and the relevance level.
+
+    measures: names in trec_eval's spelling (`ndcg_cut.10,100`, `recall.1000`, `map`, `P_10`) or
+    ir_measures' (`nDCG@10`, `R@1000`, `AP`, `RR@10`, `AP(rel=2)@100`), several in one text
+    separated by spaces, or Measure objects; None: nDCG at `cutoffs`. A family named without a
+    cut-off takes `cutoffs` if given, else trec_eval's default cut-offs for it. rel_level: None
+    takes the `(rel=N)` of the names, else 1; levels that disagree are an error.
+    """
+    if cutoffs is not None:
+        cutoffs = parse_cutoffs(cutoffs)
+    items = [] if measures is None else [measures] if isinstance(measures, (str, Measure)) else list(measures)
+    if not items:
+        ks = cutoffs if cutoffs is not None else DEFAULT_CUTOFFS
+        found = [Measure("nDCG", None if k == "all" else k) for k in ks]
+        return MeasureSet(tuple(found), parse_rel_level(DEFAULT_REL_LEVEL if rel_level is None else rel_level))
+    found: list[Measure] = []
+    levels: dict[float, str] = {}
+    for item in items:
+        if isinstance(item, Measure):
+            found.append(_checked(item))
+            continue
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+            found.append(_checked(Measure(item[0], item[1])))
+            continue
+        text = str(item)  # an ir_measures measure object prints as its name
+        tokens = text.replace(";", " ").split()
+        if not tokens:
+            raise ParameterError(f"measure {text!r} is empty; name one, e.g. nDCG@10 or ndcg_cut.10")
+        for token in tokens:
+            parsed, level = _parse_token(token, cutoffs)
+            found += parsed
+            if level is not None:
+                levels.setdefault(level, token)
+    level = _one_level(levels, rel_level)
+    unique = list(dict.fromkeys(found))
+    if not unique:
+        raise ParameterError("give at least one measure, e.g. -m nDCG@10")
+    return MeasureSet(tuple(unique), level)
+
+
+def _one_level(levels: dict[float, str], rel_level: object) -> float:
+    """The relevance level: the one given, or the one the measure names carry (they must agree)."""
+    given = None if rel_level is None else parse_rel_level(rel_level)
+    if len(levels) > 1:
+        named = ", ".join(levels.values())
+        raise ParameterError(f"the measures {named} give different relevance levels; one level (-l N) applies to "
+                             "every binary measure: evaluate the levels separately")
+    if levels:
+        (level, token), = levels.items()
+        if given is not None and given != level:
+            raise ParameterError(f"{token} asks for relevance level {level_text(level)} but the level given is "
+                                 f"{level_text(given)}; give one of them")
+        return level
+    return DEFAULT_REL_LEVEL if given is None else given
+
+
+def _parse_token(token: str, cutoffs: tuple | None) -> tuple[list[Measure], float | None]:
+    """Measures named by one token, and the relevance level its `(rel=N)` gives (None if none)."""
+    lowered = token.lower()
+    for nickname, names in TREC_NICKNAMES.items():
+        if lowered == nickname:
+            measures = []
+            for name in names:
+                measures += _parse_token(name, cutoffs)[0]
+            return measures, None
+    match = _TOKEN.match(token)
+    if not match or match["name"].lower() not in _NAMES:
+        raise ParameterError(f"unknown measure {token!r}; known: {known_names()}")
+    family_name, cut_family = _NAMES[match["name"].lower()]
+    family = FAMILIES[family_name]
+    level = _params(match["params"], token) if match["params"] is not None else None
+    given = match["at"] or match["dot"] or match["under"]
+    if given is not None:
+        if family.cutoff == "none":
+            raise ParameterError(f"{family.name} takes no cut-off; write {family.name} (in {token!r})")
+        if match["dot"] is None and match["at"] is None and not cut_family:
+            raise ParameterError(f"unknown measure {token!r}; known: {known_names()}")
+        texts = [text.strip().lower() for text in given.split(",")]
+        if not all(texts):
+            raise ParameterError(f"measure {token!r} has an empty cut-off; e.g. {family.name}@10")
+        if "all" in texts and family.cutoff == "required":
+            raise ParameterError(f"{family.name} needs a whole-number cut-off, e.g. {family.name}@10 (in {token!r})")
+        ks = sorted({_cutoff(text, text) for text in texts if text != "all"})
+        return [Measure(family.name, k) for k in ks] + ([Measure(family.name, None)] if "all" in texts else []), level
+    if not cut_family:  # nDCG, AP, RR, Rprec, counts: the whole ranking
+        return [Measure(family.name, None)], level
+    ks = cutoffs if cutoffs is not None else family.trec_defaults
+    if not ks:
+        raise ParameterError(f"{token!r} needs a cut-off, e.g. {family.name}@10")
+    measures = []
+    for k in ks:
+        if k == "all":
+            if family.cutoff == "required":
+                raise ParameterError(f"{family.name} needs a cut-off, and the cut-offs given (-k) include 'all'; "
+                                     f"name its cut-offs, e.g. {family.name}@10")
+            measures.append(Measure(family.name, None))
+        else:
+            measures.append(Measure(family.name, int(k)))
+    return measures, level
+
+
+def _params(text: str, token: str) -> float:
+    """The relevance level of ir_measures' `(rel=N)`; any other parameter is refused."""
+    level = None
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, _, value = part.partition("=")
+        if key.strip() != "rel" or not value.strip():
+            raise ParameterError(f"measure {token!r}: only the parameter rel=N (the relevance level) is taken; the "
+                                 "gain is --gain and judged-only scoring is not a parameter here")
+        level = parse_rel_level(value)
+    if level is None:
+        raise ParameterError(f"measure {token!r} has empty parameters; write e.g. AP(rel=2)")
+    return level
+
+
+def _checked(measure: Measure) -> Measure:
+    """A Measure whose family exists and whose cut-off fits it."""
+    if measure.measure not in FAMILIES:
+        raise ParameterError(f"unknown measure {measure.measure!r}; known: {known_names()}")
+    family = FAMILIES[measure.measure]
+    if measure.k is None and family.cutoff == "required":
+        raise ParameterError(f"{family.name} needs a cut-off, e.g. {family.name}@10")
+    if measure.k is not None:
+        if family.cutoff == "none":
+            raise ParameterError(f"{family.name} takes no cut-off")
+        return Measure(family.name, _cutoff(str(measure.k).strip(), measure.k))
+    return measure
+
+
+def known_names() -> str:
+    """The measure names accepted, for messages and --help."""
+    return ("nDCG@K nDCG P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet "
+            "(ir_measures), or ndcg_cut.K ndcg P.K recall.K map map_cut.K recip_rank Rprec success.K "
+            "num_ret num_rel num_rel_ret all_trec (trec_eval)")
+
+
+def measure_of(value: "str | Measure | int | None", measures: Sequence[Measure]) -> Measure:
+    """The measure among `measures` that value names: a Measure, a name ('RR@10', 'ndcg_cut_10'), or a
+    cut-off of nDCG (10, '10', 'all'); ParameterError if it is not among them."""
+    if isinstance(value, Measure):
+        wanted = value
+    elif (isinstance(value, Integral) and not isinstance(value, bool)) or (
+            isinstance(value, str) and (value.strip().isdigit() or value.strip() == "all")):
+        text = str(value).strip()
+        wanted = Measure("nDCG", None if text == "all" else int(text))
+    else:
+        parsed = resolve_measures(str(value), cutoffs=None).measures
+        if len(parsed) != 1:
+            raise ParameterError(f"{value!r} names {len(parsed)} measures; name one, e.g. nDCG@10")
+        wanted = parsed[0]
+    if wanted not in measures:
+        raise ParameterError(f"{wanted.label} was not computed; have {', '.join(m.label for m in measures)}")
+    return wanted
+
+
+def trec_sorted(measures: Iterable[Measure], gain: str = "linear") -> list[Measure]:
+    """Measures in trec_eval's printing order: by family as measures.c lists them, then cut-off."""
+    def key(measure: Measure) -> tuple[int, int]:
+        base = measure.family.trec_base(measure.k is not None, gain)
+        return TREC_ORDER.index(base), -1 if measure.k is None else measure.k
+    return sorted(measures, key=key)

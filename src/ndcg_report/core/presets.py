@@ -1,0 +1,90 @@
+"""Presets: the measure sets a community reports, with their relevance level and headline measure,
+read from the table `data/presets.tsv` shipped in the package (its `source` column says where each
+comes from)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from collections.abc import Sequence
+
+from ndcg_report.core.measures import Measure, MeasureSet, level_text, measure_of, parse_rel_level, resolve_measures
+from ndcg_report.errors import ParameterError
+
+HEADLINE = Measure("nDCG", 10)  # the headline measure when neither the user nor a preset names one
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One row of presets.tsv."""
+
+    name: str
+    measures: str  # measure names, space-separated (ir_measures' spelling)
+    rel_level: float
+    headline: str
+    source: str
+
+    def describe(self) -> str:
+        """'nDCG@10 nDCG@100 RR ... at relevance level 2 (headline nDCG@10)'."""
+        return f"{self.measures} at relevance level {level_text(self.rel_level)} (headline {self.headline})"
+
+
+@lru_cache(maxsize=1)
+def presets() -> dict[str, Preset]:
+    """Every preset of the package's presets.tsv, by name."""
+    text = (resources.files("ndcg_report") / "data" / "presets.tsv").read_text(encoding="utf-8")
+    lines = [line.split("\t") for line in text.splitlines() if line.strip()]
+    header, rows = lines[0], lines[1:]
+    found = {}
+    for row in rows:
+        fields = dict(zip(header, row))
+        found[fields["preset"]] = Preset(fields["preset"], fields["measures"], parse_rel_level(fields["rel_level"]),
+                                         fields["headline"], fields["source"])
+    return found
+
+
+def preset(name: str) -> Preset:
+    """The preset called `name`; ParameterError naming the presets there are."""
+    known = presets()
+    if name not in known:
+        raise ParameterError(f"there is no preset {name!r}; the presets are {', '.join(known)}")
+    return known[name]
+
+
+def measure_set(preset_name: str = "", measures: object = None, cutoffs: object = None,
+                rel_level: object = None) -> MeasureSet:
+    """The measures and relevance level of a preset (if named) followed by the measures given; a
+    relevance level given overrides the preset's. Without a preset: resolve_measures as it is."""
+    if not preset_name:
+        return resolve_measures(measures, cutoffs, rel_level)
+    chosen = preset(preset_name)
+    extra = [] if measures is None else [measures] if isinstance(measures, str) else list(measures)
+    level = chosen.rel_level if rel_level is None else rel_level
+    return resolve_measures([chosen.measures, *extra], cutoffs, level)
+
+
+def help_text() -> str:
+    """One line per preset, for --help."""
+    return "; ".join(f"{p.name}: {p.describe()}" for p in presets().values())
+
+
+def choose_headline(headline: "Measure | str | None", preset_name: str, measures: Sequence[Measure]) -> Measure:
+    """The headline measure: the one named (it must be among `measures` and not a count), else the
+    preset's, else nDCG@10 if computed, else the first measure that is not a count."""
+    if headline not in (None, ""):
+        try:
+            chosen = measure_of(headline, measures)
+        except ParameterError as exc:
+            raise ParameterError(f"headline {headline}: {exc}; add it to the measures (-m) or choose another") from None
+    elif preset_name:
+        chosen = measure_of(preset(preset_name).headline, measures)
+    elif HEADLINE in measures:
+        chosen = HEADLINE
+    else:
+        chosen = next((m for m in measures if m.kind != "count"), measures[0])
+    if chosen.kind == "count":
+        raise ParameterError(f"the headline {chosen.label} is a count of documents, not a measure to compare "
+                             "systems on; choose one such as nDCG@10 (--headline)")
+    return chosen
