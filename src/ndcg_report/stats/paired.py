@@ -1,5 +1,7 @@
-"""Systems against a baseline: paired per-query NDCG@k, tests, intervals and effect sizes per
-(system, cut-off), with Holm's adjustment across the whole family of comparisons."""
+"""Systems against a baseline: paired per-query values of every measure, tests, intervals and
+effect sizes per (system, measure, cut-off), with Holm's adjustment over the systems compared with
+the baseline on one (measure, cut-off) at a time (so a verdict never depends on how many measures or
+cut-offs were asked for), and the matching Bonferroni-adjusted interval."""
 
 from __future__ import annotations
 
@@ -10,16 +12,18 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from ndcg_report.core.measures import Measure
 from ndcg_report.core.metrics import Evaluation
 from ndcg_report.errors import ParameterError
-from ndcg_report.stats.resampling import LARGE_N, MONTE_CARLO, mean_interval, randomization_test
+from ndcg_report.stats.resampling import LARGE_N, MONTE_CARLO, mean_intervals, randomization_test
 from ndcg_report.stats.streams import stream
 
 COLUMNS = (
     "n", "run_mean", "baseline_mean", "run_median", "baseline_median", "delta", "relative_delta",
     "wins", "ties", "losses", "t_statistic", "t_pvalue", "wilcoxon_statistic", "wilcoxon_pvalue",
     "randomization_pvalue", "ci_low", "ci_high", "effect_size",
-    "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue", "randomization_method", "ci_method",
+    "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue",
+    "family_size", "family_confidence", "family_ci_low", "family_ci_high", "randomization_method", "ci_method",
 )
 TESTS = ("t", "wilcoxon", "randomization")
 N_RESAMPLES = 10_000
@@ -27,47 +31,47 @@ CONFIDENCE = 0.95
 
 
 def check_comparable(run: Evaluation, baseline: Evaluation) -> None:
-    """Raise ParameterError unless both were evaluated with the same cut-offs and policies."""
-    if run.cutoffs != baseline.cutoffs:
-        raise ParameterError(f"run and baseline cut-offs differ: {run.cutoffs} vs {baseline.cutoffs}")
-    for policy in ("gain", "missing", "no_relevant"):
+    """Raise ParameterError unless both were evaluated with the same measures and policies."""
+    if run.measures != baseline.measures:
+        raise ParameterError(f"run and baseline measures differ: {', '.join(run.labels)} vs {', '.join(baseline.labels)}")
+    for policy in ("gain", "missing", "no_relevant", "rel_level"):
         if getattr(run, policy) != getattr(baseline, policy):
             raise ParameterError(f"run and baseline were evaluated with different {policy} settings")
 
 
-def paired_arrays(run: Evaluation, baseline: Evaluation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(qids, run NDCG, baseline NDCG) of the queries averaged in both: arrays of shape (queries,)
-    and (queries, cut-offs), queries in the evaluations' (trec_eval's) order.
-
-    Raises ParameterError if the cut-offs or policies differ, or if no query is averaged in both.
-    """
+def paired_values(run: Evaluation, baseline: Evaluation, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(qids, run values, baseline values) of one measure over the queries averaged in both for it,
+    in the evaluations' (trec_eval's) qid order. Raises ParameterError as check_comparable does."""
     check_comparable(run, baseline)
+    j = run.column(measure)
     if np.array_equal(run.qids, baseline.qids):  # evaluated against the same qrels: rows line up
-        both = run.averaged & baseline.averaged
-        qids, x, y = run.qids[both], run.ndcg[both], baseline.ndcg[both]
-    else:
-        x_table, y_table = run.ndcg_table(), baseline.ndcg_table()
-        common = x_table.index.intersection(y_table.index, sort=False)
-        order = sorted(range(len(common)), key=lambda i: common[i].encode("utf-8"))
-        common = common[order]
-        qids = np.asarray(common, dtype=object)
-        x, y = x_table.loc[common].to_numpy(np.float64), y_table.loc[common].to_numpy(np.float64)
-    if len(qids) == 0:
-        raise ParameterError("no query is averaged in both the run and the baseline")
-    return qids, x, y
+        both = run.averaged[:, j] & baseline.averaged[:, j]
+        return run.qids[both], run.values[both, j], baseline.values[both, j]
+    x_table, y_table = run.table(measure), baseline.table(measure)
+    common = x_table.index.intersection(y_table.index, sort=False)
+    common = common[sorted(range(len(common)), key=lambda i: common[i].encode("utf-8"))]
+    return (np.asarray(common, dtype=object), x_table.loc[common].to_numpy(np.float64)[:, 0],
+            y_table.loc[common].to_numpy(np.float64)[:, 0])
 
 
-def paired_ndcg(run: Evaluation, baseline: Evaluation) -> pd.DataFrame:
-    """Long frame (qid, k, run, baseline, delta = run - baseline) of the queries averaged in both.
+def paired_scores(run: Evaluation, baseline: Evaluation) -> pd.DataFrame:
+    """Long frame (qid, measure, k, run, baseline, delta = run - baseline): per measure, the queries
+    averaged in both, in qid order; measures in evaluation order."""
+    frames = []
+    for measure in run.measures:
+        qids, x, y = paired_values(run, baseline, measure)
+        frames.append(pd.DataFrame({"qid": qids.astype(str), "measure": measure.measure,
+                                    "k": pd.array([measure.k] * len(qids), dtype="Int64"),
+                                    "run": x, "baseline": y, "delta": x - y}))
+    return pd.concat(frames, ignore_index=True)
 
-    Rows are in cut-off order, then qid order. Raises ParameterError as paired_arrays does.
-    """
-    qids, x, y = paired_arrays(run, baseline)
-    labels = run.labels
-    return pd.DataFrame({
-        "qid": np.tile(qids.astype(str), len(labels)), "k": np.repeat(labels, len(qids)),
-        "run": x.T.ravel(), "baseline": y.T.ravel(), "delta": (x - y).T.ravel(),
-    })
+
+def stream_label(measure: Measure) -> str:
+    """What a measure's random streams are named by: nDCG by its cut-off alone ('10', 'all'), as every
+    statistic was before other measures existed (so its numbers stay the same), the rest by label."""
+    if measure.measure == "nDCG":
+        return "all" if measure.k is None else str(measure.k)
+    return measure.label
 
 
 def compare_systems(
@@ -79,34 +83,44 @@ def compare_systems(
     confidence: float = CONFIDENCE,
     large_n: int = LARGE_N,
 ) -> pd.DataFrame:
-    """Every system against the baseline: one row per (system, k) with the COLUMNS statistics.
+    """Every system against the baseline: one row per (system, measure, k) with the COLUMNS statistics.
 
-    The index is (system, k), systems in the given order, cut-offs in evaluation order. The
-    randomization test and the bootstrap of each (system, k) draw from their own stream, derived
-    from (seed, system, baseline_name, k): a number never changes when systems or cut-offs are
-    added or removed. Holm's adjustment runs across the whole family (every system and every k),
-    separately for each test. Above large_n paired queries the randomization test and the
-    bootstrap use their normal limits where accurate (see stats.resampling); the *_method
-    columns say which.
+    The index is (system, measure, k), systems in the given order, measures in evaluation order.
+    Each (system, measure, k) draws its randomization test and bootstrap from its own stream,
+    derived from (seed, system, baseline_name, measure): a number never changes when systems or
+    measures are added or removed. Holm's adjustment runs over the systems for one (measure, k)
+    (its family), separately for each test; family_ci_* is the bootstrap interval of the delta at
+    the Bonferroni-adjusted level 1 - (1 - confidence) / family_size, the interval that matches a
+    family-wise test. Above large_n paired queries the randomization test and the bootstrap use
+    their normal limits where accurate (see stats.resampling); the *_method columns say which.
     """
     if not systems:
         raise ParameterError("give at least one system to compare with the baseline")
+    family_size = len(systems)
+    family_confidence = 1 - (1 - confidence) / family_size
     rows = []
     for name, evaluation in systems.items():
         try:
-            _, x_all, y_all = paired_arrays(evaluation, baseline)
+            pairs = {measure: paired_values(evaluation, baseline, measure) for measure in evaluation.measures}
         except ParameterError as exc:
             raise ParameterError(f"{name!r} against {baseline_name!r}: {exc}") from None
-        for column, label in enumerate(evaluation.labels):
-            rows.append({"system": name, "k": label, **compare_arrays(
-                x_all[:, column], y_all[:, column],
-                flip_rng=stream(seed, "randomization", name, baseline_name, label),
+        if not any(len(qids) for qids, _, _ in pairs.values()):
+            raise ParameterError(f"{name!r} against {baseline_name!r}: no query is averaged in both the run and "
+                                 "the baseline")
+        for measure, (_, x, y) in pairs.items():
+            label = stream_label(measure)
+            rows.append({"system": name, "measure": measure.measure, "k": measure.k, **compare_arrays(
+                x, y, flip_rng=stream(seed, "randomization", name, baseline_name, label),
                 boot_rng=stream(seed, "bootstrap", name, baseline_name, label),
                 n_resamples=n_resamples, confidence=confidence, large_n=large_n,
-            )})
-    table = pd.DataFrame(rows).set_index(["system", "k"])
+                family_confidence=family_confidence,
+            ), "family_size": family_size, "family_confidence": family_confidence})
+    table = pd.DataFrame(rows)
+    table["k"] = pd.array(table["k"], dtype="Int64")
     for test in TESTS:
-        table[f"holm_{test}_pvalue"] = holm(table[f"{test}_pvalue"].to_numpy())
+        table[f"holm_{test}_pvalue"] = table.groupby(["measure", "k"], sort=False, dropna=False)[
+            f"{test}_pvalue"].transform(lambda p: holm(p.to_numpy()))
+    table = table.set_index(["system", "measure", "k"])
     return table[list(COLUMNS)]
 
 
@@ -119,19 +133,25 @@ def compare(
     run_name: str = "run",
     baseline_name: str = "baseline",
 ) -> pd.DataFrame:
-    """One system against the baseline: one row per cut-off label (index 'k', evaluation order)
-    with the COLUMNS statistics, Holm across the k values (compare_systems with one system)."""
+    """One system against the baseline: one row per measure (index (measure, k), evaluation order)
+    with the COLUMNS statistics (compare_systems with one system: Holm over a family of one)."""
     return compare_systems({run_name: run}, baseline, baseline_name, seed, n_resamples, confidence).loc[run_name]
 
 
 def compare_arrays(
     x: np.ndarray, y: np.ndarray, flip_rng: np.random.Generator, boot_rng: np.random.Generator,
     n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE, large_n: int = LARGE_N,
+    family_confidence: float | None = None,
 ) -> dict[str, float | str]:
-    """Every statistic but the Holm ones, for paired per-query scores x (run) and y (baseline).
+    """Every statistic but the Holm ones, for paired per-query scores x (run) and y (baseline); the
+    interval at family_confidence too (family_ci_*, from the same resamples) if given.
 
-    If all deltas are 0, test statistics are NaN and p-values 1.0; with one query, NaN.
+    If all deltas are 0, test statistics are NaN and p-values 1.0; with one query, NaN; with none, NaN
+    throughout (n 0).
     """
+    if len(x) == 0:
+        return {"n": 0, **{name: np.nan for name in COLUMNS if name not in ("n", "family_size", "family_confidence")},
+                "wins": 0, "ties": 0, "losses": 0, "randomization_method": MONTE_CARLO, "ci_method": MONTE_CARLO}
     d = x - y
     n = len(d)
     differs = bool(np.any(d != 0))
@@ -140,7 +160,9 @@ def compare_arrays(
     t = stats.ttest_rel(x, y) if testable else None
     w = stats.wilcoxon(x, y) if testable else None  # zero_method='wilcox': zero deltas dropped
     baseline_mean = float(y.mean())
-    ci = mean_interval(d, boot_rng, n_resamples, confidence, large_n) if n > 1 else (np.nan, np.nan, MONTE_CARLO)
+    levels = (confidence,) if family_confidence in (None, confidence) else (confidence, family_confidence)
+    intervals, ci_method = (mean_intervals(d, boot_rng, n_resamples, levels, large_n) if n > 1
+                            else ([(np.nan, np.nan)] * len(levels), MONTE_CARLO))
     randomization = randomization_test(d, flip_rng, n_resamples, large_n)
     sd = float(d.std(ddof=1)) if n > 1 else np.nan
     return {
@@ -155,9 +177,10 @@ def compare_arrays(
         "wilcoxon_statistic": float(w.statistic) if w is not None else np.nan,
         "wilcoxon_pvalue": float(w.pvalue) if w is not None else no_test,
         "randomization_pvalue": randomization[0],
-        "ci_low": ci[0], "ci_high": ci[1],
+        "ci_low": intervals[0][0], "ci_high": intervals[0][1],
+        "family_ci_low": intervals[-1][0], "family_ci_high": intervals[-1][1],
         "effect_size": float(d.mean()) / sd if sd > 0 else np.nan,  # Cohen's d_z
-        "randomization_method": randomization[1], "ci_method": ci[2],
+        "randomization_method": randomization[1], "ci_method": ci_method,
     }
 
 

@@ -47,16 +47,28 @@ def bootstrap_mean_interval(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of mean(values) (BCa is undefined on all-equal values);
     (mean, mean) for fewer than two values or all equal, (nan, nan) for none."""
+    return bootstrap_mean_intervals(values, rng, n_resamples, (confidence,))[0]
+
+
+def bootstrap_mean_intervals(
+    values: np.ndarray, rng: np.random.Generator, n_resamples: int, confidences: tuple[float, ...],
+) -> list[tuple[float, float]]:
+    """bootstrap_mean_interval at each confidence level, all from the same resamples."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) == 0:
-        return float("nan"), float("nan")
+        return [(float("nan"), float("nan"))] * len(confidences)
     if len(values) < 2 or np.all(values == values[0]):
-        return float(values.mean()), float(values.mean())
+        return [(float(values.mean()), float(values.mean()))] * len(confidences)
     result = stats.bootstrap(
         (values,), np.mean, n_resamples=n_resamples, batch=_batch(len(values)), vectorized=True,
-        confidence_level=confidence, method="percentile", **_rng_argument(stats.bootstrap, rng),
+        confidence_level=confidences[0], method="percentile", **_rng_argument(stats.bootstrap, rng),
     )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+    found = [(float(result.confidence_interval.low), float(result.confidence_interval.high))]
+    for confidence in confidences[1:]:
+        alpha = (1 - confidence) / 2
+        low, high = np.percentile(result.bootstrap_distribution, [100 * alpha, 100 * (1 - alpha)])
+        found.append((float(low), float(high)))
+    return found
 
 
 def randomization_test(
@@ -87,12 +99,22 @@ def mean_interval(
     Up to large_n values: bootstrap_mean_interval. Above: the normal limit where skewness moves the
     percentile ends by at most MAX_SKEW_SHIFT standard errors, else sparse_bootstrap_interval.
     """
+    intervals, method = mean_intervals(values, rng, n_resamples, (confidence,), large_n)
+    return (*intervals[0], method)
+
+
+def mean_intervals(
+    values: np.ndarray, rng: np.random.Generator, n_resamples: int, confidences: tuple[float, ...],
+    large_n: int = LARGE_N,
+) -> tuple[list[tuple[float, float]], str]:
+    """mean_interval at each confidence level (the same resamples for all), and how they were computed:
+    the normal limit only where it is accurate at every level."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) <= large_n:
-        return (*bootstrap_mean_interval(values, rng, n_resamples, confidence), MONTE_CARLO)
-    if bootstrap_skew_shift(values, confidence) <= MAX_SKEW_SHIFT:
-        return (*normal_mean_interval(values, confidence), NORMAL_LIMIT)
-    return (*sparse_bootstrap_interval(values, rng, n_resamples, confidence), MONTE_CARLO)
+        return bootstrap_mean_intervals(values, rng, n_resamples, confidences), MONTE_CARLO
+    if all(bootstrap_skew_shift(values, confidence) <= MAX_SKEW_SHIFT for confidence in confidences):
+        return [normal_mean_interval(values, confidence) for confidence in confidences], NORMAL_LIMIT
+    return sparse_bootstrap_intervals(values, rng, n_resamples, confidences), MONTE_CARLO
 
 
 def sparse_bootstrap_interval(
@@ -101,13 +123,20 @@ def sparse_bootstrap_interval(
     """Percentile bootstrap interval of mean(values), resampling only the m values that differ from
     the most common one: of n draws with replacement, Binomial(n, m/n) land among them, uniformly;
     the rest draw the common value. Same distribution as resampling all n; costs m, not n, per resample."""
+    return sparse_bootstrap_intervals(values, rng, n_resamples, (confidence,))[0]
+
+
+def sparse_bootstrap_intervals(
+    values: np.ndarray, rng: np.random.Generator, n_resamples: int, confidences: tuple[float, ...],
+) -> list[tuple[float, float]]:
+    """sparse_bootstrap_interval at each confidence level, from the same resamples."""
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     distinct, counts = np.unique(values, return_counts=True)
     common = distinct[np.argmax(counts)]
     others = values[values != common] - common
     if len(others) == 0:
-        return float(common), float(common)
+        return [(float(common), float(common))] * len(confidences)
     means = np.empty(n_resamples)
     batch = _batch(len(others))
     for start in range(0, n_resamples, batch):
@@ -116,9 +145,12 @@ def sparse_bootstrap_interval(
         ends = np.cumsum(hits)
         sums = np.concatenate([[0.0], np.cumsum(picks)])
         means[start:start + len(hits)] = (sums[ends] - sums[ends - hits]) / n
-    alpha = (1 - confidence) / 2
-    low, high = np.percentile(means, [100 * alpha, 100 * (1 - alpha)])
-    return float(common + low), float(common + high)
+    found = []
+    for confidence in confidences:
+        alpha = (1 - confidence) / 2
+        low, high = np.percentile(means, [100 * alpha, 100 * (1 - alpha)])
+        found.append((float(common + low), float(common + high)))
+    return found
 
 
 def _batch(n_values: int) -> int:
