@@ -20,7 +20,9 @@ import yaml
 
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
-from ndcg_report.core.metrics import DEFAULT_CUTOFFS, GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, parse_cutoffs
+from ndcg_report.core.measures import parse_cutoffs, parse_rel_level, resolve_measures
+from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES
+from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 from ndcg_report.report.build import MAX_TIMEOUT
 from ndcg_report.report.parameters import PACKAGE_PREFIX
 from ndcg_report.report.systems import check_name
@@ -28,11 +30,12 @@ from ndcg_report.report.systems import check_name
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
 FILE_KEYS = ("qrels", "baseline", "corpus", "topics")  # the inputs besides the runs
 BM25_KEYS = ("k1", "b", "top_k")
-OPTION_KEYS = ("k", "gain", "missing", "no_relevant", "title", "run_name", "baseline_name", "seed", "timeout",
+MEASURE_KEYS = ("measures", "preset", "k", "rel_level", "headline")
+OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "title", "run_name", "baseline_name", "seed", "timeout",
                *BM25_KEYS)
 REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS)
 DEFAULT_OPTIONS: dict[str, Any] = {
-    "k": ",".join(map(str, DEFAULT_CUTOFFS)), "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
+    "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
     "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, **BM25_DEFAULTS,
 }
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
@@ -43,7 +46,11 @@ RESERVED_NAMES = frozenset({"index.html"})
 class ReportOptions:
     """The options of `ndcg-report build` for one report (defaults applied, values checked)."""
 
-    cutoffs: str  # canonical, e.g. "1,3,5,10,all"
+    measures: str  # measure names as given, space-separated ('' = nDCG at the cut-offs)
+    preset: str
+    cutoffs: str  # canonical, e.g. "1,3,5,10,all" ('' = the default)
+    rel_level: str  # '' = 1 or the preset's
+    headline: str  # '' = the preset's, else nDCG@10 if computed
     gain: str
     missing: str
     no_relevant: str
@@ -189,8 +196,15 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         values["run_name"] = check_name(values["run_name"], f"{where} key 'run_name'")
     if values["baseline_name"]:
         values["baseline_name"] = check_name(values["baseline_name"], f"{where} key 'baseline_name'")
+    try:  # the measure options together: what a build would refuse, refused here
+        asked = measure_set(values["preset"], values["measures"] or None, values["k"] or None,
+                            values["rel_level"] or None)
+        choose_headline(values["headline"] or None, values["preset"], asked.measures)
+    except ParameterError as exc:
+        raise ParameterError(f"{where} {exc}") from None
     options = ReportOptions(
-        cutoffs=values["k"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
+        measures=values["measures"], preset=values["preset"], cutoffs=values["k"], rel_level=values["rel_level"],
+        headline=values["headline"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
         title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
         seed=values["seed"], timeout=values["timeout"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
     )
@@ -244,6 +258,8 @@ def _option(key: str, value: object, where: str) -> Any:
             return ",".join(str(k) for k in parse_cutoffs(str(value) if isinstance(value, int) else value))
         except ParameterError as exc:
             raise ParameterError(f"{where}: {exc}") from None
+    if key in ("measures", "preset", "rel_level", "headline"):
+        return _measure_option(key, value, where)
     if key in ("gain", "missing", "no_relevant"):
         choices = {"gain": GAINS, "missing": MISSING_POLICIES, "no_relevant": NO_RELEVANT_POLICIES}[key]
         if value not in choices:
@@ -273,6 +289,34 @@ def _option(key: str, value: object, where: str) -> Any:
             raise ParameterError(f"{where}: {value!r} must be between 0 and 1")
         return float(value)
     raise AssertionError(key)  # pragma: no cover - keys are checked before
+
+
+def _measure_option(key: str, value: object, where: str) -> str:
+    """measures (names, or a list of them), preset, rel_level (a number) and headline (a name), as text."""
+    if key == "measures" and isinstance(value, list):
+        if not value or not all(isinstance(item, str) for item in value):
+            raise ParameterError(f"{where}: {_shown(value)} must be measure names such as [nDCG@10, RR, R@1000]")
+        value = " ".join(value)
+    if key == "rel_level":
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ParameterError(f"{where}: {_shown(value)} must be a number such as 2")
+        try:
+            parse_rel_level(value)
+        except ParameterError as exc:
+            raise ParameterError(f"{where}: {exc}") from None
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(f"{where}: {_shown(value)} must be text (a non-empty string)")
+    try:
+        if key == "measures":
+            resolve_measures(value)
+        elif key == "preset":
+            find_preset(value)
+        else:
+            resolve_measures(value)
+    except ParameterError as exc:
+        raise ParameterError(f"{where}: {exc}") from None
+    return value.strip()
 
 
 def _check_keys(mapping: dict, known: tuple[str, ...], where: str) -> None:

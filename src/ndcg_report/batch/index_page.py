@@ -1,4 +1,5 @@
-"""index.html of a batch output root: one row per report, and NDCG@10 across builds per report.
+"""index.html of a batch output root: one row per report, and its headline measure (nDCG@10 unless the
+report names another) across builds per report.
 
 Offline and self-contained like the reports: inline CSS, no script, figures as PNG data URIs made
 with matplotlib's Figure API (deterministic: plots._RC, no PNG metadata). Every text is escaped.
@@ -79,24 +80,31 @@ img {{ max-width: 100%; height: auto; }}
 <h1>{html.escape(heading)}</h1>
 <p class="batch">{html.escape(batch_line)}</p>
 <table>
-<thead><tr><th>report</th><th>status</th><th>NDCG@k best system</th><th>baseline</th><th>delta</th>
+<thead><tr><th>report</th><th>status</th><th>headline: best system</th><th>baseline</th><th>delta</th>
 <th>p (Holm)</th><th>above baseline</th><th>queries</th><th>best vs previous build</th><th>last good build</th><th>link</th></tr></thead>
 <tbody>
 {rows}
 </tbody>
 </table>
-<p class="note">Numbers are those of the last good build of each report, at k = 10 (or the report's first
-cut-off without 10), for the report's best system there (the only one in a one-run report). p: paired
-randomization test against the baseline, Holm-adjusted over the report's whole family of (system, cut-off)
-comparisons; <span class="sig">bold with *</span> when below {SIGNIFICANCE}. Above baseline: how many of the
-report's systems are significantly above it at that cut-off. A failed report keeps its last good report.</p>
-<h2>NDCG across builds</h2>
+<p class="note">Numbers are those of the last good build of each report, on its headline measure (nDCG@10
+unless the report names another; shown under each value), for the report's best system there (the only one
+in a one-run report). p: paired randomization test against the baseline, Holm-adjusted over the report's
+systems on that measure; <span class="sig">bold with *</span> when below {SIGNIFICANCE}. Above baseline: how
+many of the report's systems are significantly above it on that measure. A failed report keeps its last good
+report.</p>
+<h2>Headline measure across builds</h2>
 {sections}
 <p class="generated">Generated {generated}.</p>
 </main>
 </body>
 </html>
 """
+
+
+def measure_label(record: dict) -> str:
+    """The headline measure of a history record: its label ('nDCG@10', 'RR@10'); a record written
+    before other measures existed names only its nDCG cut-off."""
+    return str(record.get("measure") or f"nDCG@{record.get('k', '10')}")
 
 
 def write_index(root: Path, states: list[ReportState], *, heading: str, batch_line: str) -> Path:
@@ -116,11 +124,11 @@ def _row(state: ReportState) -> str:
     if last is None:
         cells += ['<td class="num">–</td>'] * 7
     else:
-        k = _e(str(last.get("k", "10")))
+        k = _e(measure_label(last))
         significant = _is_significant(last)
         p_text = _e(format_p(last.get("holm_randomization_pvalue"))) + (" *" if significant else "")
         cells += [
-            f'<td class="num">{format_number(last.get("run_mean"))}<div class="detail">{_e(last.get("run_name", ""))} @{k}</div></td>',
+            f'<td class="num">{format_number(last.get("run_mean"))}<div class="detail">{_e(last.get("run_name", ""))}, {k}</div></td>',
             f'<td class="num">{format_number(last.get("baseline_mean"))}<div class="detail">{_e(last.get("baseline_name", ""))}</div></td>',
             f'<td class="num">{format_signed(last.get("delta"))}<div class="detail">95% CI [{format_signed(last.get("ci_low"))}, '
             f'{format_signed(last.get("ci_high"))}]</div></td>',
@@ -166,14 +174,14 @@ def _history_section(state: ReportState) -> str:
         return f'<section {anchor}><h3>{_e(state.name)}</h3><p class="note">No successful build yet.</p></section>'
     shown = state.history[-MAX_PLOTTED_BUILDS:]
     uri = history_data_uri(tuple(shown))
-    k = str(shown[-1].get("k", "10"))
+    k = measure_label(shown[-1])
     first, last = shown[0], shown[-1]
     note = (f"{len(state.history)} successful build{'s' if len(state.history) != 1 else ''}"
             + (f", the last {len(shown)} plotted" if len(shown) < len(state.history) else "")
             + f"; first {_short_time(first['time'])}, last {_short_time(last['time'])}.")
     if state.status == "failed":
         note += f" The last attempt failed at step {state.step}; the numbers and the report are those of the last good build."
-    alt = f"NDCG@{k} of run and baseline, and their delta with its 95% CI, across the builds of {state.name}"
+    alt = f"{k} of run and baseline, and their delta with its 95% CI, across the builds of {state.name}"
     return (f'<section {anchor}><h3>{_e(state.name)}</h3>'
             f'<img src="{uri}" alt="{_e(alt)}" width="760" height="260">'
             f'<p class="note">{_e(note)}</p></section>')
@@ -200,7 +208,7 @@ def history_figure(history: tuple[dict, ...]):
     from ndcg_report.report.plots import _RC, BASELINE_COLOUR, MARKERS, RUN_COLOUR, literal, system_colour
 
     x = list(range(1, len(history) + 1))
-    k = literal(history[-1].get("k", "10"))
+    k = literal(measure_label(history[-1]))
     best = history[-1].get("run_name") or "run"
     names = [system.get("name") for system in history[-1].get("systems") or ()] or [best]
     base = [_number(r.get("baseline_mean")) for r in history]
@@ -228,8 +236,8 @@ def history_figure(history: tuple[dict, ...]):
             span = max(values) - min(values)
             pad = max(0.02, 0.15 * span)
             left.set_ylim(max(0.0, min(values) - pad), min(1.0, max(values) + pad))
-        left.set_ylabel(f"NDCG@{k}")
-        left.set_title(f"Mean NDCG@{k} per build", fontsize=10)
+        left.set_ylabel(k)
+        left.set_title(f"Mean {k} per build", fontsize=10)
         if not legend_outside:  # handles and labels explicit: a name starting with '_' is not dropped
             left.legend(handles, legend_labels, loc="best", fontsize=8)
         else:

@@ -229,7 +229,10 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
     command = [sys.executable, "-m", "ndcg_report.cli", "build"]
     command += [f"--run={item.name}={item.path}" if item.name else f"--run={item.path}" for item in report.runs]
     command += [f"--{item.role}={item.path}" for item in report.inputs if not item.role.startswith("run")]
-    command += [f"--cutoffs={o.cutoffs}", f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
+    command += [f"--{flag}={value}" for flag, value in (("preset", o.preset), ("measure", o.measures),
+                                                         ("cutoffs", o.cutoffs), ("rel-level", o.rel_level),
+                                                         ("headline", o.headline)) if value]
+    command += [f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
                 f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
     if o.run_name:
         command.append(f"--run-name={o.run_name}")
@@ -244,9 +247,9 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
 
 
 def headline(summary: dict) -> dict:
-    """The numbers the index and history keep, from a report's summary.json, at its headline cut-off:
-    every system's NDCG and comparison, and the best system's at the top level."""
-    k = summary["parameters"]["headline_k"]
+    """The numbers the index and history keep, from a report's summary.json, on its headline measure:
+    every system's value and comparison, and the best system's at the top level."""
+    k = summary["parameters"]["headline"]
     keys = ("n", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
             "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
     alpha = summary["parameters"].get("alpha", 0.05)
@@ -260,7 +263,7 @@ def headline(summary: dict) -> dict:
     best = max(systems, key=lambda system: (system["run_mean"] if system["run_mean"] is not None else -1.0))
     best_row = summary["comparisons"][best["name"]][k]
     record = {key: best_row.get(key) for key in keys}
-    record.update(k=k, run_name=best["name"], baseline_name=summary["baseline"], systems=systems,
+    record.update(measure=k, run_name=best["name"], baseline_name=summary["baseline"], systems=systems,
                   n_systems=len(systems), n_above=sum(system["significantly_above"] for system in systems),
                   warnings=len(summary.get("warnings", [])))
     return record
@@ -332,7 +335,7 @@ class Batch:
                                        "seconds": round(seconds, 1)})
         above = (f"; best of {record['n_systems']}: {record['run_name']}; {record['n_above']} of {record['n_systems']} "
                  "significantly above the baseline") if record["n_systems"] > 1 else ""
-        self.log(f"done {name} in {seconds:.1f} s: NDCG@{record['k']} {format_number(record['run_mean'])} vs "
+        self.log(f"done {name} in {seconds:.1f} s: {record['measure']} {format_number(record['run_mean'])} vs "
                  f"{format_number(record['baseline_mean'])} ({format_signed(record['delta'])}, "
                  f"Holm randomization p={format_p(record['holm_randomization_pvalue'])}){above}")
         return Outcome(name, "built", seconds=seconds, finished=finished)

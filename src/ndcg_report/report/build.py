@@ -20,6 +20,7 @@ import yaml
 from ndcg_report.errors import BuildError, ParameterError
 from ndcg_report.files import OWNED_MARKER, mark_owned, new_owned_folder, remove_owned_folder, stale_owned_folders
 from ndcg_report.report.loading import load_inputs
+from ndcg_report.core.measures import level_text
 from ndcg_report.report.parameters import ReportParameters
 from ndcg_report.report.supervisor import check_supervisor
 
@@ -56,7 +57,10 @@ def notebook_parameters(params: ReportParameters) -> dict:
     return {
         "runs": [{"name": item.name, "path": str(item.path)} for item in params.runs], "qrels": str(params.qrels),
         "baseline": str(params.baseline) if params.baseline else "", "topics": str(params.topics) if params.topics else "",
-        "ks": ",".join(str(k) for k in params.cutoffs), "gain": params.gain, "missing": params.missing,
+        "ks": ",".join(str(k) for k in params.cutoffs) if params.cutoffs else "",
+        "measures": " ".join(measure.label for measure in params.measures), "preset": params.preset,
+        "rel_level": level_text(params.rel_level), "headline": params.headline.label,
+        "gain": params.gain, "missing": params.missing,
         "no_relevant": params.no_relevant, "title": params.title, "seed": params.seed,
         "baseline_name": params.baseline_name, "command": params.command, "output_dir": ".",
         "corpus": str(params.corpus) if params.corpus else "", "bm25_settings": params.bm25_settings,

@@ -19,6 +19,7 @@ class Demo:
     corpus: str = ""  # a corpus to build BM25 from
     baseline_name: str = "BM25"
     out: str = ""  # default output folder of `ndcg-report demo`
+    preset: str = ""  # the measures reported (core/presets), '' for nDCG at the default cut-offs
 
 
 DEMOS = {
@@ -34,6 +35,7 @@ DEMOS = {
         qrels=DL19 + "qrels.dl19-passage.txt",
         topics=DL19 + "topics.dl19-passage.txt",
         out="reports/demo",
+        preset="trec-dl",
     ),
     "cranfield": Demo(
         title="Cranfield: BM25 with RM3 expansion against BM25 built from the corpus",

@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ndcg_report.core.metrics import DEFAULT_CUTOFFS, Evaluation, evaluate, parse_cutoffs
+from ndcg_report.core.measures import Measure, measure_of
+from ndcg_report.core.metrics import Evaluation, evaluate
+from ndcg_report.core.presets import HEADLINE, choose_headline, measure_set
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.inputs.trec import Qrels, Run
 from ndcg_report.report.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.stats.letters import compact_letters
-from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
+from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems, stream_label
 from ndcg_report.stats.resampling import LARGE_N, mean_interval
 from ndcg_report.stats.streams import stream
 from ndcg_report.stats.tukey_hsd import tukey_hsd
@@ -27,23 +29,26 @@ from ndcg_report.stats.tukey_hsd import tukey_hsd
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-HEADLINE_K = "10"
 ALPHA = 0.05
 
 
 @dataclass(frozen=True, eq=False)
 class PairwiseTest:
-    """Randomized Tukey HSD between every pair of systems (the baseline included) at one cut-off."""
+    """Randomized Tukey HSD between every pair of systems (the baseline included) on one measure."""
 
-    k: str
-    names: tuple[str, ...]  # by mean NDCG@k, best first
-    means: pd.Series  # mean NDCG@k over the queries every system is averaged on
+    measure: Measure
+    names: tuple[str, ...]  # by mean, best first
+    means: pd.Series  # mean over the queries every system is averaged on
     pvalues: pd.DataFrame  # names x names, symmetric, diagonal 1
     letters: pd.Series  # compact letter display: same letter = not significantly different
     n_queries: int
     n_resamples: int
     alpha: float
     method: str = "monte carlo"  # or, over many queries, "studentized range limit" (stats.tukey_hsd)
+
+    @property
+    def label(self) -> str:
+        return self.measure.label
 
     def significant(self, first: str, second: str) -> bool:
         return bool(self.pvalues.at[first, second] < self.alpha)
@@ -53,9 +58,10 @@ class PairwiseTest:
 class Experiment:
     """Systems against one baseline on the same qrels: evaluations, comparisons, pairwise tests.
 
-    Tables are DataFrames: `leaderboard` (systems x k), `summary` and `comparisons` (index
-    (system, k)), `per_query` (one row per system, query and k), `pairwise.pvalues`. Each
-    `plot_*` method returns a matplotlib Figure. In Jupyter the object shows its leaderboard.
+    Tables are DataFrames keyed by (measure, k), k an integer or NA (no cut-off): `leaderboard`
+    (systems x measures), `summary` and `comparisons` (index (system, measure, k)), `per_query` (one
+    row per system, query and measure), `pairwise.pvalues`. Each `plot_*` method returns a matplotlib
+    Figure of the headline measure (or the one named). In Jupyter the object shows its leaderboard.
     """
 
     names: tuple[str, ...]  # the systems under test, in the order given
@@ -63,12 +69,14 @@ class Experiment:
     evaluations: Mapping[str, Evaluation]  # every system, then the baseline
     runs: Mapping[str, Run]  # what was read, for tags, paths and retrieval depth
     qrels: Qrels
-    comparisons: pd.DataFrame  # index (system, k): paired statistics against the baseline, Holm over the family
+    comparisons: pd.DataFrame  # index (system, measure, k): paired statistics against the baseline
     topics: pd.Series | None
     seed: int
     n_resamples: int
     confidence: float
     alpha: float
+    headline: Measure = HEADLINE  # the measure of the verdicts, the pairwise test and the figures
+    preset: str = ""  # the preset the measures came from, if any
     large_n: int = LARGE_N  # above this many queries, resampling statistics use their limits where accurate
 
     # --- shape -----------------------------------------------------------------------------
@@ -83,36 +91,50 @@ class Experiment:
         return self.evaluations[self.baseline_name]
 
     @property
+    def measures(self) -> tuple[Measure, ...]:
+        """The measures computed, in the order asked for."""
+        return self.baseline.measures
+
+    @property
     def labels(self) -> list[str]:
+        """The measures' labels ('nDCG@10', 'AP'), in order."""
         return self.baseline.labels
 
     @property
-    def headline_k(self) -> str:
-        """The cut-off the verdicts, figures and pairwise tests focus on: 10 if evaluated, else the first."""
-        return HEADLINE_K if HEADLINE_K in self.labels else self.labels[0]
+    def rel_level(self) -> float:
+        return self.baseline.rel_level
 
     @property
     def family_size(self) -> int:
-        """How many comparisons with the baseline Holm's adjustment runs over (systems x cut-offs)."""
-        return len(self.comparisons)
+        """How many comparisons with the baseline Holm's adjustment runs over: the systems, for one (measure, k)."""
+        return len(self.names)
 
     # --- tables ----------------------------------------------------------------------------
 
     @cached_property
     def summary(self) -> pd.DataFrame:
-        """Per (system, k), the baseline last: n, mean, median, std and judged of each evaluation."""
-        return pd.concat({name: self.evaluations[name].summary for name in self.systems}, names=["system", "k"])
+        """Per (system, measure, k), the baseline last: n, mean, median, std and judged of each
+        evaluation, each over its own averaged queries."""
+        return pd.concat({name: self.evaluations[name].summary for name in self.systems}, names=["system"])
 
     @cached_property
     def leaderboard(self) -> pd.DataFrame:
-        """Mean NDCG@k (rows: systems, the baseline last; columns: cut-offs), each over its own averaged queries."""
-        table = self.summary["mean"].unstack("k").loc[list(self.systems), self.labels]
-        table.columns.name = None
-        return table
+        """Mean of every measure (rows: systems, the baseline last; columns: (measure, k)) over the
+        queries every system is averaged on for that measure (see own_means for each system's own)."""
+        means = np.array([[self.scores(measure)[name].mean() for measure in self.measures] for name in self.systems])
+        return pd.DataFrame(means.reshape(len(self.systems), len(self.measures)), index=list(self.systems),
+                            columns=pd.MultiIndex.from_tuples(list(self.measures), names=["measure", "k"]))
+
+    @cached_property
+    def own_means(self) -> pd.DataFrame:
+        """Each system's mean over its own averaged queries and how many (columns mean, n), index (system,
+        measure, k): it differs from the leaderboard's where the systems cover different queries."""
+        return self.summary[["mean", "n"]]
 
     @cached_property
     def per_query(self) -> pd.DataFrame:
-        """One row per (system, query, k): system, role, qid, k, num_ret, num_rel, dcg, idcg, ndcg, judged, in_run, averaged."""
+        """One row per (system, query, measure): system, role, qid, measure, k, value, num_ret, num_rel,
+        dcg, idcg, judged, in_run, averaged."""
         frames = []
         for name in self.systems:
             frame = self.evaluations[name].per_query.copy()
@@ -122,39 +144,56 @@ class Experiment:
         return pd.concat(frames, ignore_index=True)
 
     def comparison(self, name: str) -> pd.DataFrame:
-        """The paired statistics of one system against the baseline, one row per cut-off."""
+        """The paired statistics of one system against the baseline, one row per (measure, k)."""
         if name not in self.names:
             raise ParameterError(f"no system is named {name!r}; the systems are {', '.join(map(repr, self.names))}")
         return self.comparisons.loc[name]
 
-    def _paired_or_refuse(self, k: str | int | None) -> pd.DataFrame:
-        """ndcg_at(k) for a figure; ParameterError if no query is averaged in every system."""
-        table = self.ndcg_at(k)
+    def comparison_row(self, name: str, measure: Measure | str | int | None = None) -> pd.Series:
+        """The paired statistics of one system against the baseline on one measure (default: the headline)."""
+        table = self.comparison(name)
+        return table.iloc[self.measures.index(self.measure(measure))]
+
+    def measure(self, value: Measure | str | int | None = None) -> Measure:
+        """The measure `value` names ('RR@10', Measure('AP', None), an nDCG cut-off); None: the headline."""
+        return self.headline if value is None else measure_of(value, self.measures)
+
+    def _paired_or_refuse(self, measure: Measure | str | int | None) -> pd.DataFrame:
+        """scores(measure) for a figure; ParameterError if no query is averaged in every system."""
+        table = self.scores(measure)
         if table.empty:
             raise ParameterError("no query is averaged in every system (missing='skip' and runs of different "
                                  "queries): there is nothing to draw per query")
         return table
 
-    def ndcg_at(self, k: str | int | None = None) -> pd.DataFrame:
-        """NDCG@k, queries x systems (the baseline last), over the queries every system is averaged on."""
-        column = self._column(k)
-        averaged = np.logical_and.reduce([self.evaluations[name].averaged for name in self.systems])
+    def scores(self, measure: Measure | str | int | None = None) -> pd.DataFrame:
+        """One measure (default: the headline), queries x systems (the baseline last), over the queries
+        every system is averaged on for it."""
+        column = self.baseline.column(self.measure(measure))
+        averaged = np.logical_and.reduce([self.evaluations[name].averaged[:, column] for name in self.systems])
         qids = pd.Index(self.baseline.qids[averaged].astype(str), name="qid")
-        return pd.DataFrame(
-            {name: self.evaluations[name].ndcg[averaged, column] for name in self.systems}, index=qids,
-        )
+        return pd.DataFrame({name: self.evaluations[name].values[averaged, column] for name in self.systems},
+                            index=qids)
+
+    def deltas(self, measure: Measure | str | int | None = None) -> pd.DataFrame:
+        """One measure of each system minus the baseline's, queries x systems under test."""
+        table = self.scores(measure)
+        return table[list(self.names)].sub(table[self.baseline_name], axis=0)
+
+    def ndcg_at(self, k: str | int | None = None) -> pd.DataFrame:
+        """scores() named by an nDCG cut-off (10, 'all') or any measure: kept from before other measures."""
+        return self.scores(k)
 
     def deltas_at(self, k: str | int | None = None) -> pd.DataFrame:
-        """NDCG@k of each system minus the baseline's, queries x systems under test."""
-        table = self.ndcg_at(k)
-        return table[list(self.names)].sub(table[self.baseline_name], axis=0)
+        """deltas() named by an nDCG cut-off or any measure: kept from before other measures."""
+        return self.deltas(k)
 
     @cached_property
     def pairwise(self) -> PairwiseTest:
-        """Randomized Tukey HSD between all systems (baseline included) at the headline cut-off."""
-        k = self.headline_k
-        table = self.ndcg_at(k)
-        rng = stream(self.seed, "tukey-hsd", k, *sorted(table.columns))
+        """Randomized Tukey HSD between all systems (baseline included) on the headline measure."""
+        measure = self.headline
+        table = self.scores(measure)
+        rng = stream(self.seed, "tukey-hsd", stream_label(measure), *sorted(table.columns))
         means = table.mean()
         table = table[sorted(table.columns, key=lambda name: (-means[name], name))]  # not the given order: the
         # permutations are drawn over the columns, so the same systems must always stand in the same order
@@ -167,7 +206,7 @@ class Experiment:
         names = tuple(table.columns)
         means = table.mean()
         return PairwiseTest(
-            k=k, names=names, means=means,
+            measure=measure, names=names, means=means,
             pvalues=pd.DataFrame(pvalues, index=pd.Index(names), columns=pd.Index(names)),
             letters=pd.Series(compact_letters(means.to_numpy(), pvalues, self.alpha) if len(table) else [""] * len(names),
                               index=pd.Index(names)),
@@ -176,25 +215,29 @@ class Experiment:
 
     @cached_property
     def mean_intervals(self) -> pd.DataFrame:
-        """Bootstrap interval of each system's mean NDCG@k over the paired queries: index (system, k),
-        mean, low, high, method (its normal limit over many queries, see stats.resampling).
+        """Bootstrap interval of each system's mean over the paired queries: index (system, measure, k),
+        columns mean, low, high, method (its normal limit over many queries, see stats.resampling).
 
-        Each (system, k) draws from its own stream, derived from (seed, system, k).
+        Each (system, measure) draws from its own stream, derived from (seed, system, measure).
         """
         rows = []
-        for column, label in enumerate(self.labels):
-            table = self.ndcg_at(label)
+        for measure in self.measures:
+            if measure.kind == "count":
+                continue
+            table = self.scores(measure)
             for name in self.systems:
                 low, high, method = mean_interval(
-                    table[name].to_numpy(), stream(self.seed, "mean-interval", name, label),
+                    table[name].to_numpy(), stream(self.seed, "mean-interval", name, stream_label(measure)),
                     self.n_resamples, self.confidence, self.large_n,
                 )
-                rows.append({"system": name, "k": label, "mean": float(table[name].mean()), "low": low, "high": high,
-                             "method": method})
-        return pd.DataFrame(rows).set_index(["system", "k"])
+                rows.append({"system": name, "measure": measure.measure, "k": measure.k,
+                             "mean": float(table[name].mean()), "low": low, "high": high, "method": method})
+        frame = pd.DataFrame(rows, columns=["system", "measure", "k", "mean", "low", "high", "method"])
+        frame["k"] = pd.array(frame["k"], dtype="Int64")
+        return frame.set_index(["system", "measure", "k"])
 
     def depth(self) -> pd.DataFrame:
-        """Retrieval depth of each system: lines per query of the judged queries it retrieved for (min, median, max)."""
+        """Retrieval depth of each system: lines per judged query it retrieved for (min, median, max)."""
         rows = {}
         for name in self.systems:
             evaluation = self.evaluations[name]
@@ -204,114 +247,126 @@ class Experiment:
                           "max": int(lines.max()) if len(lines) else 0}
         return pd.DataFrame(rows).T
 
-    def shallow_cutoffs(self) -> dict[str, list[str]]:
-        """Per system, the cut-offs deeper than its retrieval: k above its median lines per judged
-        query, where the ranks it never retrieved count as not relevant ('all' is never listed)."""
+    def shallow_measures(self) -> dict[str, list[Measure]]:
+        """Per system, the measures whose cut-off is deeper than its retrieval: k above its median lines
+        per judged query, where the ranks it never retrieved count as not relevant (a measure without
+        cut-off is never listed)."""
         depth = self.depth()
-        return {name: [label for label in self.labels if label != "all" and int(label) > depth.at[name, "median"]]
+        return {name: [m for m in self.measures if m.k is not None and m.k > depth.at[name, "median"]]
                 for name in self.systems}
 
     @cached_property
     def tie_ranges(self) -> dict[str, TieRange]:
-        """Per system with tied scores: mean NDCG@k with its ties in the worst and the best order, and
-        how many queries the order of ties can change (see core.ties)."""
-        ranges = {}
-        for name in self.systems:
-            evaluation = self.evaluations[name]
-            if evaluation.tied_lines:
-                ranges[name] = tie_range(self.runs[name], self.qrels, evaluation.cutoffs, evaluation.gain,
-                                         evaluation.missing, evaluation.no_relevant, evaluation)
-        return ranges
+        """Per system with tied scores: the mean of every measure with its ties in the worst and the best
+        order, and how many queries the order of ties can change (see core.ties)."""
+        return {name: tie_range(self.runs[name], self.qrels, evaluation)
+                for name, evaluation in self.evaluations.items() if evaluation.tied_lines}
+
+    @cached_property
+    def families(self) -> dict[str, list[Measure]]:
+        """The measures by family ('nDCG': [nDCG@10, nDCG@100]), families and cut-offs in the order asked."""
+        found: dict[str, list[Measure]] = {}
+        for measure in self.measures:
+            found.setdefault(measure.measure, []).append(measure)
+        return found
 
     # --- figures ---------------------------------------------------------------------------
 
+    def plot_by_cutoff(self, family: str | None = None) -> "Figure":
+        """Mean of a measure family (default: the headline's) against its cut-offs for every system, with
+        bootstrap bands."""
+        from ndcg_report.report import plots
+
+        family = self.headline.measure if family is None else family
+        if family not in self.families:
+            raise ParameterError(f"no {family} measure was computed; have {', '.join(self.families)}")
+        measures = self.families[family]
+        self._paired_or_refuse(measures[0])
+        intervals = self.mean_intervals.xs(family, level="measure")
+        intervals.index = pd.MultiIndex.from_tuples([(name, "all" if pd.isna(k) else str(k))
+                                                     for name, k in intervals.index], names=["system", "k"])
+        labels = ["all" if m.k is None else str(m.k) for m in measures]
+        return plots.by_cutoff(intervals, self.systems, labels, self.confidence, len(self.scores(measures[0])),
+                               family)
+
     def plot_ndcg_by_cutoff(self) -> "Figure":
-        """Mean NDCG@k against k for every system, with bootstrap bands."""
+        """plot_by_cutoff of nDCG."""
+        return self.plot_by_cutoff("nDCG")
+
+    def plot_distribution(self, measure: Measure | str | int | None = None) -> "Figure":
+        """Per-query values of every system: box plot with every query as a point."""
         from ndcg_report.report import plots
 
-        self._paired_or_refuse(self.labels[0])
-        return plots.ndcg_by_cutoff(self.mean_intervals, self.systems, self.labels, self.confidence,
-                                    len(self.ndcg_at(self.labels[0])))
+        return plots.distribution(self._paired_or_refuse(measure), self._label(measure), self.baseline_name)
 
-    def plot_distribution(self, k: str | int | None = None) -> "Figure":
-        """Per-query NDCG@k of every system: box plot with every query as a point."""
+    def plot_delta_heatmap(self, measure: Measure | str | int | None = None) -> "Figure":
+        """Queries x systems heatmap of a measure minus the baseline's, queries sorted by their mean delta."""
         from ndcg_report.report import plots
 
-        return plots.ndcg_distribution(self._paired_or_refuse(k), self._label(k), self.baseline_name)
+        self._paired_or_refuse(measure)
+        return plots.delta_heatmap(self.deltas(measure), self._label(measure), self.baseline_name)
 
-    def plot_delta_heatmap(self, k: str | int | None = None) -> "Figure":
-        """Queries x systems heatmap of NDCG@k minus the baseline's, queries sorted by their mean delta."""
+    def plot_wins_ties_losses(self, measure: Measure | str | int | None = None) -> "Figure":
+        """Per system, the queries it wins, ties and loses against the baseline on a measure."""
         from ndcg_report.report import plots
 
-        self._paired_or_refuse(k)
-        return plots.delta_heatmap(self.deltas_at(k), self._label(k), self.baseline_name)
-
-    def plot_wins_ties_losses(self, k: str | int | None = None) -> "Figure":
-        """Per system, the queries it wins, ties and loses against the baseline at k."""
-        from ndcg_report.report import plots
-
-        label = self._label(k)
-        counts = self.comparisons.xs(label, level="k")[["wins", "ties", "losses"]]
-        return plots.wins_ties_losses(counts, label, self.baseline_name)
+        chosen = self.measure(measure)
+        counts = self.comparisons.xs((chosen.measure, chosen.k), level=("measure", "k"))[["wins", "ties", "losses"]]
+        return plots.wins_ties_losses(counts, chosen.label, self.baseline_name)
 
     def plot_pairwise(self) -> "Figure":
-        """The randomized Tukey HSD p-value matrix at the headline cut-off, with the letter groups."""
+        """The randomized Tukey HSD p-value matrix on the headline measure, with the letter groups."""
         from ndcg_report.report import plots
 
-        self._paired_or_refuse(self.headline_k)
+        self._paired_or_refuse(self.headline)
         test = self.pairwise
-        return plots.pairwise_matrix(test.pvalues, test.letters, test.k, test.n_queries, test.alpha)
+        return plots.pairwise_matrix(test.pvalues, test.letters, test.label, test.n_queries, test.alpha)
 
-    def plot_scatter(self, k: str | int | None = None) -> "Figure":
-        """Per system, per-query NDCG@k of the baseline (x) against the system (y), with the diagonal."""
+    def plot_scatter(self, measure: Measure | str | int | None = None) -> "Figure":
+        """Per system, per-query values of the baseline (x) against the system (y), with the diagonal."""
         from ndcg_report.report import plots
 
-        return plots.per_query_scatter(self._paired_or_refuse(k), self.names, self.baseline_name, self._label(k))
+        return plots.per_query_scatter(self._paired_or_refuse(measure), self.names, self.baseline_name,
+                                       self._label(measure))
 
-    def plot_delta_bars(self, k: str | int | None = None) -> "Figure":
-        """Per system, the per-query NDCG@k difference from the baseline, sorted (topic-by-topic bars)."""
+    def plot_delta_bars(self, measure: Measure | str | int | None = None) -> "Figure":
+        """Per system, the per-query difference from the baseline, sorted (topic-by-topic bars)."""
         from ndcg_report.report import plots
 
-        self._paired_or_refuse(k)
-        return plots.per_query_delta(self.deltas_at(k), self.baseline_name, self._label(k))
+        self._paired_or_refuse(measure)
+        return plots.per_query_delta(self.deltas(measure), self.baseline_name, self._label(measure))
 
-    def plot_ecdf(self, k: str | int | None = None) -> "Figure":
-        """Empirical CDF of per-query NDCG@k of every system."""
+    def plot_ecdf(self, measure: Measure | str | int | None = None) -> "Figure":
+        """Empirical CDF of the per-query values of every system."""
         from ndcg_report.report import plots
 
-        return plots.ndcg_ecdf(self._paired_or_refuse(k), self._label(k), self.baseline_name)
+        return plots.ecdf(self._paired_or_refuse(measure), self._label(measure), self.baseline_name)
 
     # --- display ---------------------------------------------------------------------------
 
     @cached_property
     def significance(self) -> pd.DataFrame:
-        """Systems under test x cut-offs: +1 significantly above the baseline, -1 below, 0 neither
-        (Holm-adjusted randomization test over the whole family, at alpha)."""
-        table = self.comparisons
+        """Systems under test x (measure, k): +1 significantly above the baseline, -1 below, 0 neither
+        (randomization test, Holm-adjusted over the systems for that (measure, k), at alpha)."""
+        table = self.comparisons  # rows: systems in order, each with every measure in order
         signs = np.sign(table["delta"].to_numpy()) * (table["holm_randomization_pvalue"].to_numpy() < self.alpha)
-        frame = pd.Series(signs.astype(int), index=table.index).unstack("k").loc[list(self.names), self.labels]
-        frame.columns.name = None
-        return frame
+        return pd.DataFrame(signs.astype(int).reshape(len(self.names), len(self.measures)), index=list(self.names),
+                            columns=pd.MultiIndex.from_tuples(list(self.measures), names=["measure", "k"]))
 
     def _repr_html_(self) -> str:
         """The leaderboard, every name escaped: what Jupyter shows for the object."""
         from ndcg_report.report.html import leaderboard_html
 
-        return leaderboard_html(self.leaderboard, self.significance, self.baseline_name, self.headline_k,
+        return leaderboard_html(self.leaderboard, self.significance, self.baseline_name, self.headline,
                                 self.pairwise.letters if len(self.names) > 1 else None)
 
     def __repr__(self) -> str:
         return (f"Experiment({len(self.names)} system(s) against {self.baseline_name!r}, "
-                f"{len(self.ndcg_at(self.headline_k))} paired queries, cut-offs {', '.join(self.labels)})")
+                f"{len(self.scores(self.headline))} paired queries, headline {self.headline.label}, "
+                f"measures {', '.join(self.labels)})")
 
-    def _label(self, k: str | int | None) -> str:
-        label = self.headline_k if k is None else str(k)
-        if label not in self.labels:
-            raise ParameterError(f"cut-off {label!r} was not evaluated; have {', '.join(self.labels)}")
-        return label
-
-    def _column(self, k: str | int | None) -> int:
-        return self.labels.index(self._label(k))
+    def _label(self, measure: Measure | str | int | None) -> str:
+        return self.measure(measure).label
 
 
 def compare_runs(
@@ -319,7 +374,11 @@ def compare_runs(
     qrels: QrelsLike,
     baseline: RunLike,
     *,
-    cutoffs: str | Sequence = DEFAULT_CUTOFFS,
+    cutoffs: str | Sequence | None = None,
+    measures: str | Sequence | None = None,
+    rel_level: float | str | None = None,
+    preset: str = "",
+    headline: Measure | str | None = None,
     gain: str = "linear",
     missing: str = "zero",
     no_relevant: str = "skip",
@@ -336,10 +395,13 @@ def compare_runs(
     runs maps display names to runs (paths, what read_run returned, pyarrow Tables or pandas
     DataFrames with qid, docid or docno, score), or is a list of runs or of (name, run) pairs
     (a run without a name, or named '', is named by its run tag, made unique), or a single run.
-    The baseline is named baseline_name, else by its tag, else 'baseline'. topics (query text by
-    qid, as read_topics returns) labels the per-query tables. Over more than large_n paired
-    queries, the resampling statistics use their large-sample limits where those are accurate
-    (stats.resampling, stats.tukey_hsd).
+    The baseline is named baseline_name, else by its tag, else 'baseline'. measures, cutoffs,
+    rel_level and preset choose the measures as for evaluate (core.presets.measure_set; default nDCG
+    at 1,3,5,10,20,100,1000); headline is the measure of the verdicts, the pairwise test and the
+    figures (default: the preset's, else nDCG@10 if computed, else the first measure that is not a
+    count). topics (query text by qid, as read_topics returns) labels the per-query tables. Over more
+    than large_n paired queries, the resampling statistics use their large-sample limits where those
+    are accurate (stats.resampling, stats.tukey_hsd).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
@@ -350,7 +412,8 @@ def compare_runs(
             raise ParameterError(f"{label} must be a number between 0 and 1; got {value!r}")
     topics = _topics(topics)
     given_names, given_runs = _named_runs(runs)
-    ks = parse_cutoffs(cutoffs)
+    asked = measure_set(preset, measures, cutoffs, rel_level)
+    chosen_headline = choose_headline(headline, preset, asked.measures)
     if isinstance(large_n, bool) or not isinstance(large_n, (int, np.integer)) or large_n < 1:
         raise ParameterError(f"large_n must be a whole number >= 1; got {large_n!r}")
     qrels_read = load_qrels(qrels)
@@ -367,7 +430,8 @@ def compare_runs(
         base_name = derived_name(baseline_run.tag, None, 0) if baseline_run.tag.strip() else "baseline"
         while base_name.casefold() in {name.casefold() for name in names}:
             base_name = f"{base_name} (baseline)"
-    options = dict(cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant)
+    options = dict(gain=gain, missing=missing, no_relevant=no_relevant, measures=asked.measures,
+                   rel_level=asked.rel_level)
     read = dict(zip(names, loaded)) | {base_name: baseline_run}
     evaluations = {name: evaluate(run, qrels_read, **options) for name, run in read.items()}
     for name, evaluation in evaluations.items():
@@ -378,7 +442,7 @@ def compare_runs(
     return Experiment(
         names=tuple(names), baseline_name=base_name, evaluations=evaluations, runs=read, qrels=qrels_read,
         comparisons=comparisons, topics=topics, seed=int(seed), n_resamples=int(n_resamples),
-        confidence=confidence, alpha=alpha, large_n=int(large_n),
+        confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset, large_n=int(large_n),
     )
 
 

@@ -10,6 +10,8 @@ from collections.abc import Collection, Mapping
 import numpy as np
 import pandas as pd
 
+from ndcg_report.core.measures import Measure
+
 ABOVE, BELOW = "▲", "▼"
 DEEPER = "†"  # the cut-off is deeper than the system's retrieval
 
@@ -104,38 +106,69 @@ def details_html(summary: str, body_html: str) -> str:
 
 
 def leaderboard_html(
-    means: pd.DataFrame, significance: pd.DataFrame, baseline_name: str, headline_k: str,
-    letters: pd.Series | None = None, shallow: Mapping[str, Collection[str]] | None = None,
+    means: pd.DataFrame, significance: pd.DataFrame, baseline_name: str, headline: Measure,
+    letters: pd.Series | None = None, shallow: Mapping[str, Collection[Measure]] | None = None,
 ) -> str:
-    """Systems x cut-offs of mean NDCG@k: systems by NDCG@headline (best first), the baseline last;
-    ▲/▼ where a system is significantly above/below the baseline, the best of each column in bold,
-    † where k is deeper than the system's retrieval (`shallow`: name -> cut-off labels), and the
-    letter groups of the pairwise test if given."""
+    """Systems x measures (columns (measure, k), in order): systems by the headline measure (best
+    first), the baseline last; the header groups a family's cut-offs under its name; ▲/▼ where a
+    system is significantly above/below the baseline, the best of each column in bold, † where k is
+    deeper than the system's retrieval (`shallow`: name -> measures), and the letter groups of the
+    pairwise test (on the headline) if given."""
     shallow = shallow or {}
+    measures = [Measure(family, None if pd.isna(k) else int(k)) for family, k in means.columns]
+    values = means.to_numpy(dtype=float)
+    rows_of = {name: position for position, name in enumerate(means.index)}
+    signs = significance.to_numpy()
+    sign_rows = {name: position for position, name in enumerate(significance.index)}
+    head_column = measures.index(headline)
     given = [name for name in means.index if name != baseline_name]
-    systems = sorted(given, key=lambda name: (-means.at[name, headline_k], given.index(name)))
-    best = {k: means[k].max() for k in means.columns}
-    header = '<th class="text">system</th>' + "".join(f'<th class="num">NDCG@{escape(k)}</th>' for k in means.columns)
-    if letters is not None:
-        header += f'<th class="text">group @{escape(headline_k)}</th>'
+    systems = sorted(given, key=lambda name: (-values[rows_of[name], head_column], given.index(name)))
+    best = [np.nanmax(values[:, j]) if np.isfinite(values[:, j]).any() else np.nan for j in range(len(measures))]
+    header = _leaderboard_header(measures, letters is not None, headline)
     rows = []
     for name in [*systems, baseline_name]:
         cells = [f'<th class="text">{escape(name)}' + (" <small>(baseline)</small>" if name == baseline_name else "") + "</th>"]
-        for k in means.columns:
-            value = means.at[name, k]
+        for j, measure in enumerate(measures):
+            value = values[rows_of[name], j]
             text = "–" if np.isnan(value) else f"{value:.4f}"
             mark = ""
             if name != baseline_name:
-                sign = significance.at[name, k]
+                sign = signs[sign_rows[name], j]
                 mark = f' <span class="sig">{ABOVE}</span>' if sign > 0 else f' <span class="sig">{BELOW}</span>' if sign < 0 else ""
-            if not np.isnan(value) and value == best[k]:
+            if not np.isnan(value) and value == best[j]:
                 text = f"<strong>{text}</strong>"
-            if k in shallow.get(name, ()):
+            if measure in shallow.get(name, ()):
                 mark += f' <span class="shallow">{DEEPER}</span>'
-            cells.append(f'<td class="num">{text}{mark}</td>')
+            css = "num headline" if measure == headline else "num"
+            cells.append(f'<td class="{css}">{text}{mark}</td>')
         if letters is not None:
             cells.append(f'<td class="text">{escape(letters.get(name, ""))}</td>')
         css = ' class="baseline"' if name == baseline_name else ""
         rows.append(f"<tr{css}>" + "".join(cells) + "</tr>")
-    return (f'<table class="ndcg-table leaderboard"><thead><tr>{header}</tr></thead><tbody>'
+    return (f'<table class="ndcg-table leaderboard"><thead>{header}</thead><tbody>'
             + "".join(rows) + "</tbody></table>")
+
+
+def _leaderboard_header(measures: list, letters: bool, headline: Measure) -> str:
+    """One header row of labels, or, when a family has several cut-offs, a row of families over a row
+    of cut-offs ('@10'); a measure without a cut-off spans both rows."""
+    group = f'<th class="text">group ({escape(headline.label)})</th>' if letters else ""
+    if len({m.measure for m in measures}) == len(measures):
+        return ('<tr><th class="text">system</th>' + "".join(f'<th class="num">{escape(m.label)}</th>' for m in measures)
+                + group + "</tr>")
+    top, bottom = ['<th class="text" rowspan="2">system</th>'], []
+    j = 0
+    while j < len(measures):
+        span = 1
+        while j + span < len(measures) and measures[j + span].measure == measures[j].measure and measures[j + span].k is not None:
+            span += 1
+        if span == 1 and measures[j].k is None:
+            top.append(f'<th class="num" rowspan="2">{escape(measures[j].label)}</th>')
+        else:
+            top.append(f'<th class="num family" colspan="{span}">{escape(measures[j].measure)}</th>')
+            bottom += [f'<th class="num">@{m.k}</th>' if m.k is not None else f'<th class="num">all</th>'
+                       for m in measures[j:j + span]]
+        j += span
+    if letters:
+        top.append(group.replace("<th ", '<th rowspan="2" ', 1))
+    return "<tr>" + "".join(top) + "</tr><tr>" + "".join(bottom) + "</tr>"

@@ -38,9 +38,10 @@ def load_inputs(params: ReportParameters) -> tuple[list[Run], Run, Qrels, pd.Ser
 
 
 def _check_paired_queries(runs: list[Run], baseline: Run, qrels: Qrels, params: ReportParameters) -> None:
-    """InputError unless every run has a query averaged together with the baseline (with
-    missing=skip, runs and baseline may cover different queries)."""
-    options = dict(cutoffs=params.cutoffs[:1], gain=params.gain, missing=params.missing, no_relevant=params.no_relevant)
+    """InputError unless every run has a query averaged together with the baseline on the headline
+    measure (with missing=skip, runs and baseline may cover different queries)."""
+    options = dict(gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
+                   measures=(params.headline,), rel_level=params.rel_level)
     base = evaluate(baseline, qrels, **options)
     if not base.averaged.any():
         left_out = [reason for policy, reason in (

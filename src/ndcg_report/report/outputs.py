@@ -1,5 +1,6 @@
-"""The report's machine-readable outputs: per_query.csv (one row per system, query and k) and
-summary.json (schema SCHEMA_VERSION: systems, comparisons with the baseline, pairwise tests)."""
+"""The report's machine-readable outputs: per_query.csv (one row per system, query and measure) and
+summary.json (schema SCHEMA_VERSION: systems, comparisons with the baseline, pairwise tests; every
+per-measure record keyed by the measure's label, 'nDCG@10', with its measure and k)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,17 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chunks
-from ndcg_report.report.content import Report, verdicts
+from ndcg_report.core.measures import Measure
+from ndcg_report.report.report_model import Report
+from ndcg_report.report.results import family_note, interval_name, verdicts
 from ndcg_report.version import __version__
 
-SCHEMA_VERSION = 2
-COUNT_COLUMNS = frozenset({"n", "wins", "ties", "losses"})
+SCHEMA_VERSION = 3
+COUNT_COLUMNS = frozenset({"n", "wins", "ties", "losses", "family_size"})
 
 
 def per_query_table(report: Report) -> pd.DataFrame:
-    """per_query.csv: system, role (run or baseline), qid, k, num_ret, num_rel, dcg, idcg, ndcg, judged, in_run, averaged."""
+    """per_query.csv: system, role (run or baseline), then core.output_formats.PER_QUERY_COLUMNS."""
     return report.experiment.per_query
 
 
@@ -37,9 +40,9 @@ def summary_record(report: Report) -> dict:
             "file": Path(run.path).name if run.path else None, "queries": vars(evaluation.counts),
             "tied_lines": evaluation.tied_lines,
             "depth": {key: _json_number(value) for key, value in depth.loc[name].items()},
-            "summary": _records(evaluation.summary),
+            "summary": _records(evaluation.summary, evaluation.measures),
         })
-    comparisons = {name: _records(experiment.comparison(name)) for name in experiment.names}
+    comparisons = {name: _records(experiment.comparison(name), experiment.measures) for name in experiment.names}
     test = experiment.pairwise
     return {
         "schema_version": SCHEMA_VERSION,
@@ -49,8 +52,10 @@ def summary_record(report: Report) -> dict:
             "runs": [{"name": name, "file": item.path.name} for name, item in zip(experiment.names, p.runs)],
             "baseline": p.baseline.name, "baseline_name": experiment.baseline_name, "qrels": p.qrels.name,
             "topics": p.topics.name if p.topics else None, "corpus": p.corpus.name if p.corpus else None,
-            "bm25": p.bm25_settings or None, "cutoffs": [str(k) for k in p.cutoffs],
-            "headline_k": experiment.headline_k, "gain": p.gain, "missing": p.missing, "no_relevant": p.no_relevant,
+            "bm25": p.bm25_settings or None, "cutoffs": [str(k) for k in p.cutoffs] if p.cutoffs else None,
+            "preset": p.preset or None, "measures": experiment.labels, "rel_level": _json_number(experiment.rel_level),
+            "headline": experiment.headline.label,
+            "gain": p.gain, "missing": p.missing, "no_relevant": p.no_relevant,
             "seed": p.seed, "n_resamples": experiment.n_resamples, "confidence": experiment.confidence,
             "alpha": experiment.alpha, "large_n": experiment.large_n,
         },
@@ -58,13 +63,14 @@ def summary_record(report: Report) -> dict:
         "systems": systems,
         "baseline": experiment.baseline_name,
         "comparison_family": {
-            "adjustment": "holm", "size": experiment.family_size, "systems": list(experiment.names),
-            "cutoffs": experiment.labels, "tests": ["t", "wilcoxon", "randomization"],
-            "description": "every (system, k) comparison with the baseline, adjusted separately for each test",
+            "adjustment": "holm", "over": "systems", "size": experiment.family_size, "systems": list(experiment.names),
+            "measures": experiment.labels, "tests": ["t", "wilcoxon", "randomization"],
+            "interval": f"family_ci_*: {interval_name(experiment)} of the mean delta",
+            "description": family_note(experiment),
         },
         "comparisons": comparisons,
         "pairwise": {
-            "method": "randomized Tukey HSD", "k": test.k, "n_queries": test.n_queries,
+            "method": "randomized Tukey HSD", "measure": test.label, "n_queries": test.n_queries,
             "n_resamples": test.n_resamples, "null_distribution": test.method, "alpha": test.alpha,
             "systems": list(test.names),
             "means": {name: _json_number(test.means[name]) for name in test.names},
@@ -98,8 +104,11 @@ def save_outputs(report: Report, folder: str | Path) -> None:
     (folder / "summary.json").write_text(text, encoding="utf-8")
 
 
-def _records(frame: pd.DataFrame) -> dict:
-    return {str(k): {c: _json_number(v, c) for c, v in row.items()} for k, row in frame.iterrows()}
+def _records(frame: pd.DataFrame, measures: tuple[Measure, ...]) -> dict:
+    """One record per row of a frame indexed by (measure, k) in the order of `measures`, keyed by label."""
+    return {measure.label: {"measure": measure.measure, "k": measure.k,
+                            **{c: _json_number(v, c) for c, v in row.items()}}
+            for measure, (_, row) in zip(measures, frame.iterrows())}
 
 
 def _json_number(value, column: str = ""):

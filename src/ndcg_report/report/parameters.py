@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice, parse_cutoffs
+from ndcg_report.core.measures import Measure, level_text, parse_cutoffs
+from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice
+from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.report.demos import DEFAULT_DEMO, DEMOS
 from ndcg_report.report.systems import check_distinct_paths, check_name, split_run_option, unique_names
 
 PACKAGE_PREFIX = "package:"
-DEFAULT_KS = "1,3,5,10,20,100,1000"
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,10 @@ class ReportParameters:
     qrels: Path
     baseline: Path | None  # None until the BM25 baseline of `corpus` is built
     topics: Path | None
-    cutoffs: tuple
+    cutoffs: tuple | None  # the -k given (None: not given)
+    measures: tuple[Measure, ...]  # every measure computed, in order (the preset's first)
+    rel_level: float
+    headline: Measure
     gain: str
     missing: str
     no_relevant: str
@@ -46,6 +50,7 @@ class ReportParameters:
     corpus: Path | None = None  # set when the baseline is a BM25 run built from this corpus
     bm25_settings: str = ""  # how that BM25 run was made (shown in the parameter table)
     demo: str = ""  # the demo these parameters are, if any
+    preset: str = ""  # the preset the measures start from, if any
 
 
 def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool = False) -> Path | None:
@@ -73,15 +78,18 @@ def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool =
 
 def validate_parameters(
     runs: Sequence = (), run: str = "", run_name: str = "", qrels: str = "", baseline: str = "",
-    topics: str = "", ks: str = DEFAULT_KS, gain: str = "linear", missing: str = "zero",
+    topics: str = "", ks: str = "", gain: str = "linear", missing: str = "zero",
     no_relevant: str = "skip", title: str = "", seed: int = 42, baseline_name: str = "",
-    command: str = "", corpus: str = "", bm25_settings: str = "",
+    command: str = "", corpus: str = "", bm25_settings: str = "", measures: str | Sequence = "",
+    preset: str = "", rel_level: str | float = "", headline: str = "",
 ) -> ReportParameters:
     """Check every report parameter without reading the data; raise ParameterError/InputError.
 
     runs: paths, `NAME=PATH` texts or {name, path} mappings; `run` (with `run_name`) is one run.
     The baseline is a run file, or (baseline '') a BM25 run still to be built from corpus + topics.
     With no run, qrels, baseline or corpus at all, the parameters are those of the default demo.
+    ks, measures, preset, rel_level and headline choose the measures (core.presets.measure_set and
+    choose_headline; '' is not given).
     """
     if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
         raise ParameterError(f"runs must be a list of paths or {{name, path}} mappings; got {runs!r}")
@@ -91,6 +99,7 @@ def validate_parameters(
         values = demo_values(demo)
         runs, qrels, baseline, topics = values["runs"], values["qrels"], values["baseline"], topics or values["topics"]
         title, baseline_name = title or values["title"], baseline_name or values["baseline_name"]
+        preset = preset or values["preset"]
         command = command or "ndcg-report demo"
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
@@ -112,10 +121,17 @@ def validate_parameters(
     paths = [item.path for item in run_inputs] + ([baseline_path] if baseline_path else [])
     roles = [f"run {i}" for i in range(1, len(run_inputs) + 1)] + (["the baseline"] if baseline_path else [])
     check_distinct_paths(paths, roles)
+    for label, value in (("preset", preset), ("headline", headline)):
+        if not isinstance(value, str):
+            raise ParameterError(f"{label} must be text; got {value!r}")
+    cutoffs = parse_cutoffs(ks) if ks not in ("", None) else None
+    asked = measure_set(preset, measures or None, cutoffs, None if rel_level in ("", None) else rel_level)
     return ReportParameters(
         runs=run_inputs, qrels=resolve_path(qrels, "qrels", folder_ok=True), baseline=baseline_path,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
-        cutoffs=parse_cutoffs(ks), gain=check_choice("gain", gain, GAINS),
+        cutoffs=cutoffs, measures=asked.measures, rel_level=asked.rel_level,
+        headline=choose_headline(headline or None, preset, asked.measures), preset=preset,
+        gain=check_choice("gain", gain, GAINS),
         missing=check_choice("missing", missing, MISSING_POLICIES),
         no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES),
         title=str(title), seed=seed, baseline_name=base_name, command=str(command), bm25_settings=bm25_settings,
@@ -129,7 +145,7 @@ def demo_values(name: str) -> dict:
     return {
         "runs": [{"name": run_name, "path": path} for run_name, path in demo.runs], "qrels": demo.qrels,
         "baseline": demo.baseline, "corpus": demo.corpus, "topics": demo.topics, "title": demo.title,
-        "baseline_name": demo.baseline_name,
+        "baseline_name": demo.baseline_name, "preset": demo.preset,
     }
 
 
@@ -154,13 +170,38 @@ def build_command(params: ReportParameters) -> str:
         words += ["--baseline", str(params.baseline)]
     if params.topics is not None:
         words += ["--topics", str(params.topics)]
-    words += ["-k", ",".join(str(k) for k in params.cutoffs), "--gain", params.gain, "--missing", params.missing,
-              "--no-relevant", params.no_relevant, "--seed", str(params.seed)]
+    words += measure_words(params)
+    words += ["--gain", params.gain, "--missing", params.missing, "--no-relevant", params.no_relevant,
+              "--seed", str(params.seed)]
     if params.title:
         words += ["--name", params.title]
     if params.baseline_name:
         words += ["--baseline-name", params.baseline_name]
     return shlex.join(words + ["--out", "REPORT_FOLDER"])
+
+
+def measure_words(params: ReportParameters) -> list[str]:
+    """The options that choose these measures, level and headline: --preset and the measures it
+    lacks as -m (nDCG alone as -k, as it always was), -l and --headline where not the default."""
+    words: list[str] = []
+    base: tuple[Measure, ...] = ()
+    level = 1.0
+    if params.preset:
+        words += ["--preset", params.preset]
+        chosen = find_preset(params.preset)
+        base, level = measure_set(params.preset).measures, chosen.rel_level
+    extra = [measure for measure in params.measures if measure not in base]
+    only_ndcg = not base and all(measure.measure == "nDCG" for measure in extra)
+    ks = ["all" if measure.k is None else measure.k for measure in extra]
+    if only_ndcg and ks == list(parse_cutoffs(ks)):
+        words += ["-k", ",".join(str(k) for k in ks)]
+    elif extra:
+        words += ["-m", " ".join(measure.label for measure in extra)]
+    if params.rel_level != level:
+        words += ["-l", level_text(params.rel_level)]
+    if params.headline != choose_headline(None, params.preset, params.measures):
+        words += ["--headline", params.headline.label]
+    return words
 
 
 def _run_input(entry: object, position: int) -> RunInput:

@@ -1,6 +1,7 @@
 """Report figures of systems against a baseline, built on `matplotlib.figure.Figure` (no pyplot).
 
-Functions take plain data (DataFrames of per-query NDCG, counts, intervals) and return a Figure;
+Functions take plain data (DataFrames of per-query values of a measure, counts, intervals) and the
+label of the measure they show ('nDCG@10', 'RR@10'), and return a Figure;
 the numbers come from tested functions elsewhere. Text taken from the data (qids, system names)
 is drawn literally: usetex is off and `$` is escaped, so no math text is parsed.
 """
@@ -66,12 +67,14 @@ def _style(systems: Sequence[str], baseline_name: str) -> dict[str, tuple[str, s
     return style
 
 
-def ndcg_by_cutoff(
+def by_cutoff(
     intervals: pd.DataFrame, systems: Sequence[str], labels: Sequence[str], confidence: float, n_queries: int,
+    family: str = "nDCG",
 ) -> Figure:
-    """Mean NDCG@k against k (categorical axis, 'all' last) per system with its bootstrap band.
+    """Mean of one measure family against its cut-off k (categorical axis, 'all' last) per system
+    with its bootstrap band.
 
-    intervals: index (system, k) with columns mean, low, high; systems: the baseline last.
+    intervals: index (system, k label) with columns mean, low, high; systems: the baseline last.
     """
     baseline_name = systems[-1]
     style = _style(systems, baseline_name)
@@ -89,16 +92,16 @@ def ndcg_by_cutoff(
                                label=literal(name))
         ax.set_xticks(x, [literal(label) for label in labels])
         ax.set_xlabel("cut-off k")
-        ax.set_ylabel("mean NDCG@k")
+        ax.set_ylabel(f"mean {literal(family)}@k")
         ax.set_ylim(0, 1)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"Mean NDCG@k with {confidence:.0%} bootstrap CI, {n_queries:,} queries")
+        ax.set_title(f"Mean {literal(family)}@k with {confidence:.0%} bootstrap CI, {n_queries:,} queries")
         _legend(ax, handles, [literal(name) for name in systems])
     return figure
 
 
-def ndcg_distribution(table: pd.DataFrame, k: str, baseline_name: str, max_points: int | None = None) -> Figure:
-    """Box plot of per-query NDCG@k per system (the baseline first), every query a jittered point;
+def distribution(table: pd.DataFrame, measure: str, baseline_name: str, max_points: int | None = None) -> Figure:
+    """Box plot of per-query values of the measure per system (the baseline first), every query a jittered point;
     above max_points queries the boxes are of every query and the points of an even sample of
     max_points queries (the same for every system: every (n / max_points)-th in qid order).
 
@@ -124,14 +127,14 @@ def ndcg_distribution(table: pd.DataFrame, k: str, baseline_name: str, max_point
             ax.scatter(position + jitter, table[name].to_numpy()[shown], s=size, color=style[name][0], alpha=alpha,
                        linewidths=0, zorder=3)
         _name_ticks(ax, positions, columns)
-        ax.set_ylabel(f"NDCG@{literal(k)} per query")
+        ax.set_ylabel(f"{literal(measure)} per query")
         ax.set_ylim(-0.03, 1.03)
         ax.grid(axis="y", alpha=0.3)
         if len(shown) < n:
-            ax.set_title(f"Distribution of NDCG@{literal(k)}, {n:,} queries (box: quartiles, diamond: mean)\n"
+            ax.set_title(f"Distribution of {literal(measure)}, {n:,} queries (box: quartiles, diamond: mean)\n"
                          f"points: an even sample of {len(shown):,} queries", fontsize=10)
         else:
-            ax.set_title(f"Distribution of NDCG@{literal(k)}, {n:,} queries (box: quartiles, diamond: mean)")
+            ax.set_title(f"Distribution of {literal(measure)}, {n:,} queries (box: quartiles, diamond: mean)")
     return figure
 
 
@@ -142,9 +145,9 @@ def even_sample(n: int, most: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, n - 1, most)).astype(np.int64))
 
 
-def delta_heatmap(deltas: pd.DataFrame, k: str, baseline_name: str, max_queries: int | None = None,
+def delta_heatmap(deltas: pd.DataFrame, measure: str, baseline_name: str, max_queries: int | None = None,
                   bins: int | None = None) -> Figure:
-    """Systems (rows) x queries (columns) of NDCG@k minus the baseline's, queries sorted by their
+    """Systems (rows) x queries (columns) of the measure minus the baseline's, queries sorted by their
     mean delta over the systems (best first), labelled by id up to MAX_QID_TICKS * 2 queries.
     Above max_queries, the sorted queries fall into `bins` bins of (nearly) equal size and each
     cell is a bin's mean delta (heatmap_bins). None: MAX_HEATMAP_QUERIES and HEATMAP_BINS."""
@@ -174,8 +177,8 @@ def delta_heatmap(deltas: pd.DataFrame, k: str, baseline_name: str, max_queries:
             ax.set_xticks([])
             ax.set_xlabel(f"{n_queries:,} queries, sorted by mean delta over the systems")
         colourbar = figure.colorbar(image, ax=ax, fraction=0.04, pad=0.01)
-        colourbar.set_label(f"{'mean ' if binned else ''}Δ NDCG@{literal(k)}", fontsize=8)
-        ax.set_title(f"Per-query NDCG@{literal(k)} minus {literal(baseline_name)}'s "
+        colourbar.set_label(f"{'mean ' if binned else ''}Δ {literal(measure)}", fontsize=8)
+        ax.set_title(f"Per-query {literal(measure)} minus {literal(baseline_name)}'s "
                      f"(blue: system better, red: {literal(baseline_name)} better)", fontsize=10)
     return figure
 
@@ -189,8 +192,8 @@ def heatmap_bins(ordered: np.ndarray, bins: int) -> np.ndarray:
     return sums / np.array([len(group) for group in groups])[:, None]
 
 
-def wins_ties_losses(counts: pd.DataFrame, k: str, baseline_name: str) -> Figure:
-    """Horizontal stacked bars per system: queries won, tied and lost against the baseline at k."""
+def wins_ties_losses(counts: pd.DataFrame, measure: str, baseline_name: str) -> Figure:
+    """Horizontal stacked bars per system: queries won, tied and lost against the baseline on the measure."""
     names = list(counts.index)[::-1]  # first system on top
     wins, ties, losses = (counts.loc[names, column].to_numpy() for column in ("wins", "ties", "losses"))
     total = np.maximum(wins + ties + losses, 1)
@@ -208,12 +211,12 @@ def wins_ties_losses(counts: pd.DataFrame, k: str, baseline_name: str) -> Figure
         ax.set_yticks(y, [literal(name) for name in names], fontsize=8)
         ax.set_xlim(0, 1)
         ax.set_xlabel("share of queries")
-        ax.set_title(f"Queries won, tied and lost against {literal(baseline_name)} at NDCG@{literal(k)}", fontsize=10)
+        ax.set_title(f"Queries won, tied and lost against {literal(baseline_name)} at {literal(measure)}", fontsize=10)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)
     return figure
 
 
-def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, k: str, n_queries: int, alpha: float) -> Figure:
+def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, measure: str, n_queries: int, alpha: float) -> Figure:
     """The randomized Tukey HSD p-values of every pair (pvalues: names x names, in the order shown,
     best first) with each system's letters; darker cells are smaller p-values, bold marks p < alpha."""
     names = list(pvalues.index)
@@ -241,14 +244,14 @@ def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, k: str, n_queries
         colourbar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, ticks=[0, 1, 2, 3, 4])
         colourbar.ax.set_yticklabels(["1", "0.1", "0.01", "0.001", "≤0.0001"], fontsize=7)
         colourbar.set_label("p-value", fontsize=8)
-        ax.set_title(f"Randomized Tukey HSD at NDCG@{literal(k)}, {n_queries:,} queries\n"
+        ax.set_title(f"Randomized Tukey HSD at {literal(measure)}, {n_queries:,} queries\n"
                      f"(bold: p < {alpha:g}; letters: groups that do not differ)", fontsize=10)
     return figure
 
 
-def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: str, k: str,
+def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: str, measure: str,
                       max_points: int | None = None) -> Figure:
-    """Per system (small multiples), per-query NDCG@k of the baseline (x) against the system (y),
+    """Per system (small multiples), per-query values of the measure, the baseline (x) against the system (y),
     with y = x and the number of queries on each side. Above max_points queries, a 2-D histogram
     of every query (SCATTER_BINS x SCATTER_BINS cells, colour: queries per cell, log scale).
     max_points: MAX_POINTS if None."""
@@ -280,8 +283,8 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
             ax.set_xlim(0, 1)
             ax.set_ylim(0, 1)
             ax.set_aspect("equal")
-            ax.set_xlabel(f"{literal(baseline_name)}: NDCG@{literal(k)}", fontsize=8)
-            ax.set_ylabel(f"system: NDCG@{literal(k)}", fontsize=8)
+            ax.set_xlabel(f"{literal(baseline_name)}: {literal(measure)}", fontsize=8)
+            ax.set_ylabel(f"system: {literal(measure)}", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
             _panel_title(ax, name, f"{above:,} better, {below:,} worse, {n - above - below:,} equal")
@@ -291,7 +294,7 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
             colourbar.ax.tick_params(labelsize=7)
             width, height = figure.get_size_inches()
             figure.set_size_inches(width, height + 0.4)  # room for the colour bar
-            figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)},{chr(10) if len(names) == 1 else ' '}"
+            figure.suptitle(f"Per-query {literal(measure)} against {literal(baseline_name)},{chr(10) if len(names) == 1 else ' '}"
                             f"{n:,} queries as a 2-D histogram", fontsize=10)
         else:
             handles = [
@@ -300,12 +303,12 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
                 Line2D([], [], linestyle="", marker="o", color=TIE_COLOUR, label="equal"),
             ]
             figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8)
-            figure.suptitle(f"Per-query NDCG@{literal(k)} against {literal(baseline_name)}, {n:,} queries", fontsize=10)
+            figure.suptitle(f"Per-query {literal(measure)} against {literal(baseline_name)}, {n:,} queries", fontsize=10)
     return figure
 
 
-def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str, max_bars: int | None = None) -> Figure:
-    """Per system (small multiples), bars of per-query NDCG@k minus the baseline's, sorted
+def per_query_delta(deltas: pd.DataFrame, baseline_name: str, measure: str, max_bars: int | None = None) -> Figure:
+    """Per system (small multiples), bars of the per-query measure minus the baseline's, sorted
     descending (topic-by-topic); query ids on the axis for one system and up to 60 queries. Above
     max_bars queries, the sorted deltas as an area (their quantile curve, traced through
     CURVE_POINTS evenly spaced ranks), the x axis their rank. max_bars: MAX_BARS if None."""
@@ -346,7 +349,7 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str, max_bars: 
                 ax.set_xticks([])
                 ax.set_xlabel("queries, sorted by difference", fontsize=8)
             ax.set_xlim(-0.5, n - 0.5)
-            ax.set_ylabel(f"Δ NDCG@{literal(k)}", fontsize=8)
+            ax.set_ylabel(f"Δ {literal(measure)}", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(axis="y", alpha=0.3)
             counts = f"{wins:,} better, {losses:,} worse, {n - wins - losses:,} equal"
@@ -360,7 +363,7 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, k: str, max_bars: 
                 Patch(color=LOSS_COLOUR, label=f"{literal(baseline_name)} better: {losses:,}"),
             ], loc="upper right")
         else:
-            figure.suptitle(f"Per-query NDCG@{literal(k)} difference from {literal(baseline_name)}, sorted, "
+            figure.suptitle(f"Per-query {literal(measure)} difference from {literal(baseline_name)}, sorted, "
                             f"{n:,} queries{' (as an area)' if area else ''}", fontsize=10)
     return figure
 
@@ -382,19 +385,19 @@ def _sorted_area(ax: Axes, delta: np.ndarray) -> None:
     ax.plot(ranks, values, color="black", linewidth=0.6, drawstyle="steps-mid")
 
 
-def ndcg_ecdf(table: pd.DataFrame, k: str, baseline_name: str) -> Figure:
-    """Empirical CDF of per-query NDCG@k per system (one step per query); the baseline dashed."""
+def ecdf(table: pd.DataFrame, measure: str, baseline_name: str) -> Figure:
+    """Empirical CDF of the per-query measure per system (one step per query); the baseline dashed."""
     style = _style(list(table.columns), baseline_name)
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((8.4, 4.2) if table.shape[1] > 3 else FIGSIZE)
         handles = [ax.ecdf(table[name].to_numpy(), color=style[name][0], label=literal(name), linestyle=style[name][2])
                    for name in table.columns]
         ax.set_xlim(-0.02, 1.02)
-        ax.set_xlabel(f"NDCG@{literal(k)}")
+        ax.set_xlabel(f"{literal(measure)}")
         ax.set_ylabel("fraction of queries ≤ x")
         ax.grid(alpha=0.3)
         _legend(ax, handles, [literal(name) for name in table.columns], inside="upper left")
-        ax.set_title(f"ECDF of per-query NDCG@{literal(k)}, {len(table):,} queries")
+        ax.set_title(f"ECDF of per-query {literal(measure)}, {len(table):,} queries")
     return figure
 
 

@@ -1,0 +1,158 @@
+"""The report's data checks: what kinds of queries each system has, retrieval depth, labels, how much
+of each top k is judged, and the warnings an analyst should read before trusting the numbers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ndcg_report.core.measures import Measure, level_text
+from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.ties import TieRange
+from ndcg_report.report.text import number
+
+if TYPE_CHECKING:
+    from ndcg_report.report.report_model import Report
+
+LOW_JUDGED = 0.5
+JUDGED_DEPTH = 10  # the depth whose judged share is warned about
+
+
+def query_checks(report: "Report") -> pd.DataFrame:
+    """Counts of each kind of query, one column per system (the baseline last)."""
+    experiment = report.experiment
+    rows = {}
+    ties, headline = experiment.tie_ranges, experiment.headline
+    binary = any(measure.kind == "binary" for measure in experiment.measures)
+    for name in experiment.systems:
+        evaluation = experiment.evaluations[name]
+        counts = evaluation.counts
+        rows[name] = {
+            "queries in run": counts.in_run, "queries in qrels": counts.in_qrels, "in both": counts.in_both,
+            "missing from run (relevant in qrels)": counts.missing,
+            "without relevant docs in qrels": counts.no_relevant,
+            **({f"without a label >= {level_text(evaluation.rel_level)} (binary measures)": counts.below_level}
+               if binary else {}),
+            "run only (ignored)": counts.run_only,
+            "averaged (in some measure)": counts.averaged, "lines with tied scores": evaluation.tied_lines,
+            f"queries whose {headline.label} the order of ties changes":
+                ties[name].queries[headline.label] if name in ties else 0,
+        }
+    return pd.DataFrame(rows)
+
+
+def tie_warning(name: str, ties: TieRange, evaluation: Evaluation, headline: Measure) -> str:
+    """The warning for a system whose tied scores change a mean as printed (4 decimals): which measures,
+    in how many queries and between which values; '' if the order of ties changes no printed mean."""
+    shown = [label for label in ties.affected if f"{ties.worst[label]:.4f}" != f"{ties.best[label]:.4f}"]
+    if not shown:
+        return ""
+    label = headline.label if headline.label in shown else shown[0]
+    queries = int(ties.queries[label])
+    return (
+        f"{name}: the order of tied scores changes the mean {', '.join(shown)} ({queries} quer{'y' if queries == 1 else 'ies'} "
+        f"at {label}, where tied documents differ in relevance). trec_eval's order (docid descending, used "
+        f"here) gives a mean {label} of {evaluation.mean(label):.4f}; tied documents ordered worst first give "
+        f"{ties.worst[label]:.4f}, best first {ties.best[label]:.4f}."
+    )
+
+
+def depth_table(report: "Report") -> pd.DataFrame:
+    """Lines per judged query each system retrieved for: min, median, max (as text: whole numbers stay whole)."""
+    return report.experiment.depth().map(number)
+
+
+def label_distribution(report: "Report") -> pd.DataFrame:
+    """How many qrels lines carry each relevance label."""
+    labels = pd.Series(report.qrels.table["rel"].to_numpy()).value_counts().sort_index()
+    return pd.DataFrame({"label": [number(v) for v in labels.index], "qrels lines": labels.to_numpy()})
+
+
+def judged_share(evaluation: Evaluation, k: int | None) -> float:
+    """Mean judged@k over the queries the run retrieved for (NaN if none)."""
+    shares = evaluation.judged_at(k)[evaluation.in_run]
+    return float(np.nanmean(shares)) if np.isfinite(shares).any() else float("nan")
+
+
+def judged_table(report: "Report") -> pd.DataFrame:
+    """Mean judged@k (share of the top k with a qrels label) over the queries each system retrieved for,
+    systems x the cut-offs of the measures (all retrieved documents if no measure has a cut-off)."""
+    experiment = report.experiment
+    depths = [k for k in experiment.baseline.depths if k is not None] or [None]
+    return pd.DataFrame({"all" if k is None else f"@{k}": [judged_share(experiment.evaluations[name], k)
+                                                          for name in experiment.systems] for k in depths},
+                        index=list(experiment.systems))
+
+
+def data_warnings(report: "Report") -> list[str]:
+    """Warnings an analyst should see before trusting the numbers."""
+    experiment, params = report.experiment, report.params
+    headline = experiment.headline
+    depth = JUDGED_DEPTH if JUDGED_DEPTH in experiment.baseline.depths else headline.k
+    warnings = []
+    for name in experiment.systems:
+        evaluation = experiment.evaluations[name]
+        share = judged_share(evaluation, depth) if depth is not None else float("nan")
+        if share < LOW_JUDGED:
+            warnings.append(
+                f"{name}: only {share:.0%} of the top {depth} is judged; unjudged documents count as not relevant, "
+                f"so {headline.label} may understate this system."
+            )
+        ties = experiment.tie_ranges.get(name)
+        tie_text = tie_warning(name, ties, evaluation, headline) if ties is not None else ""
+        if tie_text:
+            warnings.append(tie_text)
+        shallow = experiment.shallow_measures()[name]
+        if shallow:
+            lines = experiment.depth().loc[name]
+            warnings.append(
+                f"{name} retrieves {number(lines['median'])} lines for the median query (at most "
+                f"{number(lines['max'])}): at {', '.join(m.label for m in shallow)} the ranks it never retrieved "
+                "count as not relevant, so it is measured at a depth it does not reach (marked † in the tables); "
+                f"compare systems at k up to {number(lines['median'])}."
+            )
+        counts = evaluation.counts
+        if counts.missing and counts.missing >= 0.05 * counts.in_qrels:
+            policy = "scored 0" if params.missing == "zero" else "left out of the mean"
+            warnings.append(f"{name}: {counts.missing} of {counts.in_qrels} judged queries are missing from the run ({policy}).")
+        if counts.run_only:
+            warnings.append(f"{name}: {counts.run_only} queries are in the run but not in the qrels (ignored).")
+    if len(experiment.scores(headline)) == 0:
+        warnings.append("No query is averaged in every system (with missing=skip, the runs cover different queries), "
+                        "so there are no figures or pairwise tests; each system's comparison with the baseline stands.")
+    warnings += _relevance_warnings(report)
+    return warnings
+
+
+def _relevance_warnings(report: "Report") -> list[str]:
+    """What the qrels' labels mean for the measures: queries with nothing relevant, a relevance level no
+    label reaches, and binary labels, where nDCG carries the signal of recall and RR."""
+    experiment, params = report.experiment, report.params
+    kinds = {measure.kind for measure in experiment.measures}
+    counts, level = experiment.baseline.counts, level_text(experiment.rel_level)
+    policy = "left out of the means" if params.no_relevant == "skip" else "scored 0"
+    warnings = []
+    if counts.no_relevant and "graded" in kinds:
+        warnings.append(f"{counts.no_relevant} judged queries have no relevant document ({policy}).")
+    labels = report.qrels.table["rel"].to_numpy()
+    if "binary" in kinds and counts.below_level > counts.no_relevant:
+        if not (labels >= experiment.rel_level).any():
+            warnings.append(f"No judgement reaches the relevance level {level} (the largest label is "
+                            f"{number(labels.max())}): every binary measure ({', '.join(sorted(kinds_of(experiment, 'binary')))}) "
+                            f"counts nothing as relevant; give a lower level (-l).")
+        else:
+            warnings.append(f"{counts.below_level} judged queries have no document labelled {level} or more: the binary "
+                            f"measures ({', '.join(sorted(kinds_of(experiment, 'binary')))}) find nothing relevant there "
+                            f"({policy}).")
+    if "graded" in kinds and len(labels) and np.isin(labels[labels > 0], (1.0,)).all():
+        warnings.append("Every judgement is 0 or 1 (binary labels): nDCG@k then reduces to a discounted count of the "
+                        "relevant documents in the top k and carries much the same signal as R@k and RR; graded "
+                        "labels are what nDCG adds.")
+    return warnings
+
+
+def kinds_of(experiment: object, kind: str) -> set[str]:
+    """The families of the experiment's measures of one kind ('binary': {'AP', 'RR', ...})."""
+    return {measure.measure for measure in experiment.measures if measure.kind == kind}  # type: ignore[attr-defined]

@@ -1,0 +1,292 @@
+"""The report's results: the verdict lines, the leaderboard, each system's comparison table, the
+pairwise test and the per-query tables, as text, DataFrames and escaped HTML."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ndcg_report.core.measures import Measure, level_text
+from ndcg_report.report.experiment import Experiment
+from ndcg_report.report.html import DEEPER, details_html, escape, leaderboard_html, text_html
+from ndcg_report.report.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
+from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT
+from ndcg_report.stats.tukey_hsd import STUDENTIZED_RANGE_LIMIT
+
+if TYPE_CHECKING:
+    from ndcg_report.report.report_model import Report
+
+MAX_QUERY_ROWS = 500  # the all-queries table shows the top and bottom halves of this many beyond it
+WINS_LOSSES_SHOWN = 10
+
+
+# --- verdicts ----------------------------------------------------------------------------------
+
+
+def verdicts(experiment: Experiment) -> list[str]:
+    """One line per system, in the order given: the headline measure against the baseline, the delta
+    with its family-adjusted interval, the Holm-adjusted randomization p-value, wins/ties/losses and
+    what it means; where interval and test disagree, the line says why."""
+    measure, base = experiment.headline, experiment.baseline_name
+    lines = []
+    for name in experiment.names:
+        row = experiment.comparison_row(name, measure)
+        p = row["holm_randomization_pvalue"]
+        significant = isinstance(p, float) and p < experiment.alpha
+        if significant:
+            meaning = f"significantly {'better' if row['delta'] > 0 else 'worse'} than {base}"
+        else:
+            meaning = f"not significantly different from {base} at α = {experiment.alpha:g}"
+        low, high = row["family_ci_low"], row["family_ci_high"]
+        lines.append(
+            f"{name}: {measure.label} {row['run_mean']:.4f} against {base}'s {row['baseline_mean']:.4f}, "
+            f"{row['delta']:+.4f} ({percent(row['relative_delta'])}; {interval_name(experiment)} "
+            f"{signed(low)} to {signed(high)}); Holm-adjusted randomization p {p_phrase(p)}; "
+            f"{count_phrase(row['wins'], 'win')}, {count_phrase(row['ties'], 'tie')}, "
+            f"{count_phrase(row['losses'], 'loss')}: {meaning}." + _disagreement(low, high, significant)
+        )
+    return lines
+
+
+def interval_name(experiment: Experiment) -> str:
+    """'95% CI', or with several systems '98.75% CI (Bonferroni over 4 systems)'."""
+    m = experiment.family_size
+    if m == 1:
+        return f"{experiment.confidence:.0%} CI"
+    level = 1 - (1 - experiment.confidence) / m
+    return f"{_level(level)} CI (Bonferroni over {m} systems)"
+
+
+def _level(level: float) -> str:
+    """0.9875 -> '98.75%', 0.95 -> '95%'."""
+    return f"{100 * level:.4f}".rstrip("0").rstrip(".") + "%"
+
+
+def _disagreement(low: float, high: float, significant: bool) -> str:
+    """A sentence where the interval and the verdict seem to disagree, saying why; '' otherwise."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    excludes_zero = low > 0 or high < 0
+    if excludes_zero and not significant:
+        return (" The interval excludes 0 but the test does not reject: the bootstrap interval of the mean and the "
+                "randomization test differ near the threshold; the verdict follows the test.")
+    if significant and not excludes_zero:
+        return (" The interval includes 0 but the test rejects: Holm's step-down adjustment is less conservative "
+                "than the Bonferroni interval; the verdict follows the test.")
+    return ""
+
+
+def family_note(experiment: Experiment) -> str:
+    """The family, the test and the correction of the verdicts and the ▲/▼ marks, in one sentence."""
+    m, base = experiment.family_size, experiment.baseline_name
+    systems = f"the {m} systems" if m > 1 else "the one system"
+    return (f"Each verdict and mark is a paired randomization test ({experiment.n_resamples:,} sign flips, seed "
+            f"{experiment.seed}) against {base}, Holm-adjusted over {systems} compared with {base} on the same "
+            f"measure and cut-off (a family per measure, so asking for more measures or cut-offs changes no verdict), "
+            f"at α = {experiment.alpha:g}; the verdicts' intervals are bootstrap intervals of the mean delta"
+            + (f" at the Bonferroni-adjusted level for {m} systems." if m > 1 else "."))
+
+
+# --- leaderboard -------------------------------------------------------------------------------
+
+
+def leaderboard(report: "Report") -> str:
+    """The leaderboard as escaped HTML (systems x measures, significance marked, best per column bold)."""
+    experiment = report.experiment
+    letters = experiment.pairwise.letters if len(experiment.names) > 1 else None
+    return leaderboard_html(experiment.leaderboard, experiment.significance, experiment.baseline_name,
+                            experiment.headline, letters, experiment.shallow_measures())
+
+
+def leaderboard_note(report: "Report") -> str:
+    experiment = report.experiment
+    shared = {measure: len(experiment.scores(measure)) for measure in experiment.measures}
+    counts = sorted(set(shared.values()))
+    over = (f"the {counts[0]:,} queries every system is averaged on" if len(counts) == 1
+            else "the queries every system is averaged on for that measure")
+    note = (f"Mean of each measure over {over}; binary measures count a label >= {level_text(experiment.rel_level)} "
+            f"as relevant, nDCG uses the graded labels. ▲/▼: significantly above/below {experiment.baseline_name}; "
+            f"bold: the best of its column. {family_note(experiment)}")
+    if any(experiment.shallow_measures().values()):
+        note += " †: k is deeper than the system retrieves for the median query (see the data checks)."
+    if len(experiment.names) > 1:
+        test = experiment.pairwise
+        how = (f"{test.n_resamples:,} permutations" if test.method == MONTE_CARLO
+               else f"in its large-sample limit over {test.n_queries:,} queries")
+        note += (f" Group: systems sharing a letter do not differ significantly on {test.label} (randomized "
+                 f"Tukey HSD over all {len(test.names)} systems, {how}, α = {test.alpha:g}).")
+    own = own_means_note(experiment)
+    statistics = statistics_note(experiment)
+    return note + (" " + own if own else "") + (" " + statistics if statistics else "")
+
+
+def own_means_note(experiment: Experiment) -> str:
+    """Each system's mean over its own queries, where it differs from the leaderboard's shared queries."""
+    parts = []
+    for name in experiment.systems:
+        evaluation = experiment.evaluations[name]
+        for j, measure in enumerate(experiment.measures):
+            own_n = int(evaluation.averaged[:, j].sum())
+            shared = experiment.scores(measure)
+            if own_n != len(shared):
+                parts.append(f"{name} {measure.label} {evaluation.mean(measure):.4f} over {own_n:,}")
+    if not parts:
+        return ""
+    return ("The systems are averaged on different queries (--missing skip): each one's mean over its own "
+            "queries is " + "; ".join(parts[:12]) + ("; …" if len(parts) > 12 else "") + " (summary.json has all).")
+
+
+def statistics_note(experiment: Experiment) -> str:
+    """What the resampling statistics became over many queries (more than experiment.large_n): how
+    many used their large-sample limits; '' when every one is Monte Carlo over all its queries."""
+    c, bands = experiment.comparisons, experiment.mean_intervals
+    many = [int(c["n"].max()), len(experiment.scores(experiment.headline))]
+    if max(many) <= experiment.large_n:
+        return ""
+    counts = [f"{int((column == NORMAL_LIMIT).sum())} of {len(column)} {what}" for column, what in (
+        (c["randomization_method"], "randomization p-values (the normal limit of the sign flips)"),
+        (c["ci_method"], "bootstrap CIs of the delta"), (bands["method"], "bootstrap bands of the means"))]
+    tukey = (" and the Tukey HSD (the studentized range, with the exact permutation variance)"
+             if len(experiment.names) > 1 and experiment.pairwise.method == STUDENTIZED_RANGE_LIMIT else "")
+    return (f"Over more than {experiment.large_n:,} queries, a resampling statistic uses its large-sample limit "
+            "wherever that is accurate to well within the Monte Carlo error of "
+            f"{experiment.n_resamples:,} resamples: here {', '.join(counts[:2])} and {counts[2]}"
+            f" (the normal limit of the bootstrap){tukey}; any other is Monte Carlo over the queries that can "
+            "move it (see the README, 'Statistics over many queries').")
+
+
+# --- comparison tables -------------------------------------------------------------------------
+
+
+def comparison_table(report: "Report", name: str) -> pd.DataFrame:
+    """One system against the baseline per measure, with every statistic, rounded for display.
+
+    Column labels are fixed ("system", "baseline"): the heading above the table names both, and a
+    system called "delta" or "n" cannot collide with a statistic.
+    """
+    experiment = report.experiment
+    c = experiment.comparison(name)
+    columns = {
+        "n": c["n"].astype(int), "system": c["run_mean"], "baseline": c["baseline_mean"],
+        "delta": c["delta"], "relative": [percent(v) for v in c["relative_delta"]],
+        f"{experiment.confidence:.0%} CI of delta": [f"[{signed(lo)}, {signed(hi)}]" for lo, hi in zip(c["ci_low"], c["ci_high"])],
+        "W/T/L": [f"{int(w)}/{int(t)}/{int(l)}" for w, t, l in zip(c["wins"], c["ties"], c["losses"])],
+        "t-test p (Holm)": [p_pair(p, h) for p, h in zip(c["t_pvalue"], c["holm_t_pvalue"])],
+        "Wilcoxon p (Holm)": [p_pair(p, h) for p, h in zip(c["wilcoxon_pvalue"], c["holm_wilcoxon_pvalue"])],
+        "randomization p (Holm)": [p_pair(p, h) for p, h in zip(c["randomization_pvalue"], c["holm_randomization_pvalue"])],
+        "effect size d_z": c["effect_size"],
+    }
+    shallow = experiment.shallow_measures()
+    too_deep = [[who for who, system in (("system", name), ("baseline", experiment.baseline_name))
+                 if measure in shallow[system]] for measure in experiment.measures]
+    if any(too_deep):
+        depth = experiment.depth()["median"]
+        medians = {"system": depth[name], "baseline": depth[experiment.baseline_name]}
+        columns["depth"] = ["; ".join(f"{DEEPER}\u00a0{who}\u00a0{number(medians[who])}\u00a0deep" for who in whose)
+                            for whose in too_deep]  # no-break spaces: the note stays on one line
+    table = pd.DataFrame({key: list(values) for key, values in columns.items()},
+                         index=pd.Index(experiment.labels))
+    return table.round(4)
+
+
+def medians_table(report: "Report") -> pd.DataFrame:
+    """Median per-query value of every measure for every system (rows, the baseline last), over its
+    averaged queries."""
+    experiment = report.experiment
+    return pd.DataFrame([[float(v) for v in experiment.evaluations[name].summary["median"]]
+                         for name in experiment.systems], index=list(experiment.systems), columns=experiment.labels)
+
+
+def pairwise_table(report: "Report") -> pd.DataFrame:
+    """The randomized Tukey HSD p-values as text (systems by mean, best first), with means and letters.
+
+    Built by position: a system may be called "group" without taking that column's place.
+    """
+    test = report.experiment.pairwise
+    rows = [[f"{test.means[a]:.4f}", test.letters[a],
+             *[("–" if a == b else format_p(test.pvalues.at[a, b])) for b in test.names]] for a in test.names]
+    return pd.DataFrame(rows, index=pd.Index(test.names), columns=[test.label, "group", *test.names])
+
+
+# --- per query ---------------------------------------------------------------------------------
+
+
+def wins_and_losses(report: "Report", name: str, measure: Measure | str | int | None = None,
+                    n: int = WINS_LOSSES_SHOWN) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The n queries a system gains most on and the n it loses most on against the baseline, on a measure
+    (default: the headline).
+
+    Columns: qid, query (with topics), the system's and the baseline's value (headed by their names), delta.
+    """
+    experiment = report.experiment
+    table = experiment.scores(measure)
+    paired = pd.DataFrame({"qid": table.index.to_numpy(), "system": table[name].to_numpy(),
+                           "baseline": table[experiment.baseline_name].to_numpy()})
+    paired["delta"] = paired["system"] - paired["baseline"]
+    labels = ["qid", name, experiment.baseline_name, "delta"]
+    if report.topics is not None:
+        paired.insert(1, "query", report.topics.reindex(paired["qid"]).fillna("").to_numpy())
+        labels.insert(1, "query")
+    ordered = paired.sort_values(["delta", "qid"], ascending=[False, True], kind="stable")
+    wins = ordered[ordered["delta"] > 0].head(n).round(4).reset_index(drop=True)
+    losses = ordered[ordered["delta"] < 0].iloc[::-1].head(n).round(4).reset_index(drop=True)
+    wins.columns, losses.columns = labels, list(labels)
+    return wins, losses
+
+
+def query_table_html(report: "Report", measure: Measure | str | int | None = None, limit: int = MAX_QUERY_ROWS) -> str:
+    """Every paired query (up to limit; beyond, the best and worst halves) x every system on a measure
+    (default: the headline): the baseline's and each system's value (cells tinted by the difference),
+    the mean difference, query text."""
+    experiment = report.experiment
+    table = experiment.scores(measure)
+    deltas = experiment.deltas(measure)
+    mean_delta = deltas.mean(axis=1)
+    order = np.lexsort((np.arange(len(table)), -mean_delta.to_numpy()))
+    shown = order if len(order) <= limit else np.concatenate([order[: limit // 2], order[-(limit - limit // 2):]])
+    base = experiment.baseline_name
+    headers = ["qid"] + (["query"] if report.topics is not None else []) + [base, *experiment.names, "mean Δ"]
+    head = "".join(f'<th class="{"text" if h in ("qid", "query") else "num"}">{escape(h)}</th>' for h in headers)
+    rows = []
+    for position, row in enumerate(shown):
+        if len(shown) < len(order) and position == limit // 2:
+            rows.append(f'<tr><td class="text" colspan="{len(headers)}">… {len(order) - len(shown):,} queries '
+                        "in between are in per_query.csv …</td></tr>")
+        qid = table.index[row]
+        cells = [f'<td class="text">{escape(qid)}</td>']
+        if report.topics is not None:
+            cells.append(f'<td class="text query">{escape(report.topics.get(qid, ""))}</td>')
+        cells.append(f'<td class="num">{table.iat[row, table.columns.get_loc(base)]:.4f}</td>')
+        for name in experiment.names:
+            delta = deltas.iat[row, deltas.columns.get_loc(name)]
+            cells.append(f'<td class="num" style="background:{tint(delta)}">{table.iat[row, table.columns.get_loc(name)]:.4f}</td>')
+        cells.append(f'<td class="num">{mean_delta.iat[row]:+.4f}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="ndcg-table queries"><thead><tr>{head}</tr></thead><tbody>' + "".join(rows)
+            + "</tbody></table>")
+
+
+def query_table_note(report: "Report", measure: Measure | str | int | None = None) -> str:
+    experiment = report.experiment
+    label = experiment.measure(measure).label
+    n = len(experiment.scores(measure))
+    note = (f"Per-query {label} of all {n:,} queries averaged in every system, sorted by the mean difference "
+            f"from {experiment.baseline_name} (largest gains first). Cells are tinted green where the system beats "
+            f"{experiment.baseline_name} on that query and red where it loses, darker for larger differences. "
+            "per_query.csv has every query, system and measure.")
+    if n > MAX_QUERY_ROWS:
+        note += f" With more than {MAX_QUERY_ROWS} queries, the {MAX_QUERY_ROWS // 2} best and worst are shown."
+    return note
+
+
+def query_section_html(report: "Report", measure: Measure | str | int | None = None) -> str:
+    """The all-queries table with its note; folded away (a <details>, no script) for one system,
+    whose largest wins and losses come first."""
+    body = text_html(query_table_note(report, measure), "p", "note") + query_table_html(report, measure)
+    if len(report.experiment.names) > 1:
+        return body
+    n = len(report.experiment.scores(measure))
+    return details_html(f"All {n:,} queries (click to open)", body)
