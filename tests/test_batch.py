@@ -138,13 +138,13 @@ def test_one_bad_report_fails_alone_and_the_index_shows_it(first_batch):
     for name in ("good-a", "good-b"):
         assert sorted(p.name for p in (out / name).iterdir()) == OUTPUTS
         comparisons = json.loads((out / name / "summary.json").read_text())["comparisons"]
-        assert next(iter(comparisons.values()))["10"]["n"] > 0
+        assert next(iter(comparisons.values()))["nDCG@10"]["n"] > 0
     assert not (out / "bad-nan").exists()
     assert not [p.name for p in out.iterdir() if ".staging" in p.name or p.name.endswith(".tmp")]
     lines = result.stderr.splitlines()
     assert all(re.match(TIME + " ", line) for line in lines), result.stderr
     assert any(re.search(r"start good-a \(1/3\): no earlier successful build$", line) for line in lines)
-    assert any(re.search(r"done good-a in \d+\.\d s: NDCG@10 0\.\d{4} vs 0\.\d{4} \([+-]0\.\d{4}, Holm randomization "
+    assert any(re.search(r"done good-a in \d+\.\d s: nDCG@10 0\.\d{4} vs 0\.\d{4} \([+-]0\.\d{4}, Holm randomization "
                          r"p=0\.\d{4}\)$", line) for line in lines), result.stderr
     failed = [line for line in lines if " FAILED bad-nan in " in line]
     assert len(failed) == 1 and "step validate:" in failed[0] and "bad.txt:6:" in failed[0], result.stderr
@@ -155,7 +155,7 @@ def test_one_bad_report_fails_alone_and_the_index_shows_it(first_batch):
     assert rows["bad-nan"][1].startswith("FAILED step validate:") and "bad.txt:6" in rows["bad-nan"][1]
     assert rows["bad-nan"][-1] == "–"  # no earlier good report to link to
     assert rows["good-a"][1].startswith("built in") and rows["good-a"][-1] == "report.html"
-    summary = json.loads((out / "good-a" / "summary.json").read_text())["comparisons"]["monoT5"]["10"]
+    summary = json.loads((out / "good-a" / "summary.json").read_text())["comparisons"]["monoT5"]["nDCG@10"]
     above = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] > 0  # 8 queries: it is not
     assert rows["good-a"][6] == ("yes" if above else "no")
     assert rows["good-a"][2].startswith(f"{summary['run_mean']:.4f}")
@@ -169,7 +169,7 @@ def test_history_has_one_line_per_good_report_with_hashes_and_numbers(first_batc
     history = snap["history"]
     assert len(history["good-a"]) == 1 and len(history["good-b"]) == 1 and history["bad-nan"] == []
     record = history["good-a"][0]
-    summary = json.loads((folder / "out" / "good-a" / "summary.json").read_text())["comparisons"]["monoT5"]["10"]
+    summary = json.loads((folder / "out" / "good-a" / "summary.json").read_text())["comparisons"]["monoT5"]["nDCG@10"]
     assert record["run_name"] == "monoT5" and record["n_systems"] == 1
     above = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] > 0
     assert record["n_above"] == int(above)
@@ -180,7 +180,7 @@ def test_history_has_one_line_per_good_report_with_hashes_and_numbers(first_batc
     for key in ("run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
                 "holm_randomization_pvalue", "n"):
         assert record[key] == summary[key]
-    assert re.fullmatch(TIME, record["time"]) and record["duration_s"] > 0 and record["k"] == "10"
+    assert re.fullmatch(TIME, record["time"]) and record["duration_s"] > 0 and record["measure"] == "nDCG@10"
     for role, name in (("run", "monot5.txt"), ("baseline", "bm25.txt"), ("qrels", "qrels.txt"), ("topics", "topics.txt")):
         assert record["files"][role]["sha256"] == hashlib.sha256((SMALL / name).read_bytes()).hexdigest()
     assert history["good-b"][0]["fingerprint"] != record["fingerprint"]
@@ -458,7 +458,7 @@ def test_a_report_of_several_runs_keeps_every_system_in_history_and_index(tmp_pa
     result = batch_cli(config)
     assert result.returncode == 0, result.stderr
     summary = json.loads((tmp_path / "out" / "many" / "summary.json").read_text())
-    at10 = {name: rows["10"] for name, rows in summary["comparisons"].items()}
+    at10 = {name: rows["nDCG@10"] for name, rows in summary["comparisons"].items()}
     above = sum(row["holm_randomization_pvalue"] < 0.05 and row["delta"] > 0 for row in at10.values())
     assert at10["pyterrier"]["run_mean"] > at10["upside down"]["run_mean"]
     assert re.search(rf"done many in .*; best of 2: pyterrier; {above} of 2 significantly above the baseline$",
@@ -467,7 +467,7 @@ def test_a_report_of_several_runs_keeps_every_system_in_history_and_index(tmp_pa
     (record,) = read_history(tmp_path / "out", "many")
     assert [s["name"] for s in record["systems"]] == ["pyterrier", "upside down"]
     for system in record["systems"]:
-        assert system["run_mean"] == summary["comparisons"][system["name"]]["10"]["run_mean"]
+        assert system["run_mean"] == summary["comparisons"][system["name"]]["nDCG@10"]["run_mean"]
     assert record["run_name"] == "pyterrier" and record["n_above"] == above and record["n_systems"] == 2
     assert set(record["files"]) == {"run 1", "run 2", "baseline", "qrels", "topics"}
     row = index_rows((tmp_path / "out" / "index.html").read_text())["many"]

@@ -58,26 +58,34 @@ def test_demo_outputs_and_headline_numbers(demo_builds):
     out = demo_builds[0]
     assert sorted(p.name for p in out.iterdir()) == ["per_query.csv", "report.html", "report.ipynb", "summary.json"]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["schema_version"] == 2
+    assert summary["schema_version"] == 3
     assert [s["name"] for s in summary["systems"]] == [*DEMO_RUNS, "BM25"]
-    assert summary["baseline"] == "BM25" and summary["parameters"]["headline_k"] == "10"
-    at10 = summary["comparisons"]["monoT5"]["10"]
+    parameters = summary["parameters"]
+    assert summary["baseline"] == "BM25" and parameters["headline"] == "nDCG@10" and parameters["preset"] == "trec-dl"
+    assert parameters["measures"] == DEMO_MEASURES and parameters["rel_level"] == 2
+    at10 = summary["comparisons"]["monoT5"]["nDCG@10"]
     assert round(at10["run_mean"], 4) == 0.7215 and round(at10["baseline_mean"], 4) == 0.5058
     assert at10["n"] == 43 and at10["wins"] + at10["ties"] + at10["losses"] == 43
     assert at10["ci_low"] < at10["delta"] < at10["ci_high"]
     family = summary["comparison_family"]
-    assert family["size"] == 4 * 7 and family["systems"] == list(DEMO_RUNS) and family["adjustment"] == "holm"
+    assert family["size"] == 4 and family["systems"] == list(DEMO_RUNS) and family["adjustment"] == "holm"
+    assert family["over"] == "systems" and family["measures"] == DEMO_MEASURES
+    assert at10["family_size"] == 4 and at10["family_confidence"] == 1 - 0.05 / 4
+    assert at10["family_ci_low"] < at10["ci_low"] < at10["delta"] < at10["ci_high"] < at10["family_ci_high"]
     pairwise = summary["pairwise"]
     assert pairwise["method"] == "randomized Tukey HSD" and sorted(pairwise["systems"]) == sorted([*DEMO_RUNS, "BM25"])
     assert pairwise["pvalues"]["monoT5"]["BM25"] == pairwise["pvalues"]["BM25"]["monoT5"] < 0.05
-    assert len(summary["verdicts"]) == 4 and summary["verdicts"][0].startswith("monoT5: NDCG@10 0.7215 against BM25's 0.5058")
+    assert len(summary["verdicts"]) == 4 and summary["verdicts"][0].startswith("monoT5: nDCG@10 0.7215 against BM25's 0.5058")
+
+
+DEMO_MEASURES = ["nDCG@10", "nDCG@100", "RR", "AP", "R@100", "R@1000"]  # the trec-dl preset
 
 
 def leaderboard_cells(page: str) -> dict[str, list[str]]:
     """The leaderboard table of a report page: system name -> cell texts."""
     table = re.search(r'<table class="ndcg-table leaderboard">(.*?)</table>', page, re.S)[1]
     rows = {}
-    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)[1:]:
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table.split("<tbody>")[1], re.S):
         cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
         rows[cells[0].replace(" (baseline)", "")] = cells[1:]
     return rows
@@ -89,36 +97,39 @@ def test_every_leaderboard_number_equals_the_eval_command(demo_builds):
     shown = leaderboard_cells((out / "report.html").read_text())
     files = {**DEMO_RUNS, "BM25": "run.msmarco-v1-passage.bm25-default.dl19.txt.gz"}
     for system in summary["systems"]:
-        result = cli("eval", "--format", "json", DL19 / "qrels.dl19-passage.txt", DL19 / files[system["name"]])
+        result = cli("eval", "--format", "json", "--preset", "trec-dl", DL19 / "qrels.dl19-passage.txt",
+                     DL19 / files[system["name"]])
         evaluated = json.loads(result.stdout)["summary"]
         assert {k: v["mean"] for k, v in system["summary"].items()} == {k: v["mean"] for k, v in evaluated.items()}
-        cells = [cell.split()[0] for cell in shown[system["name"]][:7]]
-        assert cells == [f"{evaluated[k]['mean']:.4f}" for k in ("1", "3", "5", "10", "20", "100", "1000")]
+        cells = [cell.split()[0] for cell in shown[system["name"]][:6]]
+        assert cells == [f"{evaluated[label]['mean']:.4f}" for label in DEMO_MEASURES]
 
 
 def test_demo_statistics_equal_scipy_and_statsmodels_on_the_per_query_values(demo_builds):
     out = demo_builds[0]
     summary = json.loads((out / "summary.json").read_text())
-    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str, "k": str, "system": str})
-    assert list(per_query.columns[:4]) == ["system", "role", "qid", "k"]
-    assert len(per_query) == 5 * 43 * 7  # one row per system, qrels query and cut-off
+    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str, "k": str, "system": str}, keep_default_na=False)
+    assert list(per_query.columns[:6]) == ["system", "role", "qid", "measure", "k", "value"]
+    assert len(per_query) == 5 * 43 * 6  # one row per system, qrels query and measure
+    per_query["label"] = per_query["measure"] + np.where(per_query["k"] == "", "", "@" + per_query["k"])
+    per_query["value"] = per_query["value"].astype(float)
     keys, t_raw = [], []
-    for name in DEMO_RUNS:
-        for k in ("1", "3", "5", "10", "20", "100", "1000"):
-            rows = per_query[(per_query["k"] == k) & per_query["averaged"]]
-            table = rows.pivot(index="qid", columns="system", values="ndcg")
+    for label in DEMO_MEASURES:  # a family per measure: its 4 systems
+        for name in DEMO_RUNS:
+            rows = per_query[(per_query["label"] == label) & per_query["averaged"]]
+            table = rows.pivot(index="qid", columns="system", values="value")
             run, base = table[name].to_numpy(), table["BM25"].to_numpy()
-            record = summary["comparisons"][name][k]
+            record = summary["comparisons"][name][label]
             assert record["delta"] == pytest.approx(np.mean(run - base), abs=1e-12)
             assert record["t_pvalue"] == pytest.approx(stats.ttest_rel(run, base).pvalue, rel=1e-9)
             assert record["wilcoxon_pvalue"] == pytest.approx(stats.wilcoxon(run, base).pvalue, rel=1e-9)
             assert record["wins"] == int((run > base).sum()) and record["losses"] == int((run < base).sum())
             assert record["effect_size"] == pytest.approx(np.mean(run - base) / np.std(run - base, ddof=1), rel=1e-9)
-            keys.append((name, k))
+            keys.append((name, label))
             t_raw.append(stats.ttest_rel(run, base).pvalue)
-    holm = multipletests(t_raw, method="holm")[1]  # over all 28 (system, k) comparisons
-    for (name, k), expected in zip(keys, holm):
-        assert summary["comparisons"][name][k]["holm_t_pvalue"] == pytest.approx(expected, rel=1e-9)
+        holm = multipletests(t_raw[-4:], method="holm")[1]  # over the 4 systems compared on this measure
+        for (name, _), expected in zip(keys[-4:], holm):
+            assert summary["comparisons"][name][label]["holm_t_pvalue"] == pytest.approx(expected, rel=1e-9)
 
 
 def test_demo_html_is_offline_and_deterministic(demo_builds):
@@ -128,11 +139,12 @@ def test_demo_html_is_offline_and_deterministic(demo_builds):
     assert first != without_build_time(first)
     assert not re.search(r"https?://", first)
     assert "<script" not in first
-    assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', first)) == 8  # the multi-system figures too
+    # mean against k of nDCG and R, then the 7 of the headline (the multi-system ones too)
+    assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', first)) == 9
     for section in ("1. What was evaluated", "2. Data checks", "3. Results", "4. Figures", "5. Per query",
                     "6. How to reproduce"):
         assert section in first
-    assert first.index("monoT5: NDCG@10 0.7215") < first.index("1. What was evaluated")  # verdicts on top
+    assert first.index("monoT5: nDCG@10 0.7215") < first.index("1. What was evaluated")  # verdicts on top
     assert (demo_builds[0] / "summary.json").read_bytes() == (demo_builds[1] / "summary.json").read_bytes()
     assert (demo_builds[0] / "per_query.csv").read_bytes() == (demo_builds[1] / "per_query.csv").read_bytes()
 

@@ -76,7 +76,7 @@ def test_demo_cranfield_builds_bm25_from_the_corpus_and_reuses_it(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "bm25: building run" in result.stderr
     summary = json.loads((tmp_path / "cranfield" / "summary.json").read_text())
-    at10 = summary["comparisons"]["BM25+RM3"]["10"]
+    at10 = summary["comparisons"]["BM25+RM3"]["nDCG@10"]
     assert at10["n"] == 225
     qrels = read_qrels(CRANFIELD / "qrels.txt").table
     (baseline_run,) = (cache / "bm25").glob("*.run")

@@ -78,22 +78,25 @@ def test_summary_only_and_digits(capsys, dl19):
 def test_csv_formats(capsys, dl19):
     code, out, _ = run_cli(capsys, "eval", dl19["qrels"], dl19["monot5"], "-k", "10,100", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert code == 0 and [r["k"] for r in rows] == ["10", "100"]
+    assert code == 0 and [(r["measure"], r["k"]) for r in rows] == [("nDCG", "10"), ("nDCG", "100")]
     assert rows[0]["mean"] == "0.7215" and rows[0]["n"] == "43"
     code, out, _ = run_cli(capsys, "eval", dl19["qrels"], dl19["monot5"], "-k", "10", "--format", "csv", "-q")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert len(rows) == 43 and set(rows[0]) >= {"qid", "k", "num_ret", "num_rel", "dcg", "idcg", "ndcg", "judged"}
+    assert len(rows) == 43 and list(rows[0]) == ["qid", "measure", "k", "value", "num_ret", "num_rel", "dcg", "idcg",
+                                                 "judged", "in_run", "averaged"]
 
 
 def test_json_format(capsys, dl19):
     code, out, _ = run_cli(capsys, "eval", dl19["qrels"], dl19["monot5"], "-k", "10", "--format", "json", "-q")
     record = json.loads(out)
     assert code == 0
-    assert round(record["summary"]["10"]["mean"], 4) == 0.7215
+    assert round(record["summary"]["nDCG@10"]["mean"], 4) == 0.7215
+    assert record["summary"]["nDCG@10"]["measure"] == "nDCG" and record["summary"]["nDCG@10"]["k"] == 10
     assert record["queries"]["in_both"] == 43 and len(record["per_query"]) == 43
-    assert record["parameters"] == {"cutoffs": ["10"], "gain": "linear", "missing": "zero", "no_relevant": "skip"}
-    per_query_mean = sum(r["ndcg"] for r in record["per_query"]) / 43
-    assert per_query_mean == pytest.approx(record["summary"]["10"]["mean"], abs=1e-12)
+    assert record["parameters"] == {"measures": ["nDCG@10"], "rel_level": 1, "gain": "linear", "missing": "zero",
+                                    "no_relevant": "skip"}
+    per_query_mean = sum(r["value"] for r in record["per_query"]) / 43
+    assert per_query_mean == pytest.approx(record["summary"]["nDCG@10"]["mean"], abs=1e-12)
 
 
 def test_console_script_installed(dl19):

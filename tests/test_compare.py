@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ndcg_report.stats.paired import compare, compare_arrays, holm, paired_ndcg
+from ndcg_report.stats.paired import compare, compare_arrays, holm, paired_scores
 from ndcg_report.stats.resampling import randomization_pvalue
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.metrics import evaluate
@@ -23,7 +23,8 @@ EXPECTED_COLUMNS = [
     "n", "run_mean", "baseline_mean", "run_median", "baseline_median", "delta", "relative_delta",
     "wins", "ties", "losses", "t_statistic", "t_pvalue", "wilcoxon_statistic", "wilcoxon_pvalue",
     "randomization_pvalue", "ci_low", "ci_high", "effect_size",
-    "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue", "randomization_method", "ci_method",
+    "holm_t_pvalue", "holm_wilcoxon_pvalue", "holm_randomization_pvalue",
+    "family_size", "family_confidence", "family_ci_low", "family_ci_high", "randomization_method", "ci_method",
 ]
 
 
@@ -36,14 +37,20 @@ def dl19():
     return run, baseline
 
 
+def by_k(table: pd.DataFrame) -> pd.DataFrame:
+    """A comparison of nDCG measures alone, indexed by the cut-off."""
+    assert set(table.index.get_level_values("measure")) == {"nDCG"}
+    return table.droplevel("measure")
+
+
 @pytest.fixture(scope="module")
 def table(dl19):
-    return compare(*dl19)
+    return by_k(compare(*dl19))
 
 
-def per_query(evaluation, label: str) -> pd.Series:
+def per_query(evaluation, label: int) -> pd.Series:
     """NDCG@label of the averaged queries, by qid, straight from the evaluation."""
-    return evaluation.ndcg_table()[label].sort_index()
+    return evaluation.table(label).iloc[:, 0].sort_index()
 
 
 def arrays(dl19, label: str) -> tuple[np.ndarray, np.ndarray]:
@@ -53,13 +60,13 @@ def arrays(dl19, label: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_shape_index_and_columns(dl19, table):
-    assert list(table.index) == ["1", "3", "5", "10", "20", "100", "1000"]
+    assert list(table.index) == [1, 3, 5, 10, 20, 100, 1000]
     assert table.index.name == "k"
     assert list(table.columns) == EXPECTED_COLUMNS
 
 
 def test_dl19_means_and_delta_at_10(table):
-    row = table.loc["10"]
+    row = table.loc[10]
     assert round(row["run_mean"], 4) == 0.7215
     assert round(row["baseline_mean"], 4) == 0.5058
     assert abs(row["delta"] - (0.7215 - 0.5058)) < 1e-4
@@ -82,7 +89,7 @@ def test_wins_ties_losses_add_up_and_match_per_query(dl19, table):
         assert table.loc[label, "wins"] == (x > y).sum()
         assert table.loc[label, "ties"] == (x == y).sum()
         assert table.loc[label, "losses"] == (x < y).sum()
-    assert table.loc["1", "ties"] > 0  # @1 has ties on DL19, so the split is exercised
+    assert table.loc[1, "ties"] > 0  # @1 has ties on DL19, so the split is exercised
 
 
 def test_t_and_wilcoxon_equal_scipy_on_the_per_query_arrays(dl19, table):
@@ -107,19 +114,19 @@ def test_effect_size_is_mean_over_sample_std_of_deltas(dl19, table):
 def test_bootstrap_ci_contains_delta_and_depends_on_seed_and_confidence(dl19, table):
     assert (table["ci_low"] < table["delta"]).all()
     assert (table["delta"] < table["ci_high"]).all()
-    other_seed = compare(*dl19, seed=7)
-    assert other_seed.loc["10", "ci_low"] != table.loc["10", "ci_low"]
-    wider = compare(*dl19, confidence=0.99)
+    other_seed = by_k(compare(*dl19, seed=7))
+    assert other_seed.loc[10, "ci_low"] != table.loc[10, "ci_low"]
+    wider = by_k(compare(*dl19, confidence=0.99))
     assert (wider["ci_low"] < table["ci_low"]).all()
     assert (wider["ci_high"] > table["ci_high"]).all()
 
 
 def test_same_seed_gives_identical_numbers(dl19, table):
-    pd.testing.assert_frame_equal(compare(*dl19), table, check_exact=True)
+    pd.testing.assert_frame_equal(by_k(compare(*dl19)), table, check_exact=True)
 
 
 def test_randomization_pvalue_at_10_is_small_but_positive(table):
-    assert 0 < table.loc["10", "randomization_pvalue"] < 0.01
+    assert 0 < table.loc[10, "randomization_pvalue"] < 0.01
 
 
 def test_randomization_matches_scipy_exact_permutation_test():
@@ -140,23 +147,21 @@ def test_holm_against_hand_computed_values():
     assert np.isnan(adjusted[3])
 
 
-def test_holm_columns_dominate_raw_and_keep_holm_order(table):
-    m = len(table)
+def test_one_system_is_a_family_of_one_per_measure(table):
+    # the family is the systems compared on one (measure, k): with one system, Holm changes nothing,
+    # however many cut-offs were asked for, and the family interval is the interval
     for test in ("t", "wilcoxon", "randomization"):
-        raw = table[f"{test}_pvalue"].to_numpy()
-        adjusted = table[f"holm_{test}_pvalue"].to_numpy()
-        assert (adjusted >= raw).all()
-        assert (adjusted <= 1).all()
-        order = np.argsort(raw, kind="stable")
-        assert (np.diff(adjusted[order]) >= 0).all()
-        assert adjusted[order[0]] == pytest.approx(min(1.0, m * raw[order[0]]), rel=1e-12)
+        np.testing.assert_array_equal(table[f"holm_{test}_pvalue"], table[f"{test}_pvalue"])
+    assert (table["family_size"] == 1).all()
+    np.testing.assert_array_equal(table["family_ci_low"], table["ci_low"])
+    np.testing.assert_array_equal(table["family_ci_high"], table["ci_high"])
 
 
 def test_run_against_itself_gives_no_difference_without_warnings(dl19):
     run, _ = dl19
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        same = compare(run, run, n_resamples=500)
+        same = by_k(compare(run, run, n_resamples=500))
     assert (same["delta"] == 0).all()
     assert (same["ties"] == same["n"]).all()
     assert (same["wins"] == 0).all() and (same["losses"] == 0).all()
@@ -169,7 +174,7 @@ def test_run_against_itself_gives_no_difference_without_warnings(dl19):
 
 
 def test_swapping_run_and_baseline_on_dl19(dl19, table):
-    swapped = compare(dl19[1], dl19[0])
+    swapped = by_k(compare(dl19[1], dl19[0]))
     np.testing.assert_array_equal(swapped["delta"], -table["delta"])
     np.testing.assert_array_equal(swapped["wins"], table["losses"])
     np.testing.assert_allclose(swapped["wilcoxon_pvalue"], table["wilcoxon_pvalue"], rtol=1e-12)
@@ -204,36 +209,36 @@ def small(run_rows, qrels_rows, **options):
 QRELS = [("q1", "a", 1), ("q2", "b", 2), ("q3", "c", 1)]
 
 
-def test_paired_ndcg_is_long_and_counts_missing_queries_as_zero():
+def test_paired_scores_are_long_and_count_missing_queries_as_zero():
     run = small([("q1", "a", 1.0), ("q2", "x", 1.0)], QRELS, cutoffs=(1, 5))
     baseline = small([("q1", "x", 2.0), ("q1", "a", 1.0), ("q3", "c", 1.0)], QRELS, cutoffs=(1, 5))
-    pairs = paired_ndcg(run, baseline)
-    assert list(pairs.columns) == ["qid", "k", "run", "baseline", "delta"]
-    assert list(pairs["k"]) == ["1"] * 3 + ["5"] * 3
-    at_1 = pairs[pairs["k"] == "1"].set_index("qid")
+    pairs = paired_scores(run, baseline)
+    assert list(pairs.columns) == ["qid", "measure", "k", "run", "baseline", "delta"]
+    assert list(pairs["k"]) == [1] * 3 + [5] * 3
+    at_1 = pairs[pairs["k"] == 1].set_index("qid")
     assert at_1.loc["q1", "run"] == 1.0 and at_1.loc["q1", "baseline"] == 0.0
     assert at_1.loc["q3", "run"] == 0.0 and at_1.loc["q3", "baseline"] == 1.0  # missing="zero"
-    at_5 = pairs[pairs["k"] == "5"].set_index("qid")
+    at_5 = pairs[pairs["k"] == 5].set_index("qid")
     assert at_5.loc["q1", "delta"] == pytest.approx(1 - 1 / np.log2(3), abs=1e-12)
 
 
 def test_missing_skip_pairs_only_queries_averaged_in_both():
     run = small([("q1", "a", 1.0), ("q2", "x", 1.0)], QRELS, cutoffs=(5,), missing="skip")
     baseline = small([("q1", "a", 1.0), ("q3", "c", 1.0)], QRELS, cutoffs=(5,), missing="skip")
-    assert sorted(paired_ndcg(run, baseline)["qid"]) == ["q1"]
-    assert compare(run, baseline, n_resamples=100).loc["5", "n"] == 1
+    assert sorted(paired_scores(run, baseline)["qid"]) == ["q1"]
+    assert by_k(compare(run, baseline, n_resamples=100)).loc[5, "n"] == 1
 
 
 def test_no_paired_query_raises():
     run = small([("q1", "a", 1.0)], QRELS, cutoffs=(5,), missing="skip")
     baseline = small([("q3", "c", 1.0)], QRELS, cutoffs=(5,), missing="skip")
     with pytest.raises(ParameterError, match="no query"):
-        paired_ndcg(run, baseline)
+        compare(run, baseline)
 
 
 def test_mismatched_cutoffs_or_policies_raise():
     rows = [("q1", "a", 1.0), ("q2", "b", 1.0)]
-    with pytest.raises(ParameterError, match="cut-offs"):
+    with pytest.raises(ParameterError, match="measures differ"):
         compare(small(rows, QRELS, cutoffs=(1, 5)), small(rows, QRELS, cutoffs=(1, 10)))
     with pytest.raises(ParameterError, match="gain"):
         compare(small(rows, QRELS, cutoffs=(5,)), small(rows, QRELS, cutoffs=(5,), gain="exponential"))

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ndcg_report.core.metrics import evaluate
-from ndcg_report.core.partitions import evaluate_partitioned
+from ndcg_report.core.partitions import Options, evaluate_partitioned
 from ndcg_report.errors import BuildError, ParameterError
 from ndcg_report.files import OWNED_MARKER
 from ndcg_report.inputs.trec import read_qrels, read_run
@@ -36,7 +36,7 @@ from test_batch import GOOD_A, GOOD_B, batch_cli, copy_inputs, index_rows, write
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS, MONOT5 = DL19 / "qrels.dl19-passage.txt", DL19 / "monot5.dl19.run.gz"
-ARRAYS = ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged")
+ARRAYS = ("num_ret", "num_rel", "num_rel_graded", "in_run", "values", "averaged", "dcg", "idcg", "judged")
 BUILD_TIME = re.compile(r"<!-- build-time -->.*?<!-- /build-time -->", re.S)
 TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
 
@@ -177,7 +177,7 @@ def test_a_killed_worker_fails_its_report_only_and_the_lock_still_holds(cluster,
     failed = re.search(r"FAILED good-a in \d+\.\d s: step worker: (.*)$", text, re.M)
     assert failed and failed[1].startswith(f"{worker} died while building this report (started "), text
     assert failed[1].endswith("which does not build a report twice in one batch")
-    assert re.search(r"done good-b in \d+\.\d s: NDCG@10 ", text) and "batch: 1 built, 0 skipped, 1 failed" in text
+    assert re.search(r"done good-b in \d+\.\d s: nDCG@10 ", text) and "batch: 1 built, 0 skipped, 1 failed" in text
     assert (out / "good-a" / "report.html").read_bytes() == published  # the failed build did not touch it
     assert BUILD_TIME.sub("", (out / "good-b" / "report.html").read_text()) == on_cluster[1]["files"]["good-b/report.html"]
     status = json.loads((out / ".history" / "good-a.status.json").read_text())
@@ -265,9 +265,10 @@ def test_eval_on_the_cluster_prints_what_eval_prints(cluster, partitioned, optio
 
 
 def test_partitions_merge_into_the_whole_run_s_evaluation(partitioned):
-    options = dict(cutoffs="1,10,100,all", missing="zero", no_relevant="zero")
+    options = dict(measures="nDCG@1 nDCG@10 nDCG@100 nDCG AP RR@10 R@100 P@10", rel_level=2, missing="zero",
+                   no_relevant="zero")
     with ThreadPoolExecutor(2) as pool:
-        merged = evaluate_partitioned(partitioned, read_qrels(QRELS), pool, **options)
+        merged = evaluate_partitioned(partitioned, read_qrels(QRELS), pool, Options.of(**options))
     whole = evaluate(partitioned, QRELS, **options)
     assert list(merged.qids) == list(whole.qids)
     for name in ARRAYS:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from ndcg_report.core.metrics import evaluate
 from ndcg_report.core.ties import _ties_ordered, tie_range
 from ndcg_report.inputs.tables import load_qrels, load_run
-from ndcg_report.report import content
+from ndcg_report.report import checks as data_checks, content, results
 from ndcg_report.report.parameters import validate_parameters
 from ndcg_report.version import __version__
 
@@ -43,10 +43,17 @@ def truncated(path: Path, depth: int, out: Path) -> Path:
 # --- ties ----------------------------------------------------------------------------------------
 
 
+def ties_at(run, qrels, cutoffs: str):
+    """tie_range of an nDCG evaluation at `cutoffs`, its Series indexed by cut-off ('1', 'all')."""
+    ties = tie_range(run, qrels, evaluate(run, qrels, cutoffs))
+    labels = {label: "all" if label == "nDCG" else label.removeprefix("nDCG@") for label in ties.worst.index}
+    return type(ties)(*(series.rename(index=labels) for series in (ties.worst, ties.best, ties.queries)))
+
+
 def test_ties_are_bounded_by_the_worst_and_the_best_order():
     run = pd.DataFrame({"qid": ["1"] * 4 + ["2"] * 3, "docid": list("abcdxyz"), "score": [3, 2, 2, 1, 5, 5, 4]})
     qrels = pd.DataFrame({"qid": ["1", "1", "2", "2"], "docid": ["b", "d", "x", "y"], "rel": [1, 1, 1, 1]})
-    ties = tie_range(run, qrels, "1,2,3,all")
+    ties = ties_at(run, qrels, "1,2,3,all")
     # query 1: b (relevant) and c tie at ranks 2-3; docid descending puts c first, the worst order
     d = [1 / np.log2(r + 1) for r in range(1, 5)]
     idcg = d[0] + d[1]
@@ -70,7 +77,7 @@ def test_trec_eval_s_order_lies_between_the_worst_and_the_best(run_lines, qrels_
                           "rel": qrels["rel"].astype(float)})
     if not (qrels["rel"] > 0).any():
         return
-    ties = tie_range(run, qrels, "1,3,all")
+    ties = ties_at(run, qrels, "1,3,all")
     as_trec_eval = evaluate(run, qrels, "1,3,all")
     for k in ("1", "3", "all"):
         assert ties.worst[k] - 1e-12 <= as_trec_eval.mean(k) <= ties.best[k] + 1e-12
@@ -82,9 +89,9 @@ def reordered_whole_run(run, qrels, cutoffs: str) -> tuple[pd.Series, pd.Series,
     """(worst means, best means, queries moved) from evaluating the whole run in both orders."""
     run, qrels = load_run(run), load_qrels(qrels)
     worst, best = (evaluate(_ties_ordered(run.table, qrels.table, first), qrels, cutoffs) for first in (False, True))
-    means = [pd.Series([e.mean(k) for k in e.labels], index=e.labels) for e in (worst, best)]
-    return means[0], means[1], pd.Series(((worst.ndcg != best.ndcg) & worst.averaged[:, None]).sum(axis=0),
-                                         index=worst.labels)
+    labels = [str(k) for k in worst.cutoffs]
+    means = [pd.Series([e.mean(m) for m in e.measures], index=labels) for e in (worst, best)]
+    return means[0], means[1], pd.Series(((worst.values != best.values) & worst.averaged).sum(axis=0), index=labels)
 
 
 @settings(max_examples=60, deadline=None)
@@ -98,7 +105,7 @@ def test_only_queries_with_a_relevant_tie_are_reordered_and_the_numbers_are_the_
         run = run.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
     qrels = pd.DataFrame([(str(q), f"d{d}", float(r)) for (q, d), r in {(q, d): r for q, d, r in qrels_lines}.items()],
                          columns=["qid", "docid", "rel"])
-    ties = tie_range(run, qrels, "1,3,all")
+    ties = ties_at(run, qrels, "1,3,all")
     worst, best, moved = reordered_whole_run(run, qrels, "1,3,all")
     assert ties.worst.to_dict() == worst.to_dict() or (ties.worst.isna() & worst.isna()).all()  # bit for bit
     assert ties.best.to_dict() == best.to_dict() or (ties.best.isna() & best.isna()).all()
@@ -109,14 +116,14 @@ def test_ties_warn_only_where_a_printed_mean_changes(tmp_path):
     params = validate_parameters(runs=[{"name": "RRF", "path": str(DL19 / "rrf.bm25-monot5.dl19.run.gz")}],
                                  baseline=str(BM25), qrels=str(DL19 / "qrels.dl19-passage.txt"), baseline_name="BM25")
     report = content.load_report(params)
-    checks = content.query_checks(report)
+    checks = data_checks.query_checks(report)
     assert checks.at["lines with tied scores", "BM25"] == 208 and checks.at["lines with tied scores", "RRF"] == 10293
     # BM25's ties move NDCG@100 of 2 queries, but its printed mean stays 0.5018 either way: counted, not warned
-    assert report.experiment.tie_ranges["BM25"].queries["100"] == 2
+    assert report.experiment.tie_ranges["BM25"].queries["nDCG@100"] == 2
     assert not any(warning.startswith("BM25:") for warning in report.warnings)
     rrf = [warning for warning in report.warnings if warning.startswith("RRF: the order of tied scores")]
-    assert len(rrf) == 1 and "NDCG@10 of 0.6692; tied documents ordered worst first give 0.6689, best first 0.6694" in rrf[0]
-    assert checks.at["queries whose NDCG@10 the order of ties changes", "RRF"] == 1
+    assert len(rrf) == 1 and "nDCG@10 of 0.6692; tied documents ordered worst first give 0.6689, best first 0.6694" in rrf[0]
+    assert checks.at["queries whose nDCG@10 the order of ties changes", "RRF"] == 1
 
 
 # --- depth ---------------------------------------------------------------------------------------
@@ -130,26 +137,27 @@ def test_cutoffs_deeper_than_a_system_retrieves_are_marked(tmp_path):
     report = content.load_report(params)
     experiment = report.experiment
     assert experiment.depth().loc["BM25 top 30"].tolist() == [30, 30, 30]
-    assert experiment.shallow_cutoffs() == {"monoT5": [], "BM25 top 30": ["100", "1000"]}
+    assert {name: [m.label for m in measures] for name, measures in experiment.shallow_measures().items()} == {
+        "monoT5": [], "BM25 top 30": ["nDCG@100", "nDCG@1000"]}
     depth_warnings = [w for w in report.warnings if w.startswith("BM25 top 30 retrieves 30 lines")]
-    assert len(depth_warnings) == 1 and "NDCG@100, @1000" in depth_warnings[0]
-    board = content.leaderboard(report)
+    assert len(depth_warnings) == 1 and "nDCG@100, nDCG@1000" in depth_warnings[0]
+    board = results.leaderboard(report)
     baseline_row = re.search(r'<tr class="baseline">(.*?)</tr>', board).group(1)
     cells = re.findall(r"<td[^>]*>(.*?)</td>", baseline_row)
     assert ["†" in cell for cell in cells] == [False, False, False, False, False, True, True]
     assert "†" not in board.split('<tr class="baseline">')[0].split("</thead>")[1]  # monoT5 reaches every k
-    table = content.comparison_table(report, "monoT5")
+    table = results.comparison_table(report, "monoT5")
     assert [text.replace("\u00a0", " ") for text in table["depth"]] == ["", "", "", "", "", "† baseline 30 deep",
                                                                         "† baseline 30 deep"]
-    assert "†: k is deeper than" in content.leaderboard_note(report)
+    assert "†: k is deeper than" in results.leaderboard_note(report)
 
 
 def test_a_full_depth_report_has_no_depth_marks():
     params = validate_parameters(runs=[str(DL19 / "rrf.bm25-monot5.dl19.run.gz")], baseline=str(BM25),
                                  qrels=str(DL19 / "qrels.dl19-passage.txt"), ks="10,1000")
     report = content.load_report(params)
-    assert "depth" not in content.comparison_table(report, report.experiment.names[0]).columns
-    assert "†" not in content.leaderboard(report) and "†" not in content.leaderboard_note(report)
+    assert "depth" not in results.comparison_table(report, report.experiment.names[0]).columns
+    assert "†" not in results.leaderboard(report) and "†" not in results.leaderboard_note(report)
 
 
 # --- files ----------------------------------------------------------------------------------------
@@ -177,8 +185,8 @@ def help_text(*command: str) -> str:
 
 
 @pytest.mark.parametrize("command, defaults", [
-    ("eval", ["(default: 1,3,5,10,20,100,1000)", "(default: linear)", "(default: zero)", "(default: skip)",
-              "(default: trec)"]),
+    ("eval", ["(default: 1,3,5,10,20,100,1000)", "(default: linear)", "(default: zero)",
+              "(default: skip; zero with --format trec", "(default: trec)", "(default: 1, or the preset's)"]),
     ("build", ["(default: 1,3,5,10,20,100,1000)", "(default: linear)", "(default: zero)", "(default: skip)",
                "(default: 42)", "(default: 600)", "(default: made from the system names)", "(default: its run tag)",
                "(default 0.9, as Anserini)", "(default 1000)"]),

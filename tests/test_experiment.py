@@ -1,6 +1,7 @@
-"""compare_runs: many systems against one baseline on TREC DL 2019. Holm over the (system, k) family
-recomputed with scipy and statsmodels, streams that do not move when systems or cut-offs are added,
-every accepted input form, naming, and the Jupyter display."""
+"""compare_runs: many systems against one baseline on TREC DL 2019. Holm over the systems of each
+(measure, k) recomputed with scipy and statsmodels, verdicts that do not move when measures or
+cut-offs are added, streams that do not move when systems or cut-offs are added, every accepted
+input form, naming, and the Jupyter display."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ RUNS = {
     "monoT5 top 20 + BM25": DL19 / "monot5-top20-bm25.dl19.run.gz",
 }
 RAW = ("t_pvalue", "wilcoxon_pvalue", "randomization_pvalue")
-SEEDED_AND_PLAIN = [c for c in COLUMNS if not c.startswith("holm_")]
+SEEDED_AND_PLAIN = [c for c in COLUMNS if not c.startswith(("holm_", "family_"))]  # the rest are the family's
 
 
 @pytest.fixture(scope="module")
@@ -41,40 +42,56 @@ def experiment():
                         n_resamples=3000)
 
 
-def paired(experiment, name: str, k: str) -> tuple[np.ndarray, np.ndarray]:
-    """(system, baseline) NDCG@k per query, straight from the per-query table."""
+def paired(experiment, name: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(system, baseline) nDCG@k per query, straight from the per-query table."""
     rows = experiment.per_query[(experiment.per_query["k"] == k) & experiment.per_query["averaged"]]
-    table = rows.pivot(index="qid", columns="system", values="ndcg")
+    table = rows.pivot(index="qid", columns="system", values="value")
     return table[name].to_numpy(), table[experiment.baseline_name].to_numpy()
 
 
-def test_holm_runs_over_every_system_and_cutoff_as_scipy_and_statsmodels_give_it(experiment):
+def test_holm_runs_over_the_systems_of_each_measure_as_scipy_and_statsmodels_give_it(experiment):
     c = experiment.comparisons
-    assert experiment.family_size == len(c) == 4 * 7
-    t_raw = []
-    for name, k in c.index:
+    assert experiment.family_size == 4 and len(c) == 4 * 7 and (c["family_size"] == 4).all()
+    for name, measure, k in c.index:
         x, y = paired(experiment, name, k)
-        t_raw.append(stats.ttest_rel(x, y).pvalue)
-        assert c.at[(name, k), "t_pvalue"] == pytest.approx(t_raw[-1], rel=1e-12)
-        assert c.at[(name, k), "wilcoxon_pvalue"] == pytest.approx(stats.wilcoxon(x, y).pvalue, rel=1e-12)
-        assert c.at[(name, k), "delta"] == pytest.approx(np.mean(x - y), abs=1e-15)
-    np.testing.assert_allclose(c["holm_t_pvalue"], multipletests(t_raw, method="holm")[1], rtol=1e-12)
-    for test in ("wilcoxon", "randomization"):
-        expected = multipletests(c[f"{test}_pvalue"].to_numpy(), method="holm")[1]
-        np.testing.assert_allclose(c[f"holm_{test}_pvalue"], expected, rtol=1e-12)
-    # one system's own Holm (across its k only) is smaller than the family's: the family is really all 28
-    single = compare_runs({"monoT5": RUNS["monoT5"]}, QRELS, BM25, baseline_name="BM25", n_resamples=3000)
-    assert (single.comparisons["holm_t_pvalue"].to_numpy() <= c.loc["monoT5", "holm_t_pvalue"].to_numpy()).all()
+        assert c.at[(name, measure, k), "t_pvalue"] == pytest.approx(stats.ttest_rel(x, y).pvalue, rel=1e-12)
+        assert c.at[(name, measure, k), "wilcoxon_pvalue"] == pytest.approx(stats.wilcoxon(x, y).pvalue, rel=1e-12)
+        assert c.at[(name, measure, k), "delta"] == pytest.approx(np.mean(x - y), abs=1e-15)
+    for k in (1, 3, 5, 10, 20, 100, 1000):  # the family of one cut-off: its 4 systems
+        family = c.xs(("nDCG", k), level=("measure", "k"))
+        assert list(family.index) == list(RUNS)
+        for test in ("t", "wilcoxon", "randomization"):
+            expected = multipletests(family[f"{test}_pvalue"].to_numpy(), method="holm")[1]
+            np.testing.assert_allclose(family[f"holm_{test}_pvalue"], expected, rtol=1e-12)
+    # the family-adjusted interval is the same bootstrap at the Bonferroni level: wider than the 95% one
+    assert (c["family_confidence"] == 1 - 0.05 / 4).all()
+    assert (c["family_ci_low"] < c["ci_low"]).all() and (c["family_ci_high"] > c["ci_high"]).all()
+
+
+def test_a_verdict_does_not_change_with_the_measures_or_cutoffs_asked_for():
+    from types import SimpleNamespace
+
+    from ndcg_report.report.results import verdicts
+
+    runs = {"monoT5": RUNS["monoT5"], "RRF": RUNS["RRF"]}
+    asked = [dict(cutoffs="10"), dict(), dict(cutoffs="1,10,100,all"), dict(preset="trec-dl"),
+             dict(measures="nDCG@10 RR@10 R@1000 AP P@10", rel_level=2)]
+    lines = [verdicts(compare_runs(runs, QRELS, BM25, baseline_name="BM25", n_resamples=2000, **options))
+             for options in asked]
+    assert all(line == lines[0] for line in lines), lines
+    assert lines[0][0].startswith("monoT5: nDCG@10 0.7215 against BM25's 0.5058, +0.2156 (+42.6%; 97.5% CI "
+                                  "(Bonferroni over 2 systems)")
 
 
 def test_headline_numbers_and_leaderboard_equal_each_evaluation(experiment):
     board = experiment.leaderboard
-    assert list(board.index) == [*RUNS, "BM25"] and list(board.columns) == ["1", "3", "5", "10", "20", "100", "1000"]
-    assert round(board.at["monoT5", "10"], 4) == 0.7215 and round(board.at["BM25", "10"], 4) == 0.5058
+    assert list(board.index) == [*RUNS, "BM25"]
+    assert list(board.columns) == [("nDCG", k) for k in (1, 3, 5, 10, 20, 100, 1000)]
+    assert round(board.at["monoT5", ("nDCG", 10)], 4) == 0.7215 and round(board.at["BM25", ("nDCG", 10)], 4) == 0.5058
     for name, path in [*RUNS.items(), ("BM25", BM25)]:
         evaluation = evaluate(path, QRELS)
-        for k in board.columns:
-            assert board.at[name, k] == evaluation.mean(k)  # the same float, not merely close
+        for measure, k in board.columns:
+            assert board.at[name, (measure, k)] == evaluation.mean(k)  # the same float, not merely close
 
 
 def test_leaderboard_equals_the_eval_command(experiment):
@@ -82,7 +99,8 @@ def test_leaderboard_equals_the_eval_command(experiment):
         result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "eval", "--format", "json", QRELS, path],
                                 capture_output=True, text=True, check=True)
         summary = json.loads(result.stdout)["summary"]
-        assert {k: summary[k]["mean"] for k in summary} == experiment.leaderboard.loc[name].to_dict()
+        assert {(row["measure"], row["k"]): row["mean"] for row in summary.values()} == \
+            experiment.leaderboard.loc[name].to_dict()
 
 
 def test_adding_systems_or_cutoffs_changes_no_other_number():
@@ -91,22 +109,29 @@ def test_adding_systems_or_cutoffs_changes_no_other_number():
     large = compare_runs({"Interpolation": RUNS["Interpolation"], "RRF": RUNS["RRF"], "monoT5": RUNS["monoT5"]},
                          QRELS, BM25, baseline_name="BM25", cutoffs="1,3,5,10,20,100,1000,all", n_resamples=2000)
     for name in ("monoT5", "RRF"):
-        for k in ("10", "100"):
-            before = small.comparisons.loc[(name, k), SEEDED_AND_PLAIN]
-            after = large.comparisons.loc[(name, k), SEEDED_AND_PLAIN]
+        for k in (10, 100):
+            before = small.comparisons.loc[(name, "nDCG", k), SEEDED_AND_PLAIN]
+            after = large.comparisons.loc[(name, "nDCG", k), SEEDED_AND_PLAIN]
             assert before.to_dict() == after.to_dict(), (name, k)  # bytes, not approximately
     for name in ("monoT5", "RRF", "BM25"):
-        for k in ("10", "100"):
-            assert small.mean_intervals.loc[(name, k)].to_dict() == large.mean_intervals.loc[(name, k)].to_dict()
+        for k in (10, 100):
+            assert small.mean_intervals.loc[(name, "nDCG", k)].to_dict() == \
+                large.mean_intervals.loc[(name, "nDCG", k)].to_dict()
     # the randomization p of k = 10 does not depend on the other cut-offs asked for (issue: 0.0008 vs 0.0002)
     only = compare_runs({"monoT5": RUNS["monoT5"]}, QRELS, BM25, baseline_name="BM25", cutoffs="10", n_resamples=2000)
-    assert only.comparisons.at[("monoT5", "10"), "randomization_pvalue"] == \
-        small.comparisons.at[("monoT5", "10"), "randomization_pvalue"]
+    assert only.comparisons.at[("monoT5", "nDCG", 10), "randomization_pvalue"] == \
+        small.comparisons.at[("monoT5", "nDCG", 10), "randomization_pvalue"]
+    # nor do the other measures: RR@10 and AP beside nDCG@10 leave every nDCG@10 number as it was
+    more = compare_runs({"monoT5": RUNS["monoT5"], "RRF": RUNS["RRF"]}, QRELS, BM25, baseline_name="BM25",
+                        measures="RR@10 nDCG@10 AP nDCG@100", rel_level=2, n_resamples=2000)
+    pd.testing.assert_frame_equal(more.comparisons.xs(("nDCG", 10), level=("measure", "k"), drop_level=False),
+                                  small.comparisons.xs(("nDCG", 10), level=("measure", "k"), drop_level=False),
+                                  check_exact=True)
 
 
 def test_pairwise_test_and_letters_on_dl19(experiment):
     test = experiment.pairwise
-    assert test.k == "10" and test.n_queries == 43 and len(test.names) == 5
+    assert test.label == "nDCG@10" and test.n_queries == 43 and len(test.names) == 5
     assert list(test.means) == sorted(test.means, reverse=True)  # best first
     p = test.pvalues.loc[list(test.names), list(test.names)].to_numpy()
     assert np.array_equal(p, p.T) and np.all(np.diag(p) == 1)
@@ -195,7 +220,7 @@ def test_jupyter_display_is_the_escaped_leaderboard(tmp_path):
     assert "<script>" not in shown and "</script>" not in shown and "<b>x" not in shown
     assert "&lt;script&gt;alert(1)&lt;script&gt; &amp; &quot;q&quot;" in shown
     assert "&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;" in shown
-    assert "NDCG@10" in shown and "group @10" in shown and "(baseline)" in shown
+    assert "nDCG" in shown and "@10" in shown and "group (nDCG@10)" in shown and "(baseline)" in shown
 
 
 def test_figures_draw_for_every_method(experiment):
@@ -204,7 +229,7 @@ def test_figures_draw_for_every_method(experiment):
     for method in ("plot_ndcg_by_cutoff", "plot_distribution", "plot_delta_heatmap", "plot_wins_ties_losses",
                    "plot_pairwise", "plot_scatter", "plot_delta_bars", "plot_ecdf"):
         assert isinstance(getattr(experiment, method)(), Figure), method
-    with pytest.raises(ParameterError, match="was not evaluated"):
+    with pytest.raises(ParameterError, match="was not computed"):
         experiment.plot_distribution(7)
 
 
@@ -227,7 +252,8 @@ def test_systems_without_a_common_query_still_compare_with_the_baseline():
             "only q2": pd.DataFrame({"qid": ["q2"], "docid": ["b"], "score": [1.0]})}
     baseline = pd.DataFrame({"qid": ["q1", "q2"], "docid": ["x", "b"], "score": [1.0, 1.0]})
     experiment = compare_runs(runs, qrels, baseline, missing="skip", cutoffs="1", n_resamples=100)
-    assert experiment.comparisons.loc[("only q1", "1"), "n"] == 1 and experiment.comparisons.loc[("only q2", "1"), "n"] == 1
+    assert experiment.comparisons.loc[("only q1", "nDCG", 1), "n"] == 1
+    assert experiment.comparisons.loc[("only q2", "nDCG", 1), "n"] == 1
     assert len(experiment.ndcg_at(1)) == 0
     test = experiment.pairwise
     assert test.n_queries == 0 and not test.significant("only q1", "only q2") and set(test.letters) == {""}
@@ -259,7 +285,7 @@ def test_a_report_whose_systems_share_no_query_still_writes_its_outputs(tmp_path
     outputs.save_outputs(report, tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["pairwise"]["pvalues"]["pyterrier"]["other"] is None and summary["pairwise"]["n_queries"] == 0
-    assert summary["comparisons"]["pyterrier"]["10"]["n"] == 4
+    assert summary["comparisons"]["pyterrier"]["nDCG@10"]["n"] == 4
     with pytest.raises(ParameterError, match="no query is averaged in every system"):
         report.experiment.plot_ecdf()
 
@@ -267,7 +293,7 @@ def test_a_report_whose_systems_share_no_query_still_writes_its_outputs(tmp_path
 def test_names_that_equal_table_labels_do_not_displace_columns():
     from types import SimpleNamespace
 
-    from ndcg_report.report import content
+    from ndcg_report.report import results as content
 
     runs = {"group": RUNS["monoT5"], "delta": RUNS["RRF"], "n": RUNS["Interpolation"], "qid": RUNS["monoT5 top 20 + BM25"]}
     experiment = compare_runs(runs, QRELS, BM25, baseline_name="query", cutoffs="5,10", n_resamples=200,
@@ -275,9 +301,10 @@ def test_names_that_equal_table_labels_do_not_displace_columns():
     report = SimpleNamespace(experiment=experiment, topics=experiment.topics)
     table = content.comparison_table(report, "delta")
     assert list(table.columns[:4]) == ["n", "system", "baseline", "delta"]
-    assert table.at["@10", "n"] == 43 and table.at["@10", "system"] == round(experiment.leaderboard.at["delta", "10"], 4)
+    assert table.at["nDCG@10", "n"] == 43
+    assert table.at["nDCG@10", "system"] == round(experiment.leaderboard.at["delta", ("nDCG", 10)], 4)
     pairwise = content.pairwise_table(report)
-    assert list(pairwise.columns[:2]) == ["NDCG@10", "group"] and pairwise.shape[1] == 2 + 5
+    assert list(pairwise.columns[:2]) == ["nDCG@10", "group"] and pairwise.shape[1] == 2 + 5
     wins, losses = content.wins_and_losses(report, "qid", "10")
     assert list(wins.columns) == ["qid", "query", "qid", "query", "delta"]
     assert (wins.iloc[:, 4] > 0).all() and (losses.iloc[:, 4] < 0).all()

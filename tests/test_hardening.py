@@ -185,10 +185,10 @@ def test_07_per_query_output_in_every_format_equals_the_evaluation(tmp_path):
     result = cli("eval", "-q", "-k", "1,all", "--format", "csv", tmp_path / "qrels", tmp_path / "run")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert len(rows) == 2 * (n + 1) and rows[-1]["qid"] == "qx" and rows[-1]["in_run"] == "False"
-    assert rows[2] == {"qid": "q1", "k": "1", "num_ret": "1", "num_rel": "1", "dcg": "2.0000", "idcg": "2.0000",
-                       "ndcg": "1.0000", "judged": "1.0000", "in_run": "True", "averaged": "True"}
+    assert rows[2] == {"qid": "q1", "measure": "nDCG", "k": "1", "value": "1.0000", "num_ret": "1", "num_rel": "1",
+                       "dcg": "2.0000", "idcg": "2.0000", "judged": "1.0000", "in_run": "True", "averaged": "True"}
     record = json.loads(cli("eval", "-q", "-k", "1,all", "--format", "json", tmp_path / "qrels", tmp_path / "run").stdout)
-    assert len(record["per_query"]) == 2 * (n + 1) and record["per_query"][-2]["ndcg"] == 0
+    assert len(record["per_query"]) == 2 * (n + 1) and record["per_query"][-2]["value"] == 0
     assert [r["qid"] for r in record["per_query"][::2]] == evaluation.qids.tolist()
     trec_lines = cli("eval", "-q", "-k", "1,all", tmp_path / "qrels", tmp_path / "run").stdout.splitlines()
     assert len(trec_lines) == 2 * n + 2 and trec_lines[0] == "ndcg                  \tq0\t1.0000"
@@ -334,7 +334,7 @@ def test_14_exponential_gain_is_exact_for_labels_past_2_to_the_1023(tmp_path):
         dcg = sum(Fraction(2 ** label - 1) * d for label, d in zip(gained, discount))
         return float(dcg / sum(Fraction(2 ** label - 1) * d for label, d in zip(ideal, discount)))
 
-    ndcg = evaluation.ndcg_table()["3"]
+    ndcg = evaluation.table(3)["nDCG@3"]
     assert ndcg["q1"] == pytest.approx(exact([1022, 1023, 1023], [1023, 1023, 1023]), rel=1e-14)  # 0.7654
     assert ndcg["q2"] == pytest.approx(exact([3, 1025], [1025, 3]), rel=1e-14)
     assert round(ndcg["q1"], 4) == 0.7654

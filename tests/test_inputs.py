@@ -31,7 +31,7 @@ def cli(*args: str | Path) -> subprocess.CompletedProcess:
 
 def means(run_path: Path, qrels_path: Path) -> dict:
     evaluation = evaluate(read_run(run_path).table, read_qrels(qrels_path).table, cutoffs=[1, 10])
-    return evaluation.summary["mean"].to_dict()
+    return {str(k): mean for (_, k), mean in evaluation.summary["mean"].items()}
 
 
 @pytest.mark.parametrize(
@@ -167,12 +167,19 @@ def test_no_query_in_common(tmp_path):
 def test_no_relevant_document_anywhere_warns(tmp_path):
     run = write(tmp_path / "run.txt", "q1 Q0 d1 1 3.5 tag\n")
     qrels = write(tmp_path / "qrels.txt", "q1 0 d1 0\nq2 0 d2 0\n")
-    result = cli("eval", qrels, run)
-    assert result.returncode == 0 and result.stderr.count("\n") == 1
-    assert "warning: no query was averaged, so the means are nan" in result.stderr
+    for options in (["--format", "csv"], ["--no-relevant", "skip"]):
+        result = cli("eval", *options, qrels, run)
+        assert result.returncode == 0 and result.stderr.count("\n") == 1
+        assert "warning: no query was averaged, so the means are nan" in result.stderr
     assert "ndcg_cut_10           \tall\tnan" in result.stdout
     result = cli("eval", "--no-relevant", "zero", qrels, run)
     assert result.returncode == 0 and result.stderr == "" and "ndcg_cut_10           \tall\t0.0000" in result.stdout
+    # trec_eval's layout averages as trec_eval does, and says so
+    result = cli("eval", qrels, run)
+    assert result.returncode == 0 and "ndcg_cut_10           \tall\t0.0000" in result.stdout
+    assert result.stderr == ("ndcg-report: note: the all rows average as trec_eval -c does: the judged queries 2 with "
+                             "no positive label (nDCG) count as 0; --format csv and json leave them out of the means "
+                             "unless given --no-relevant zero\n")
 
 
 def test_bad_usage_is_one_line(tmp_path):

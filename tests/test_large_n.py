@@ -136,30 +136,32 @@ def test_a_many_query_experiment_uses_the_limits_and_keeps_each_number_its_own()
     experiment = compare_runs({"A": runs["A"], "B": runs["B"]}, qrels, runs["base"], **options)
     c = experiment.comparisons
     methods = []
-    for name, k in c.index:
+    for name, measure, k in c.index:
         d = experiment.deltas_at(k)[name].to_numpy()
         nonzero = d[d != 0]
         if sign_flip_effective_count(nonzero) >= MIN_EFFECTIVE_COUNT:
             expected = (sign_flip_pvalue(nonzero), "normal limit")
         else:  # Monte Carlo over the non-zero differences, from the comparison's own stream
-            expected = (randomization_pvalue(nonzero, stream(42, "randomization", name, "base", k), 500), "monte carlo")
-        assert tuple(c.loc[(name, k), ["randomization_pvalue", "randomization_method"]]) == expected
-        assert tuple(c.loc[(name, k), ["ci_low", "ci_high", "ci_method"]]) == (*normal_mean_interval(d, 0.95), "normal limit")
+            expected = (randomization_pvalue(nonzero, stream(42, "randomization", name, "base", str(k)), 500),
+                        "monte carlo")
+        assert tuple(c.loc[(name, measure, k), ["randomization_pvalue", "randomization_method"]]) == expected
+        assert tuple(c.loc[(name, measure, k), ["ci_low", "ci_high", "ci_method"]]) == (
+            *normal_mean_interval(d, 0.95), "normal limit")
         methods.append(expected[1])
     assert set(methods) == {"normal limit", "monte carlo"}  # both paths taken
     x, y = experiment.ndcg_at("10")[["A", "base"]].to_numpy().T
-    assert c.at[("A", "10"), "t_pvalue"] == pytest.approx(stats.ttest_rel(x, y).pvalue, rel=1e-12)
+    assert c.at[("A", "nDCG", 10), "t_pvalue"] == pytest.approx(stats.ttest_rel(x, y).pvalue, rel=1e-12)
     assert set(experiment.mean_intervals["method"]) == {"normal limit"}
     assert experiment.pairwise.method == "studentized range limit"
     np.testing.assert_array_equal(experiment.pairwise.pvalues.to_numpy(),
                                   range_pvalues(experiment.ndcg_at("10")[list(experiment.pairwise.names)].to_numpy()))
     # adding a system changes none of A's or B's own numbers
     more = compare_runs({"C": runs["C"], "B": runs["B"], "A": runs["A"]}, qrels, runs["base"], **options)
-    own = [column for column in c.columns if not column.startswith("holm_")]
+    own = [column for column in c.columns if not column.startswith(("holm_", "family_"))]  # these are the family's
     assert more.comparisons.loc[c.index, own].equals(c[own])
     # up to large_n nothing changes: Monte Carlo over every query, as for every report of up to 5,000 queries
     small = compare_runs({"A": runs["A"]}, qrels, runs["base"], **{**options, "cutoffs": "1", "large_n": 40_000})
-    assert small.comparisons.at[("A", "1"), "randomization_pvalue"] == randomization_pvalue(
+    assert small.comparisons.at[("A", "nDCG", 1), "randomization_pvalue"] == randomization_pvalue(
         small.deltas_at("1")["A"].to_numpy(), stream(42, "randomization", "A", "base", "1"), 500)
 
 
@@ -181,7 +183,7 @@ def test_per_query_csv_is_what_pandas_writes_for_the_per_query_table(dl19):
 
 
 def test_the_report_says_which_statistics_used_their_limits():
-    from ndcg_report.report import content
+    from ndcg_report.report import results as content
 
     runs, qrels = click_like(12_000, {"A": 1.0, "B": 0.6, "base": 0.3})
     experiment = compare_runs({"A": runs["A"], "B": runs["B"]}, qrels, runs["base"], baseline_name="base",

@@ -81,7 +81,7 @@ def test_a_report_lists_parquet_inputs_with_their_rows(parquet_dl19):
     files = report.files.set_index("file")
     assert files.at["monot5", "lines"] == 41042 and files.at["qrels.parquet", "lines"] == 9260
     assert report.experiment.names == ("monot5",)  # no run tag in Parquet: named by the file
-    assert round(report.experiment.leaderboard.at["monot5", "10"], 4) == 0.7215
+    assert round(report.experiment.leaderboard.at["monot5", ("nDCG", 10)], 4) == 0.7215
 
 
 def test_a_folder_s_fingerprint_follows_its_files(tmp_path):
@@ -163,11 +163,12 @@ def test_a_parquet_run_streamed_in_any_block_size_equals_the_in_memory_evaluatio
     from ndcg_report.core import streaming
 
     monkeypatch.setattr(streaming, "READ_BYTES", 1 << 13)  # about 200 rows read at a time: many chunks and blocks
-    options = dict(cutoffs="1,10,100,all", missing="zero", no_relevant="zero")
+    options = dict(measures="nDCG@1 nDCG@10 nDCG@100 nDCG AP RR@10 R@100", rel_level=2, missing="zero",
+                   no_relevant="zero")
     streamed = streaming.evaluate_streaming(parquet_dl19[run_form], QRELS, block_bytes=block, **options)
     whole = evaluate(MONOT5, QRELS, **options)
     assert list(streamed.qids) == list(whole.qids) and streamed.counts == whole.counts
-    for name in ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged"):
+    for name in ("num_ret", "num_rel", "num_rel_graded", "in_run", "values", "averaged", "dcg", "idcg", "judged"):
         assert np.array_equal(getattr(streamed, name), getattr(whole, name), equal_nan=True), name
 
 

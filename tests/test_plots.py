@@ -46,8 +46,8 @@ def three():
 @pytest.fixture(scope="module")
 def pairs10(one) -> pd.DataFrame:
     """Expected NDCG@10 pairs, computed here from per_query without the plotting code."""
-    rows = one.per_query[(one.per_query["k"] == "10") & one.per_query["averaged"]]
-    pairs = rows.pivot(index="qid", columns="system", values="ndcg").rename(columns={"monoT5": "run", "BM25": "baseline"})
+    rows = one.per_query[(one.per_query["k"] == 10) & one.per_query["averaged"]]
+    pairs = rows.pivot(index="qid", columns="system", values="value").rename(columns={"monoT5": "run", "BM25": "baseline"})
     pairs = pairs.loc[sorted(pairs.index, key=lambda q: q.encode())]
     pairs["delta"] = pairs["run"] - pairs["baseline"]
     return pairs
@@ -73,11 +73,12 @@ def test_by_cutoff_lines_are_the_means_and_bands_the_intervals(one, three):
     for experiment in (one, three):
         figure = experiment.plot_ndcg_by_cutoff()
         ax = figure.axes[0]
-        assert [t.get_text() for t in ax.get_xticklabels()] == experiment.labels
+        ks = ["all" if m.k is None else str(m.k) for m in experiment.measures]
+        assert [t.get_text() for t in ax.get_xticklabels()] == ks
         lines = [line for line in ax.lines if line.get_label() in experiment.systems]
         assert [line.get_label() for line in lines] == list(experiment.systems)  # the baseline last
         for line, band, name in zip(lines, ax.collections, experiment.systems):
-            rows = experiment.mean_intervals.loc[name].loc[experiment.labels]
+            rows = experiment.mean_intervals.loc[name].loc["nDCG"]
             np.testing.assert_allclose(line.get_ydata(), rows["mean"], rtol=0, atol=1e-12)
             np.testing.assert_allclose(line.get_ydata(), experiment.leaderboard.loc[name], rtol=0, atol=1e-12)
             low, high = band_limits(band)
@@ -91,7 +92,7 @@ def test_mean_intervals_are_seeded_percentile_bootstraps_of_their_own_stream(one
     values = one.ndcg_at("10")["monoT5"].to_numpy()
     expected = stats.bootstrap((values,), np.mean, n_resamples=500, method="percentile", vectorized=True,
                                rng=stream(42, "mean-interval", "monoT5", "10")).confidence_interval
-    row = one.mean_intervals.loc[("monoT5", "10")]
+    row = one.mean_intervals.loc[("monoT5", "nDCG", 10)]
     assert (row["low"], row["high"]) == pytest.approx((expected.low, expected.high), abs=1e-12)
     assert row["low"] < row["mean"] < row["high"]
 
@@ -108,7 +109,7 @@ def test_distribution_shows_every_system_and_every_query(one, three, pairs10):
     median_ys = sorted({float(line.get_ydata()[0]) for line in medians if np.ptp(line.get_ydata()) == 0})
     for column in ("baseline", "run"):
         assert any(abs(y - pairs10[column].median()) < 1e-12 for y in median_ys)
-    assert "NDCG@10" in ax.get_title() and "43 queries" in ax.get_title()
+    assert "nDCG@10" in ax.get_title() and "43 queries" in ax.get_title()
     many = three.plot_distribution().axes[0]
     assert [t.get_text() for t in many.get_xticklabels()] == ["BM25", "monoT5", "RRF", "Interpolation"]
     assert len(many.patches) == 4
@@ -152,7 +153,7 @@ def test_delta_bars_are_the_sorted_differences(one, pairs10):
     assert all(tuple(c) == to_rgba("#D55E00") for c in colours[expected["delta"].to_numpy() < 0])
     assert [t.get_text() for t in ax.get_xticklabels()] == list(expected.index)
     assert any(list(line.get_ydata()) == [0, 0] for line in ax.lines)  # zero line
-    assert "NDCG@10" in ax.get_ylabel() and "33 better, 9 worse, 1 equal" in ax.get_title()
+    assert "nDCG@10" in ax.get_ylabel() and "33 better, 9 worse, 1 equal" in ax.get_title()
 
 
 def deltas(n: int, systems: int = 1, seed: int = 3) -> pd.DataFrame:
@@ -196,7 +197,7 @@ def test_heatmap_is_the_deltas_with_queries_sorted_by_mean_delta(three):
 
 def test_wins_ties_losses_bars_are_the_shares(three):
     ax = three.plot_wins_ties_losses("10").axes[0]
-    counts = three.comparisons.xs("10", level="k")[["wins", "ties", "losses"]]
+    counts = three.comparisons.xs(("nDCG", 10), level=("measure", "k"))[["wins", "ties", "losses"]]
     names = list(counts.index)[::-1]
     widths = np.array([patch.get_width() for patch in ax.patches]).reshape(3, len(names))  # wins, ties, losses
     np.testing.assert_allclose(widths.T, counts.loc[names].to_numpy() / 43, rtol=0, atol=1e-12)
@@ -225,7 +226,7 @@ def test_ecdf_has_one_step_per_query_and_ends_at_one(one, pairs10):
         assert np.count_nonzero(np.diff(y) > 0) == 43
         np.testing.assert_allclose(x[1:], np.sort(pairs10[column]), rtol=0, atol=1e-12)
         np.testing.assert_allclose(y[1:], np.arange(1, 44) / 43)
-    assert "NDCG@10" in ax.get_title() and "43 queries" in ax.get_title()
+    assert "nDCG@10" in ax.get_title() and "43 queries" in ax.get_title()
 
 
 def test_png_is_byte_identical_across_renders_and_carries_no_version(three):
@@ -294,7 +295,7 @@ def ndcg_table(n: int, systems: int = 2, seed: int = 5) -> pd.DataFrame:
 
 def test_distribution_points_are_an_even_sample_above_max_points_and_the_boxes_every_query():
     table = ndcg_table(250)
-    ax = plots.ndcg_distribution(table, "10", "b", max_points=40).axes[0]
+    ax = plots.distribution(table, "10", "b", max_points=40).axes[0]
     shown = plots.even_sample(250, 40)
     assert len(shown) == 40 and shown[0] == 0 and shown[-1] == 249
     for collection, column in zip(ax.collections, ["b", "s0", "s1"]):
@@ -303,7 +304,7 @@ def test_distribution_points_are_an_even_sample_above_max_points_and_the_boxes_e
                if line.get_color() == "black" and np.ptp(line.get_ydata()) == 0}
     assert all(round(float(table[column].median()), 12) in medians for column in table)  # boxes: all 250
     assert "250 queries" in ax.get_title() and "even sample of 40 queries" in ax.get_title()
-    assert len(plots.ndcg_distribution(table, "10", "b", max_points=250).axes[0].collections[0].get_offsets()) == 250
+    assert len(plots.distribution(table, "10", "b", max_points=250).axes[0].collections[0].get_offsets()) == 250
 
 
 def test_heatmap_bins_the_sorted_queries_above_max_queries():

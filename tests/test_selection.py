@@ -16,7 +16,7 @@ from ndcg_report.inputs.selection import group_by_query, select_queries
 from ndcg_report.inputs.trec import Run, index_pairs, read_qrels, read_run
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
-ARRAYS = ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged")
+ARRAYS = ("num_ret", "num_rel", "num_rel_graded", "in_run", "values", "averaged", "dcg", "idcg", "judged")
 
 
 def run_of(table: pa.Table) -> Run:

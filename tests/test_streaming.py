@@ -22,7 +22,7 @@ from ndcg_report.inputs import trec
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS = DL19 / "qrels.dl19-passage.txt"
-ARRAYS = ("num_ret", "num_rel", "in_run", "averaged", "dcg", "idcg", "ndcg", "judged")
+ARRAYS = ("num_ret", "num_rel", "num_rel_graded", "in_run", "values", "averaged", "dcg", "idcg", "judged")
 
 
 def assert_same(streamed: Evaluation, whole: Evaluation) -> None:
@@ -30,6 +30,7 @@ def assert_same(streamed: Evaluation, whole: Evaluation) -> None:
     for name in ARRAYS:
         assert np.array_equal(getattr(streamed, name), getattr(whole, name), equal_nan=True), name
     assert streamed.counts == whole.counts and streamed.tied_lines == whole.tied_lines
+    assert (streamed.measures, streamed.depths, streamed.rel_level) == (whole.measures, whole.depths, whole.rel_level)
 
 
 def cli(*args) -> subprocess.CompletedProcess:
@@ -41,7 +42,8 @@ def cli(*args) -> subprocess.CompletedProcess:
                                  "rrf.bm25-monot5.dl19.run.gz"])
 @pytest.mark.parametrize("block", [1 << 12, 1 << 17, 1 << 28])
 def test_dl19_streamed_in_any_block_size_equals_the_in_memory_evaluation(run, block):
-    options = dict(cutoffs="1,3,5,10,20,100,1000,all", missing="zero", no_relevant="zero")
+    options = dict(measures="ndcg_cut.1,3,5,10,20,100,1000 ndcg map recip_rank RR@10 P.10 recall.1000 Rprec success.1 "
+                            "num_rel_ret", rel_level=2, missing="zero", no_relevant="zero")
     assert_same(evaluate_streaming(DL19 / run, QRELS, block_bytes=block, **options), evaluate(DL19 / run, QRELS, **options))
 
 
@@ -64,7 +66,8 @@ def test_random_runs_streamed_equal_the_in_memory_evaluation(tmp_path_factory, q
     (folder / "run.txt").write_text("\n".join(lines) + "\n")
     qrels = {(q, d): r for q, d, r in judgements}
     (folder / "qrels.txt").write_text("".join(f"q{q} 0 d{d} {r}\n" for (q, d), r in qrels.items()))
-    options = dict(cutoffs="1,2,5,all", missing=missing, no_relevant=no_relevant)
+    options = dict(measures="nDCG@1 nDCG@2 nDCG@5 nDCG AP RR@2 P@2 R@5 Rprec NumRelRet", rel_level=2,
+                   missing=missing, no_relevant=no_relevant)
     whole = evaluate(folder / "run.txt", folder / "qrels.txt", **options)
     assert_same(evaluate_streaming(folder / "run.txt", folder / "qrels.txt", block_bytes=block, **options), whole)
 
