@@ -1,6 +1,7 @@
-"""ndcg-report: exact, fast NDCG@k of TREC runs, compared against a BM25 baseline."""
+"""ndcg-report: exact, fast NDCG@k (and trec_eval's other measures) of TREC runs, compared against a BM25 baseline."""
 
 from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.core.measures import Measure
 from ndcg_report.core.metrics import Evaluation, QueryCounts, evaluate, parse_cutoffs
 from ndcg_report.inputs.trec import read_qrels, read_run, read_topics
 from ndcg_report.version import __version__
@@ -12,6 +13,7 @@ __all__ = [
     "Experiment",
     "compare_runs",
     "InputError",
+    "Measure",
     "ParameterError",
     "QueryCounts",
     "evaluate",

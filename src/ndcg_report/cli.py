@@ -106,11 +106,11 @@ def _add_bm25_options(parser: argparse.ArgumentParser, corpus_only: bool = False
 def build_parser() -> argparse.ArgumentParser:
     from ndcg_report.version import __version__
 
-    parser = _Parser(prog="ndcg-report", description="Exact, fast NDCG@k of TREC runs, and reports on them.")
+    parser = _Parser(prog="ndcg-report", description="Exact, fast NDCG@k, R@k, P@k, RR, AP (trec_eval's measures) of TREC runs, and reports on them.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    evaluate = commands.add_parser("eval", help="print NDCG@k of a run (trec_eval's argument order)")
+    evaluate = commands.add_parser("eval", help="print nDCG@k and the other measures of a run (trec_eval's argument order and layout)")
     evaluate.add_argument("qrels", help="qrels file: qid iter docid rel (plain or .gz)")
     evaluate.add_argument("run", help="run file: qid Q0 docid rank score tag (plain or .gz)")
     _add_metric_options(evaluate)

@@ -200,7 +200,7 @@ def _history_data_uri(history_json: str) -> str:
 
 
 def history_figure(history: tuple[dict, ...]):
-    """Left: NDCG@k of every system of the latest build and of the baseline per build; right: the
+    """Left: the headline measure of every system of the latest build and of the baseline per build; right: the
     best system's delta with its 95% CI (filled = significant) per build."""
     import matplotlib
     from matplotlib.figure import Figure
@@ -306,7 +306,7 @@ def _above(record: dict) -> str:
 
 
 def system_mean(record: dict, name: str) -> float:
-    """NDCG@k of the named system in a history record (a one-run record: its run_mean if it is that run); NaN if absent."""
+    """The headline measure of the named system in a history record (a one-run record: its run_mean if it is that run); NaN if absent."""
     for system in record.get("systems") or ():
         if system.get("name") == name:
             return _number(system.get("run_mean"))
@@ -314,7 +314,7 @@ def system_mean(record: dict, name: str) -> float:
 
 
 def _change(history: tuple[dict, ...]) -> str:
-    """The best system's NDCG@k now minus the same system's in the previous build."""
+    """The best system's headline measure now minus the same system's in the previous build."""
     if len(history) < 2:
         return "–"
     name = history[-1].get("run_name")

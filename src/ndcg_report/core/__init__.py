@@ -1,1 +1,1 @@
-"""The NDCG core: ranking within queries, NDCG@k per query and over queries, and its text output formats."""
+"""The core: ranking within queries, every measure per query and over queries, and their text output formats."""
