@@ -75,6 +75,9 @@ def _add_metric_options(parser: argparse.ArgumentParser, report: bool = False) -
                              "the preset's)")
     parser.add_argument("--preset", default="", metavar="NAME",
                         help=f"a published measure set, before any -m: {help_text()}")
+    parser.add_argument("--judged-only", action="store_true", dest="judged_only",
+                        help="add beside each nDCG measure its judged-only twin, nDCG_judged: the run without its "
+                             "unjudged documents, ranked again (Sakai's condensed list; ir_measures' judged_only)")
     if report:
         parser.add_argument("--headline", default="", metavar="MEASURE",
                             help="the measure of the verdicts, the pairwise tests and the figures (default: the "
@@ -138,6 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--baseline", default="", help="the baseline run (e.g. Anserini BM25)")
     source.add_argument("--corpus", default="", help="JSON-lines corpus: build (and cache) a BM25 baseline from it")
     build.add_argument("--topics", default="", help="qid<TAB>query text: shown in the tables; required with --corpus")
+    build.add_argument("--docs", default="", metavar="CORPUS",
+                       help="document text for the drill-downs: BEIR corpus.jsonl or docid<TAB>text, plain or gzip "
+                            "(default: the --corpus, if any); only the documents shown are read")
+    build.add_argument("--drilldown", type=int, default=200, metavar="N",
+                       help="queries with a drill-down of their rankings: all up to N, above it the largest wins, "
+                            "losses and spreads; 0 for none")
+    build.add_argument("--drilldown-depth", type=int, default=10, metavar="K", dest="drilldown_depth",
+                       help="the top K of the drill-downs, of unjudged.tsv and of the rank overlap")
     _add_bm25_options(build, corpus_only=True)
     _add_metric_options(build, report=True)
     build.add_argument("--name", default="", help="report title (default: made from the system names)")
@@ -225,6 +236,8 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
             no_relevant=args.no_relevant or "skip", title=args.name, seed=args.seed, baseline_name=args.baseline_name,
             command=command, measures=" ".join(args.measures or []), preset=args.preset,
             rel_level="" if args.rel_level is None else args.rel_level, headline=args.headline,
+            judged_only=args.judged_only, docs=args.docs, drilldown=args.drilldown,
+            drilldown_depth=args.drilldown_depth,
         )
         given = [option for option, value in (("--k1", args.k1), ("--b", args.b), ("--top-k", args.top_k),
                                                ("--cache-dir", args.cache_dir)) if value not in (None, "")]
@@ -284,7 +297,7 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     from ndcg_report.core.partitions import Options
     from ndcg_report.core.presets import measure_set
 
-    asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level)
+    asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level, args.judged_only)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
     # trec_eval's layout averages as trec_eval does, unless told otherwise; csv and json leave such queries out

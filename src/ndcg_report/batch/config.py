@@ -30,12 +30,12 @@ from ndcg_report.report.systems import check_name
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
 FILE_KEYS = ("qrels", "baseline", "corpus", "topics")  # the inputs besides the runs
 BM25_KEYS = ("k1", "b", "top_k")
-MEASURE_KEYS = ("measures", "preset", "k", "rel_level", "headline")
+MEASURE_KEYS = ("measures", "preset", "k", "rel_level", "headline", "judged_only")
 OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "title", "run_name", "baseline_name", "seed", "timeout",
                *BM25_KEYS)
 REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS)
 DEFAULT_OPTIONS: dict[str, Any] = {
-    "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
+    "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "judged_only": False, "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
     "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, **BM25_DEFAULTS,
 }
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
@@ -51,6 +51,7 @@ class ReportOptions:
     cutoffs: str  # canonical, e.g. "1,3,5,10,all" ('' = the default)
     rel_level: str  # '' = 1 or the preset's
     headline: str  # '' = the preset's, else nDCG@10 if computed
+    judged_only: bool
     gain: str
     missing: str
     no_relevant: str
@@ -198,13 +199,13 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         values["baseline_name"] = check_name(values["baseline_name"], f"{where} key 'baseline_name'")
     try:  # the measure options together: what a build would refuse, refused here
         asked = measure_set(values["preset"], values["measures"] or None, values["k"] or None,
-                            values["rel_level"] or None)
+                            values["rel_level"] or None, values["judged_only"])
         choose_headline(values["headline"] or None, values["preset"], asked.measures)
     except ParameterError as exc:
         raise ParameterError(f"{where} {exc}") from None
     options = ReportOptions(
         measures=values["measures"], preset=values["preset"], cutoffs=values["k"], rel_level=values["rel_level"],
-        headline=values["headline"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
+        headline=values["headline"], judged_only=values["judged_only"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
         title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
         seed=values["seed"], timeout=values["timeout"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
     )
@@ -260,6 +261,10 @@ def _option(key: str, value: object, where: str) -> Any:
             raise ParameterError(f"{where}: {exc}") from None
     if key in ("measures", "preset", "rel_level", "headline"):
         return _measure_option(key, value, where)
+    if key == "judged_only":
+        if not isinstance(value, bool):
+            raise ParameterError(f"{where}: {_shown(value)} must be true or false")
+        return value
     if key in ("gain", "missing", "no_relevant"):
         choices = {"gain": GAINS, "missing": MISSING_POLICIES, "no_relevant": NO_RELEVANT_POLICIES}[key]
         if value not in choices:

@@ -232,6 +232,7 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
     command += [f"--{flag}={value}" for flag, value in (("preset", o.preset), ("measure", o.measures),
                                                          ("cutoffs", o.cutoffs), ("rel-level", o.rel_level),
                                                          ("headline", o.headline)) if value]
+    command += ["--judged-only"] if o.judged_only else []
     command += [f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
                 f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
     if o.run_name:

@@ -72,14 +72,16 @@ class Family:
         name = self.trec_cut if with_cutoff else self.trec
         if name is None:
             raise ParameterError(f"{self.name} {'takes no' if with_cutoff else 'needs a'} cut-off")
-        if self.name == "nDCG" and gain == "exponential":  # not trec_eval's ndcg: a name of its own
-            return "ndcg_exp_cut" if with_cutoff else "ndcg_exp"
+        if self.kind == "graded" and gain == "exponential":  # not trec_eval's ndcg: a name of its own
+            return name.replace("ndcg", "ndcg_exp", 1)
         return name
 
 
 FAMILIES: dict[str, Family] = {family.name: family for family in (
     Family("nDCG", "graded", "optional", "ndcg", "ndcg_cut", True, TREC_EVAL_CUTOFFS, ("ndcg",),
            "DCG of the top k (gain / log2(rank + 1)) over the DCG of the ideal ranking of the judgements"),
+    Family("nDCG_judged", "graded", "optional", "ndcg_judged", "ndcg_judged_cut", False, (), ("ndcg'",),
+           "nDCG of the condensed list: the run without its unjudged documents, ranked again (Sakai's nDCG')"),
     Family("P", "binary", "required", None, "P", True, TREC_EVAL_CUTOFFS, ("precision",),
            "relevant documents in the top k, divided by k"),
     Family("R", "binary", "required", None, "recall", True, TREC_EVAL_CUTOFFS, ("recall",),
@@ -102,7 +104,8 @@ FAMILIES: dict[str, Family] = {family.name: family for family in (
 
 # trec_eval prints its measures in this order (its measures.c), whatever order -m names them in
 TREC_ORDER = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall", "ndcg", "ndcg_exp",
-              "ndcg_cut", "ndcg_exp_cut", "map_cut", "success", "recip_rank_cut")
+              "ndcg_cut", "ndcg_exp_cut", "map_cut", "success", "recip_rank_cut", "ndcg_judged", "ndcg_exp_judged",
+              "ndcg_judged_cut", "ndcg_exp_judged_cut")
 # all_trec: every trec_eval measure computed here (trec_eval's own all_trec has more: bpref, infAP, ...)
 TREC_NICKNAMES = {"all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall",
                                "ndcg", "ndcg_cut", "map_cut", "success")}
@@ -247,8 +250,12 @@ def _parse_token(token: str, cutoffs: tuple | None) -> tuple[list[Measure], floa
     if not match or match["name"].lower() not in _NAMES:
         raise ParameterError(f"unknown measure {token!r}; known: {known_names()}")
     family_name, cut_family = _NAMES[match["name"].lower()]
+    level, judged_only = _params(match["params"], token) if match["params"] is not None else (None, False)
+    if judged_only:
+        if family_name != "nDCG":
+            raise ParameterError(f"measure {token!r}: judged_only is taken for nDCG only (nDCG(judged_only=True)@10)")
+        family_name = "nDCG_judged"
     family = FAMILIES[family_name]
-    level = _params(match["params"], token) if match["params"] is not None else None
     given = match["at"] or match["dot"] or match["under"]
     if given is not None:
         if family.cutoff == "none":
@@ -279,18 +286,23 @@ def _parse_token(token: str, cutoffs: tuple | None) -> tuple[list[Measure], floa
     return measures, level
 
 
-def _params(text: str, token: str) -> float:
-    """The relevance level of ir_measures' `(rel=N)`; any other parameter is refused."""
-    level = None
+def _params(text: str, token: str) -> tuple[float | None, bool]:
+    """(the relevance level of ir_measures' `(rel=N)` or None, whether `judged_only=True`); any other
+    parameter is refused."""
+    level, judged_only, given = None, False, False
     for part in filter(None, (p.strip() for p in text.split(","))):
-        key, _, value = part.partition("=")
-        if key.strip() != "rel" or not value.strip():
-            raise ParameterError(f"measure {token!r}: only the parameter rel=N (the relevance level) is taken; the "
-                                 "gain is --gain and judged-only scoring is not a parameter here")
-        level = parse_rel_level(value)
-    if level is None:
+        key, _, value = (item.strip() for item in part.partition("="))
+        given = True
+        if key == "rel" and value:
+            level = parse_rel_level(value)
+        elif key == "judged_only" and value in ("True", "False"):
+            judged_only = value == "True"
+        else:
+            raise ParameterError(f"measure {token!r}: only the parameters rel=N (the relevance level) and "
+                                 "judged_only=True (nDCG) are taken; the gain is --gain")
+    if not given:
         raise ParameterError(f"measure {token!r} has empty parameters; write e.g. AP(rel=2)")
-    return level
+    return level, judged_only
 
 
 def _checked(measure: Measure) -> Measure:
@@ -309,7 +321,7 @@ def _checked(measure: Measure) -> Measure:
 
 def known_names() -> str:
     """The measure names accepted, for messages and --help."""
-    return ("nDCG@K nDCG P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet "
+    return ("nDCG@K nDCG nDCG_judged@K P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet "
             "(ir_measures), or ndcg_cut.K ndcg P.K recall.K map map_cut.K recip_rank Rprec success.K "
             "num_ret num_rel num_rel_ret all_trec (trec_eval)")
 

@@ -87,13 +87,13 @@ class Evaluation:
 
     @property
     def ndcg_columns(self) -> list[int]:
-        """The columns of the nDCG measures, in the order of the dcg and idcg columns."""
-        return [j for j, measure in enumerate(self.measures) if measure.measure == "nDCG"]
+        """The columns of the graded measures (nDCG, nDCG_judged), in the order of the dcg and idcg columns."""
+        return [j for j, measure in enumerate(self.measures) if measure.kind == "graded"]
 
     @property
     def cutoffs(self) -> tuple[Cutoff, ...]:
         """The cut-offs of the nDCG measures ('all' for nDCG without one): the -k of an nDCG-only evaluation."""
-        return tuple("all" if self.measures[j].k is None else self.measures[j].k for j in self.ndcg_columns)
+        return tuple("all" if m.k is None else m.k for m in self.measures if m.measure == "nDCG")
 
     def measure(self, value: "Measure | str | int | None") -> Measure:
         """The measure `value` names (a Measure, 'RR@10', 'ndcg_cut_10', or an nDCG cut-off such as 10)."""
@@ -262,10 +262,9 @@ def evaluate(
     judged = _Judged(judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order], num_ret)
     labels = column_numpy(qrels, "rel")
 
-    ndcg_measures = [m for m in asked.measures if m.measure == "nDCG"]
+    graded = [m for m in asked.measures if m.kind == "graded"]
     depths = tuple(sorted({m.k for m in asked.measures if m.k is not None})) + (None,)
-    dcg, idcg, ndcg, judged_share = _graded_columns(judged, labels, qrels_codes, n_queries, gain,
-                                                    [m.k for m in ndcg_measures], depths)
+    dcg, idcg, ndcg, judged_share = _graded_columns(judged, labels, qrels_codes, n_queries, gain, graded, depths)
     num_rel = np.bincount(qrels_codes, weights=labels >= asked.rel_level, minlength=n_queries).astype(np.int64)
     binary = _binary_columns(judged, num_rel, asked)
 
@@ -275,7 +274,7 @@ def evaluate(
     values = np.empty((n_queries, len(asked.measures)))
     averaged = np.empty((n_queries, len(asked.measures)), dtype=bool)
     for j, measure in enumerate(asked.measures):
-        values[:, j] = ndcg[:, ndcg_measures.index(measure)] if measure.measure == "nDCG" else binary[measure]
+        values[:, j] = ndcg[:, graded.index(measure)] if measure.kind == "graded" else binary[measure]
         averaged[:, j] = (in_run if missing == "skip" else True) & (
             relevant[measure.kind] if no_relevant == "skip" else True)
 
@@ -296,16 +295,20 @@ def evaluate(
 
 def _graded_columns(
     judged: _Judged, labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int, gain: str,
-    ndcg_ks: list[int | None], depths: tuple[int | None, ...],
+    graded: list[Measure], depths: tuple[int | None, ...],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(DCG, IDCG, NDCG) per query at each of ndcg_ks (columns), and judged@k at each of depths."""
+    """(DCG, IDCG, NDCG) per query of each graded measure (columns), and judged@k at each of depths.
+
+    nDCG_judged ranks the judged lines alone (the condensed list: unjudged ones dropped, the rest
+    ranked again in the same order), against the same ideal.
+    """
     # Exponential gains are summed relative to each query's largest label (see gains_of): NDCG is the
     # ratio of two sums with one scale, so it is exact however large the labels; DCG and IDCG are
     # scaled back below and overflow to inf only where 2**label itself does.
     scale = np.zeros(n_queries)
     if gain == "exponential":
         np.maximum.at(scale, qrels_codes, np.where(labels > 0, labels, 0.0))
-    discounted = gains_of(judged.label, gain, scale[judged.query]) / np.log2(judged.rank + 2.0)
+    gains = gains_of(judged.label, gain, scale[judged.query])
     ideal_gain = gains_of(labels, gain, scale[qrels_codes])
     positive = np.flatnonzero(ideal_gain > 0)  # judgements with no gain add nothing to IDCG
     ideal_order = positive[np.lexsort((-ideal_gain[positive], qrels_codes[positive]))]
@@ -313,12 +316,22 @@ def _graded_columns(
     ideal_rank = _rank_in_block(ideal_q)  # position within the query's block of sorted judgements
     ideal_discounted = ideal_gain[ideal_order] / np.log2(ideal_rank + 2.0)
 
-    together = tuple(sorted(set(ndcg_ks) | set(depths), key=_depth_key))
-    sums, judged_count = _sums_below_cutoffs(judged.query, judged.rank, discounted, together, n_queries)
-    dcg = sums[:, [together.index(k) for k in ndcg_ks]]
-    ideal_ks = tuple(sorted(set(ndcg_ks), key=_depth_key))
+    plain_ks = {m.k for m in graded if m.measure == "nDCG"}
+    together = tuple(sorted(plain_ks | set(depths), key=_depth_key))
+    sums, judged_count = _sums_below_cutoffs(judged.query, judged.rank, gains / np.log2(judged.rank + 2.0),
+                                             together, n_queries)
+    condensed_ks = tuple(sorted({m.k for m in graded if m.measure == "nDCG_judged"}, key=_depth_key))
+    if condensed_ks:
+        condensed = _rank_in_block(judged.query)  # rank among the query's judged lines, which are in rank order
+        condensed_sums, _ = _sums_below_cutoffs(judged.query, condensed, gains / np.log2(condensed + 2.0),
+                                                condensed_ks, n_queries)
+    dcg = np.zeros((n_queries, len(graded)))
+    for j, measure in enumerate(graded):
+        dcg[:, j] = (sums[:, together.index(measure.k)] if measure.measure == "nDCG"
+                     else condensed_sums[:, condensed_ks.index(measure.k)])
+    ideal_ks = tuple(sorted({m.k for m in graded}, key=_depth_key))
     idcg, _ = _sums_below_cutoffs(ideal_q, ideal_rank, ideal_discounted, ideal_ks, n_queries)
-    idcg = idcg[:, [ideal_ks.index(k) for k in ndcg_ks]]
+    idcg = idcg[:, [ideal_ks.index(m.k) for m in graded]]
     shown = np.minimum(judged.num_ret[:, None], [np.inf if k is None else k for k in depths])
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         ndcg = np.where(idcg > 0, dcg / idcg, 0.0)
@@ -330,7 +343,7 @@ def _graded_columns(
 
 def _binary_columns(judged: _Judged, num_rel: np.ndarray, asked: MeasureSet) -> dict[Measure, np.ndarray]:
     """The value per query of every binary and count measure asked for (trec_eval's m_*.c)."""
-    wanted = [m for m in asked.measures if m.measure != "nDCG"]
+    wanted = [m for m in asked.measures if m.kind != "graded"]
     if not wanted:
         return {}
     n_queries = len(num_rel)
@@ -426,7 +439,17 @@ def _judged_run_lines(
     run_to_code: np.ndarray, run_codes_local: np.ndarray, run: pa.Table, run_pairs: PairIndex,
     qrels_codes: np.ndarray, qrels: pa.Table, qrels_pairs: PairIndex,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(run row, qrels label) of every run line that has a judgement.
+    """(run row, qrels label) of every run line that has a judgement (see judged_pairs)."""
+    rows, qrows = judged_pairs(run_to_code, run_codes_local, run, run_pairs, qrels_codes, qrels, qrels_pairs)
+    return rows, column_numpy(qrels, "rel")[qrows]
+
+
+def judged_pairs(
+    run_to_code: np.ndarray, run_codes_local: np.ndarray, run: pa.Table, run_pairs: PairIndex,
+    qrels_codes: np.ndarray, qrels: pa.Table, qrels_pairs: PairIndex,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(run row, qrels row) of every run line that has a judgement. run_to_code maps the run's qid
+    codes to the qrels' (a run-only query to a code no judgement has).
 
     Lines whose (query, docid) keys agree are candidates; only those with equal query and docid
     are kept, so a key collision can never attach a wrong label.
@@ -434,4 +457,4 @@ def _judged_run_lines(
     rows, qrows = candidate_matches(run_pairs, qrels_pairs)
     same = run_to_code[run_codes_local[rows]] == qrels_codes[qrows]
     same &= as_numpy(pc.equal(run["docid"].take(from_numpy(rows)), qrels["docid"].take(from_numpy(qrows))))
-    return rows[same], column_numpy(qrels, "rel")[qrows[same]]
+    return rows[same], qrows[same]

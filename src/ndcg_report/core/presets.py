@@ -54,15 +54,25 @@ def preset(name: str) -> Preset:
 
 
 def measure_set(preset_name: str = "", measures: object = None, cutoffs: object = None,
-                rel_level: object = None) -> MeasureSet:
+                rel_level: object = None, judged_only: bool = False) -> MeasureSet:
     """The measures and relevance level of a preset (if named) followed by the measures given; a
-    relevance level given overrides the preset's. Without a preset: resolve_measures as it is."""
+    relevance level given overrides the preset's. Without a preset: resolve_measures as it is. With
+    judged_only, each nDCG measure is followed by its judged-only twin (nDCG_judged, same cut-off)."""
     if not preset_name:
-        return resolve_measures(measures, cutoffs, rel_level)
-    chosen = preset(preset_name)
-    extra = [] if measures is None else [measures] if isinstance(measures, str) else list(measures)
-    level = chosen.rel_level if rel_level is None else rel_level
-    return resolve_measures([chosen.measures, *extra], cutoffs, level)
+        asked = resolve_measures(measures, cutoffs, rel_level)
+    else:
+        chosen = preset(preset_name)
+        extra = [] if measures is None else [measures] if isinstance(measures, str) else list(measures)
+        level = chosen.rel_level if rel_level is None else rel_level
+        asked = resolve_measures([chosen.measures, *extra], cutoffs, level)
+    if not judged_only:
+        return asked
+    with_twins: list[Measure] = []
+    for measure in asked.measures:
+        with_twins.append(measure)
+        if measure.measure == "nDCG":
+            with_twins.append(Measure("nDCG_judged", measure.k))
+    return MeasureSet(tuple(dict.fromkeys(with_twins)), asked.rel_level)
 
 
 def help_text() -> str:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 NOTEBOOK = "ndcg_report.ipynb"
 BUILD_TIME_START = "<!-- build-time -->"
 BUILD_TIME_END = "<!-- /build-time -->"
-OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json")
+OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")
 MAX_TIMEOUT = 7 * 24 * 3600  # seconds a cell may take; nbval counts milliseconds in 32 bits (2,147,483 s)
 
 
@@ -60,6 +60,8 @@ def notebook_parameters(params: ReportParameters) -> dict:
         "ks": ",".join(str(k) for k in params.cutoffs) if params.cutoffs else "",
         "measures": " ".join(measure.label for measure in params.measures), "preset": params.preset,
         "rel_level": level_text(params.rel_level), "headline": params.headline.label,
+        "judged_only": params.judged_only, "docs": str(params.docs) if params.docs else "",
+        "drilldown": params.drilldown, "drilldown_depth": params.rank_depth,
         "gain": params.gain, "missing": params.missing,
         "no_relevant": params.no_relevant, "title": params.title, "seed": params.seed,
         "baseline_name": params.baseline_name, "command": params.command, "output_dir": ".",
@@ -121,7 +123,7 @@ def build_report(
 def input_paths(params: ReportParameters) -> list[Path]:
     """Every input file of a report."""
     return [item.path for item in params.runs] + [path for path in (params.qrels, params.baseline, params.topics,
-                                                                     params.corpus) if path is not None]
+                                                                     params.corpus, params.docs) if path is not None]
 
 
 def check_out_dir(out_dir: Path, inputs: Iterable[Path] = ()) -> None:

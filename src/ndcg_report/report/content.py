@@ -38,6 +38,7 @@ def load_report(params: ReportParameters) -> Report:
     experiment = compare_runs(
         [(item.name, run) for item, run in zip(params.runs, runs)], qrels, baseline, baseline_name=params.baseline_name,
         measures=params.measures, rel_level=params.rel_level, preset=params.preset, headline=params.headline,
+        judged_only=params.judged_only, rank_depth=params.rank_depth,
         gain=params.gain, missing=params.missing, no_relevant=params.no_relevant, seed=params.seed, topics=topics,
     )
     records = [file_record(f"run: {name}", item.path) for name, item in zip(experiment.names, params.runs)]
@@ -46,7 +47,8 @@ def load_report(params: ReportParameters) -> Report:
         baseline["file"] = f"BM25 of {params.corpus.name} (cached run)"
     records.append(baseline)
     records += [file_record(role, path) for role, path in (("qrels", params.qrels), ("topics", params.topics),
-                                                            ("corpus", params.corpus)) if path is not None]
+                                                            ("corpus", params.corpus), ("documents", params.docs))
+                if path is not None]
     report = Report(params, experiment, qrels, pd.DataFrame(records))
     report.warnings.extend(data_warnings(report))
     return report

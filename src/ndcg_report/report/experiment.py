@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ndcg_report.core.measures import Measure, measure_of
 from ndcg_report.core.metrics import Evaluation, evaluate
@@ -18,6 +19,7 @@ from ndcg_report.core.presets import HEADLINE, choose_headline, measure_set
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.core.ties import TieRange, tie_range
+from ndcg_report.core.toplists import Rankings, rank_biased_overlap, rankings, unjudged_pool
 from ndcg_report.inputs.trec import Qrels, Run
 from ndcg_report.report.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.stats.letters import compact_letters
@@ -77,6 +79,7 @@ class Experiment:
     alpha: float
     headline: Measure = HEADLINE  # the measure of the verdicts, the pairwise test and the figures
     preset: str = ""  # the preset the measures came from, if any
+    rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
     large_n: int = LARGE_N  # above this many queries, resampling statistics use their limits where accurate
 
     # --- shape -----------------------------------------------------------------------------
@@ -263,6 +266,26 @@ class Experiment:
                 for name, evaluation in self.evaluations.items() if evaluation.tied_lines}
 
     @cached_property
+    def rankings(self) -> dict[str, Rankings]:
+        """Per system (the baseline too): its top rank_depth of every judged query, with labels, and the
+        rank of every relevant judgement (core.toplists.Rankings)."""
+        return {name: rankings(self.runs[name], self.qrels, self.rank_depth, self.rel_level) for name in self.systems}
+
+    def rank_overlap(self) -> pd.DataFrame:
+        """How much each system's ranking of a query differs from the baseline's: rank-biased overlap of
+        the two top rank_depth lists (1: the same list, 0: nothing in common), queries of scores() x
+        systems under test."""
+        qids = list(self.scores().index)
+        base = self.rankings[self.baseline_name].top
+        return pd.DataFrame({name: rank_biased_overlap(base, self.rankings[name].top, qids, self.rank_depth)
+                             for name in self.names}, index=pd.Index(qids, name="qid"))
+
+    def unjudged_pool(self) -> pa.Table:
+        """Every (qid, docid) without a label in the top rank_depth of any system or the baseline, for
+        the next judging round (core.toplists.unjudged_pool)."""
+        return unjudged_pool({name: self.rankings[name].top for name in self.systems})
+
+    @cached_property
     def families(self) -> dict[str, list[Measure]]:
         """The measures by family ('nDCG': [nDCG@10, nDCG@100]), families and cut-offs in the order asked."""
         found: dict[str, list[Measure]] = {}
@@ -379,6 +402,8 @@ def compare_runs(
     rel_level: float | str | None = None,
     preset: str = "",
     headline: Measure | str | None = None,
+    judged_only: bool = False,
+    rank_depth: int = 10,
     gain: str = "linear",
     missing: str = "zero",
     no_relevant: str = "skip",
@@ -397,9 +422,9 @@ def compare_runs(
     (a run without a name, or named '', is named by its run tag, made unique), or a single run.
     The baseline is named baseline_name, else by its tag, else 'baseline'. measures, cutoffs,
     rel_level and preset choose the measures as for evaluate (core.presets.measure_set; default nDCG
-    at 1,3,5,10,20,100,1000); headline is the measure of the verdicts, the pairwise test and the
+    at 1,3,5,10,20,100,1000), judged_only adds beside each nDCG measure its judged-only twin; headline is the measure of the verdicts, the pairwise test and the
     figures (default: the preset's, else nDCG@10 if computed, else the first measure that is not a
-    count). topics (query text by qid, as read_topics returns) labels the per-query tables. Over more
+    count). rank_depth is the top k of the rankings, the unjudged pool and the rank overlap. topics (query text by qid, as read_topics returns) labels the per-query tables. Over more
     than large_n paired queries, the resampling statistics use their large-sample limits where those
     are accurate (stats.resampling, stats.tukey_hsd).
     """
@@ -412,10 +437,11 @@ def compare_runs(
             raise ParameterError(f"{label} must be a number between 0 and 1; got {value!r}")
     topics = _topics(topics)
     given_names, given_runs = _named_runs(runs)
-    asked = measure_set(preset, measures, cutoffs, rel_level)
+    asked = measure_set(preset, measures, cutoffs, rel_level, judged_only)
     chosen_headline = choose_headline(headline, preset, asked.measures)
-    if isinstance(large_n, bool) or not isinstance(large_n, (int, np.integer)) or large_n < 1:
-        raise ParameterError(f"large_n must be a whole number >= 1; got {large_n!r}")
+    for label, value in (("large_n", large_n), ("rank_depth", rank_depth)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ParameterError(f"{label} must be a whole number >= 1; got {value!r}")
     qrels_read = load_qrels(qrels)
     baseline_run = load_run(baseline)
     loaded = [load_run(run) for run in given_runs]
@@ -442,7 +468,8 @@ def compare_runs(
     return Experiment(
         names=tuple(names), baseline_name=base_name, evaluations=evaluations, runs=read, qrels=qrels_read,
         comparisons=comparisons, topics=topics, seed=int(seed), n_resamples=int(n_resamples),
-        confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset, large_n=int(large_n),
+        confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset, rank_depth=int(rank_depth),
+        large_n=int(large_n),
     )
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chunks
+from ndcg_report.core.toplists import pool_tsv
 from ndcg_report.core.measures import Measure
 from ndcg_report.report.report_model import Report
 from ndcg_report.report.results import family_note, interval_name, verdicts
@@ -95,8 +96,9 @@ def per_query_csv_chunks(report: Report) -> Iterator[bytes | memoryview]:
 
 
 def save_outputs(report: Report, folder: str | Path) -> None:
-    """Write per_query.csv and summary.json into folder."""
+    """Write per_query.csv, summary.json and unjudged.tsv (the depth-k pool) into folder."""
     folder = Path(folder)
+    (folder / "unjudged.tsv").write_text(pool_tsv(report.experiment.unjudged_pool()), encoding="utf-8")
     with open(folder / "per_query.csv", "wb") as out:
         for chunk in per_query_csv_chunks(report):
             out.write(chunk)

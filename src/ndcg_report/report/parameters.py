@@ -51,6 +51,15 @@ class ReportParameters:
     bm25_settings: str = ""  # how that BM25 run was made (shown in the parameter table)
     demo: str = ""  # the demo these parameters are, if any
     preset: str = ""  # the preset the measures start from, if any
+    judged_only: bool = False  # each nDCG measure has its judged-only twin (nDCG_judged) beside it
+    docs: Path | None = None  # document text for the drill-downs (BEIR corpus.jsonl or docid<TAB>text)
+    drilldown: int = 200  # queries with a drill-down block at most (0: none)
+    rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
+
+    @property
+    def document_source(self) -> Path | None:
+        """Where the drill-downs' document text comes from: --docs, else the BM25 corpus."""
+        return self.docs or self.corpus
 
 
 def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool = False) -> Path | None:
@@ -81,7 +90,8 @@ def validate_parameters(
     topics: str = "", ks: str = "", gain: str = "linear", missing: str = "zero",
     no_relevant: str = "skip", title: str = "", seed: int = 42, baseline_name: str = "",
     command: str = "", corpus: str = "", bm25_settings: str = "", measures: str | Sequence = "",
-    preset: str = "", rel_level: str | float = "", headline: str = "",
+    preset: str = "", rel_level: str | float = "", headline: str = "", judged_only: bool = False,
+    docs: str = "", drilldown: int = 200, drilldown_depth: int = 10,
 ) -> ReportParameters:
     """Check every report parameter without reading the data; raise ParameterError/InputError.
 
@@ -125,12 +135,18 @@ def validate_parameters(
         if not isinstance(value, str):
             raise ParameterError(f"{label} must be text; got {value!r}")
     cutoffs = parse_cutoffs(ks) if ks not in ("", None) else None
-    asked = measure_set(preset, measures or None, cutoffs, None if rel_level in ("", None) else rel_level)
+    if not isinstance(judged_only, bool):
+        raise ParameterError(f"judged_only must be true or false; got {judged_only!r}")
+    for label, value, lowest in (("drilldown", drilldown, 0), ("drilldown_depth", drilldown_depth, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= 100_000:
+            raise ParameterError(f"{label} must be a whole number from {lowest} to 100,000; got {value!r}")
+    asked = measure_set(preset, measures or None, cutoffs, None if rel_level in ("", None) else rel_level, judged_only)
     return ReportParameters(
         runs=run_inputs, qrels=resolve_path(qrels, "qrels", folder_ok=True), baseline=baseline_path,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
         cutoffs=cutoffs, measures=asked.measures, rel_level=asked.rel_level,
-        headline=choose_headline(headline or None, preset, asked.measures), preset=preset,
+        headline=choose_headline(headline or None, preset, asked.measures), preset=preset, judged_only=judged_only,
+        docs=resolve_path(docs, "docs", required=False), drilldown=drilldown, rank_depth=drilldown_depth,
         gain=check_choice("gain", gain, GAINS),
         missing=check_choice("missing", missing, MISSING_POLICIES),
         no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES),
@@ -170,9 +186,15 @@ def build_command(params: ReportParameters) -> str:
         words += ["--baseline", str(params.baseline)]
     if params.topics is not None:
         words += ["--topics", str(params.topics)]
+    if params.docs is not None:
+        words += ["--docs", str(params.docs)]
     words += measure_words(params)
     words += ["--gain", params.gain, "--missing", params.missing, "--no-relevant", params.no_relevant,
               "--seed", str(params.seed)]
+    if params.drilldown != 200:
+        words += ["--drilldown", str(params.drilldown)]
+    if params.rank_depth != 10:
+        words += ["--drilldown-depth", str(params.rank_depth)]
     if params.title:
         words += ["--name", params.title]
     if params.baseline_name:
@@ -190,7 +212,8 @@ def measure_words(params: ReportParameters) -> list[str]:
         words += ["--preset", params.preset]
         chosen = find_preset(params.preset)
         base, level = measure_set(params.preset).measures, chosen.rel_level
-    extra = [measure for measure in params.measures if measure not in base]
+    extra = [measure for measure in params.measures if measure not in base
+             and not (params.judged_only and measure.measure == "nDCG_judged")]
     only_ndcg = not base and all(measure.measure == "nDCG" for measure in extra)
     ks = ["all" if measure.k is None else measure.k for measure in extra]
     if only_ndcg and ks == list(parse_cutoffs(ks)):
@@ -199,6 +222,8 @@ def measure_words(params: ReportParameters) -> list[str]:
         words += ["-m", " ".join(measure.label for measure in extra)]
     if params.rel_level != level:
         words += ["-l", level_text(params.rel_level)]
+    if params.judged_only:
+        words.append("--judged-only")
     if params.headline != choose_headline(None, params.preset, params.measures):
         words += ["--headline", params.headline.label]
     return words

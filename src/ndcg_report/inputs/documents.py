@@ -1,0 +1,78 @@
+"""The text of a few documents, for the report's drill-downs: picked from a BEIR JSON-lines corpus
+(`{"_id", "title", "text"}`) or a `docid<TAB>text` file, plain or gzip, in one streaming pass that
+decodes only the lines of the documents wanted (memory: those documents' text)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from pathlib import Path
+
+from ndcg_report.errors import InputError
+from ndcg_report.files import open_maybe_gzip
+
+MAX_TEXT = 400  # characters kept per document: the report shows a snippet
+_JSON_ID = re.compile(rb'"_id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
+def document_texts(path: str | Path, wanted: Collection[str], max_chars: int = MAX_TEXT) -> dict[str, str]:
+    """{docid: its text (title and text, at most max_chars)} of the wanted documents found in the corpus.
+
+    The format is told by the first line: a JSON object (BEIR), else `docid<TAB>text`. A line that
+    cannot be read is skipped only if it is not one of the wanted ones; a wanted line that is not
+    valid JSON or UTF-8 is an InputError naming it. Documents not in the corpus are left out.
+    """
+    path = Path(path)
+    wanted = set(wanted)
+    found: dict[str, str] = {}
+    if not wanted:
+        return found
+    try:
+        with open_maybe_gzip(path) as handle:
+            json_lines = None
+            for number, raw in enumerate(handle, start=1):
+                line = raw.rstrip(b"\r\n")
+                if not line.strip():
+                    continue
+                if json_lines is None:
+                    json_lines = line.lstrip(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+                docid, text = (_json_document(path, number, line, wanted) if json_lines
+                               else _tsv_document(path, number, line, wanted))
+                if docid is not None:
+                    found[docid] = text[:max_chars]
+                    if len(found) == len(wanted):
+                        break
+    except OSError as exc:
+        raise InputError(path, None, f"cannot be read ({exc.strerror or exc})", "check the corpus path") from None
+    return found
+
+
+def _json_document(path: Path, number: int, line: bytes, wanted: set[str]) -> tuple[str | None, str]:
+    match = _JSON_ID.search(line)
+    if not match:
+        return None, ""
+    docid = str(json.loads(match.group(1)))
+    if docid not in wanted:
+        return None, ""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise InputError(path, number, f"document {docid!r} is not a valid JSON line",
+                         'give one {"_id", "title", "text"} object per line') from None
+    title, text = record.get("title") or "", record.get("text") or ""
+    return docid, (f"{title}: {text}" if title and text else str(title or text))
+
+
+def _tsv_document(path: Path, number: int, line: bytes, wanted: set[str]) -> tuple[str | None, str]:
+    docid, _, text = line.partition(b"\t")
+    try:
+        key = docid.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, ""
+    if key not in wanted:
+        return None, ""
+    try:
+        return key, text.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(path, number, f"the text of document {key!r} is not valid UTF-8", "re-save the file as UTF-8") from None

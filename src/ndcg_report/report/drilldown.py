@@ -1,0 +1,199 @@
+"""Why a query moved: per query, the top k of the baseline and of each system side by side (labels,
+unjudged ones marked, rank moves against the baseline, a short text when a corpus is given), the
+relevant documents each system left out of its top k, and how much its ranking changed (RBO). Offline
+HTML: <details> blocks, no script, every text escaped, each block at a stable anchor `#q-<qid>`."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+import numpy as np
+import pandas as pd
+
+from ndcg_report.core.measures import level_text
+from ndcg_report.inputs.documents import document_texts
+from ndcg_report.report.html import escape, text_html
+from ndcg_report.report.text import signed
+
+if TYPE_CHECKING:
+    from ndcg_report.report.experiment import Experiment
+    from ndcg_report.report.report_model import Report
+
+MAX_DRILLDOWNS = 200  # queries with a drill-down block; above it the largest wins, losses and spreads
+SNIPPET_CHARACTERS = 140
+
+
+def anchor(qid: str) -> str:
+    """The id of a query's drill-down block: `q-` and the qid, percent-encoded (stable, one token)."""
+    return "q-" + quote(str(qid), safe="")
+
+
+def drilldown_queries(experiment: "Experiment", limit: int = MAX_DRILLDOWNS) -> tuple[list[str], str]:
+    """(the queries that get a block, in the per-query table's order; a sentence saying which). All
+    paired queries up to `limit`; above it, in turn, each system's largest loss and largest win against
+    the baseline and the query with the largest spread across the systems, until `limit` are chosen."""
+    table = experiment.scores()
+    if limit <= 0 or table.empty:
+        return [], "No query has a drill-down (--drilldown 0)." if limit <= 0 else ""
+    deltas = experiment.deltas()
+    order = list(table.index[np.lexsort((np.arange(len(table)), -deltas.mean(axis=1).to_numpy()))])
+    if len(order) <= limit:
+        return order, f"Every one of the {len(order):,} queries has its rankings below, in the table's order."
+    candidates = []
+    for name in experiment.names:
+        ranked = deltas[name].sort_values(kind="stable")
+        candidates += [list(ranked.index), list(ranked.index[::-1])]  # largest losses, largest wins
+    spread = (table.max(axis=1) - table.min(axis=1)).sort_values(ascending=False, kind="stable")
+    candidates.append(list(spread.index))
+    chosen: dict[str, None] = {}
+    position = 0
+    while len(chosen) < limit:
+        for candidate in candidates:
+            if len(chosen) < limit:
+                chosen.setdefault(candidate[position], None)
+        position += 1
+    shown = [qid for qid in order if qid in chosen]
+    return shown, (f"{len(shown):,} of the {len(order):,} queries have their rankings below: each system's largest "
+                   "wins and losses against the baseline and the queries with the largest spread across the "
+                   "systems (--drilldown sets how many).")
+
+
+def section_html(report: "Report") -> str:
+    """The report's drill-down section: which queries got one, then their blocks, with document text
+    from --docs (or the BM25 corpus) for the documents shown."""
+    experiment = report.experiment
+    qids, note = drilldown_queries(experiment, report.params.drilldown)
+    if not qids:
+        return text_html(note, "p", "note") if note else ""
+    source = report.params.document_source
+    texts = document_texts(source, shown_documents(experiment, qids)) if source is not None else {}
+    note += (f" Document text from {source.name} ({len(texts):,} of the documents shown)." if source is not None
+             else " Give --docs CORPUS (BEIR corpus.jsonl or docid<TAB>text) to see each document's text.")
+    return text_html(note, "p", "note") + drilldown_html(experiment, qids, texts)
+
+
+def shown_documents(experiment: "Experiment", qids: list[str]) -> set[str]:
+    """The docids a drill-down of `qids` shows: every system's top k and the relevant ones left out."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    wanted = pa.array(qids, pa.string())
+    found: set[str] = set()
+    for ranked in experiment.rankings.values():
+        for table in (ranked.top, ranked.relevant):
+            found.update(table.filter(pc.is_in(table["qid"], value_set=wanted))["docid"].to_pylist())
+    return found
+
+
+def drilldown_html(experiment: "Experiment", qids: list[str], texts: dict[str, str] | None = None) -> str:
+    """The drill-down blocks of `qids`, one <details> each (collapsed)."""
+    if not qids:
+        return ""
+    texts = texts or {}
+    systems = [experiment.baseline_name, *experiment.names]
+    ranked = experiment.rankings
+    top = {name: _by_query(ranked[name].top) for name in systems}
+    relevant = {name: _by_query(ranked[name].relevant) for name in systems}
+    overlap = experiment.rank_overlap()
+    scores = experiment.scores()
+    depth, level = experiment.rank_depth, level_text(experiment.rel_level)
+    topics = experiment.topics
+    blocks = []
+    for qid in qids:
+        blocks.append(_block(qid, topics.get(qid, "") if topics is not None else "", systems, scores.loc[qid],
+                             {name: top[name].get(qid) for name in systems},
+                             {name: relevant[name].get(qid) for name in systems},
+                             overlap.loc[qid] if qid in overlap.index else None, texts, depth, level,
+                             experiment.headline.label))
+    return "".join(blocks)
+
+
+def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dict, relevants: dict,
+           overlap: pd.Series | None, texts: dict[str, str], depth: int, level: str, label: str) -> str:
+    base = systems[0]
+    head = " · ".join(f"{escape(name)} {values[name]:.4f}" + (f" ({signed(values[name] - values[base])})"
+                                                               if name != base else "") for name in systems)
+    summary = (f'<summary><span class="qid">{escape(qid)}</span>'
+               + (f' <span class="qtext">{escape(text)}</span>' if text else "")
+               + f' <span class="heads">{escape(label)}: {head}</span></summary>')
+    base_ranks = {} if tops[base] is None else dict(zip(tops[base]["docid"], tops[base]["rank"]))
+    header = '<th class="num">rank</th>' + "".join(
+        f'<th class="text">{escape(name)}' + (" <small>(baseline)</small>" if name == base else "") + "</th>"
+        for name in systems)
+    rows = []
+    for rank in range(1, depth + 1):
+        cells = [f'<td class="num">{rank}</td>']
+        for name in systems:
+            cells.append(_document_cell(tops[name], rank, base_ranks if name != base else None, texts))
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    missed = "".join(_missed(name, tops[name], relevants[name], depth) for name in systems)
+    changed = ""
+    if overlap is not None:
+        changed = ("<p class=\"note\">How much each ranking changed: rank-biased overlap of its top "
+                   f"{depth} with {escape(base)}'s (1 = the same list, 0 = no document in common): "
+                   + ", ".join(f"{escape(name)} {_number(overlap[name])}" for name in systems[1:]) + ".</p>")
+    legend = (f'<p class="note">Labels: relevant at level {escape(level)} or above in green, judged but '
+              'not relevant in grey, <span class="label unjudged">?</span> unjudged (counts as not relevant). '
+              f'↑n / ↓n: rank against {escape(base)}\'s list; new: not in its top {depth}.</p>')
+    return (f'<details class="drill" id="{anchor(qid)}">{summary}<div class="drill-body">'
+            f'<table class="ndcg-table drill"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            f'{missed}{changed}{legend}</div></details>')
+
+
+def _document_cell(top: pd.DataFrame | None, rank: int, base_ranks: dict | None, texts: dict[str, str]) -> str:
+    if top is None or rank > len(top):
+        return '<td class="text doc empty">–</td>'
+    row = top.iloc[rank - 1]
+    docid, label = row["docid"], row["label"]
+    if label is None or (isinstance(label, float) and math.isnan(label)):
+        badge, css = '<span class="label unjudged">?</span>', "unjudged"
+    else:
+        badge, css = f'<span class="label">{_number(label)}</span>', "relevant" if row["relevant"] else "judged"
+    move = ""
+    if base_ranks is not None:
+        before = base_ranks.get(docid)
+        if before is None:
+            move = '<span class="move new">new</span>'
+        elif before != rank:
+            up = before - rank
+            move = f'<span class="move {"up" if up > 0 else "down"}">{"↑" if up > 0 else "↓"}{abs(up)}</span>'
+    snippet = texts.get(docid)
+    shown = (f'<div class="snippet">{escape(_short(snippet))}</div>' if snippet else "")
+    return f'<td class="text doc {css}">{badge} <span class="docid">{escape(docid)}</span> {move}{shown}</td>'
+
+
+def _missed(name: str, top: pd.DataFrame | None, relevant: pd.DataFrame | None, depth: int) -> str:
+    """The relevant documents a system left out of its top k, with their labels and ranks."""
+    if relevant is None or relevant.empty:
+        return ""
+    in_top = set() if top is None else set(top["docid"])
+    left = relevant[~relevant["docid"].isin(in_top)]
+    if left.empty:
+        return f'<p class="missed"><b>{escape(name)}</b>: every relevant document is in its top {depth}.</p>'
+    items = [f'<span class="docid">{escape(d)}</span> ({_number(l)}, '
+             + (f"rank {int(r)}" if r is not None and not (isinstance(r, float) and math.isnan(r)) else "not retrieved")
+             + ")" for d, l, r in zip(left["docid"], left["label"], left["rank"])]
+    shown = items[:20]
+    more = f" and {len(items) - 20} more" if len(items) > 20 else ""
+    return (f'<p class="missed"><b>{escape(name)}</b> left {len(items)} relevant document'
+            f'{"s" if len(items) != 1 else ""} out of its top {depth}: {", ".join(shown)}{more}.</p>')
+
+
+def _by_query(table) -> dict[str, pd.DataFrame]:
+    """A Rankings table split by qid (a DataFrame per query, in the table's order)."""
+    frame = table.to_pandas()
+    return {qid: rows.reset_index(drop=True) for qid, rows in frame.groupby("qid", sort=False)}
+
+
+def _short(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= SNIPPET_CHARACTERS else text[: SNIPPET_CHARACTERS - 1] + "…"
+
+
+def _number(value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:.2f}"
