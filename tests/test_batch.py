@@ -21,7 +21,6 @@ import pandas as pd
 import pytest
 import yaml
 
-from ndcg_report.report import build as build_module
 from ndcg_report.batch.runner import _failure, fingerprint
 from ndcg_report.batch.config import load_config
 from ndcg_report.errors import ParameterError
@@ -514,17 +513,21 @@ def test_history_skips_a_torn_line(tmp_path):
 
 @pytest.mark.parametrize("exchange", [True, False])
 def test_publish_swaps_folders_and_never_leaves_out_dir_missing(tmp_path, monkeypatch, exchange):
+    from ndcg_report.report import publish
+
     if not exchange:
-        monkeypatch.setattr(build_module, "_exchange", lambda first, second: False)
+        real_rename = publish._rename
+        monkeypatch.setattr(publish, "_rename", lambda source, target, flags: False if flags == publish._RENAME_EXCHANGE
+                            else real_rename(source, target, flags))
     out, staging = tmp_path / "out", tmp_path / ".out.staging-1-abcdef01"
     out.mkdir()
     (out / "report.html").write_text("old")
+    (out / "summary.json").write_text('{"schema_version": 2, "ndcg_report_version": "0.1.0"}')
     staging.mkdir()
     (staging / "report.html").write_text("new")
-    build_module._publish(staging, out)
-    assert (out / "report.html").read_text() == "new"
-    if exchange and sys.platform.startswith("linux"):
-        assert (staging / "report.html").read_text() == "old"  # the caller removes it
+    assert publish.publish(staging, out) == []
+    assert (out / "report.html").read_text() == "new" and sorted(os.listdir(out)) == ["report.html"]
+    assert not staging.exists()  # the old report's own files removed, and its folder
     assert not list(tmp_path.glob(".out.old-*"))
 
 
