@@ -13,7 +13,10 @@ from pathlib import Path
 from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice, parse_cutoffs
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.report.demos import DEFAULT_DEMO, DEMOS
-from ndcg_report.report.systems import check_distinct_paths, check_name, split_run_option, unique_names
+from ndcg_report.report.systems import (
+    CORPUS_BASELINE_NAME, check_distinct_paths, check_name, control_character, derived_name, split_run_option,
+    unique_names,
+)
 
 PACKAGE_PREFIX = "package:"
 DEFAULT_KS = "1,3,5,10,20,100,1000"
@@ -60,6 +63,9 @@ def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool =
     value = str(value)
     if "\x00" in value:
         raise ParameterError(f"{name} path holds a NUL character")
+    control = control_character(value)
+    if control:
+        raise ParameterError(f"{name} path {value!r} holds a control character ({control}); rename the file")
     if value.startswith(PACKAGE_PREFIX):
         path = Path(str(resources.files("ndcg_report") / "data" / value[len(PACKAGE_PREFIX):]))
     else:

@@ -10,10 +10,22 @@ from pathlib import Path
 from ndcg_report.errors import ParameterError
 
 MAX_NAME_LENGTH = 80
+CORPUS_BASELINE_NAME = "BM25"  # the name of a BM25 baseline built from a corpus, unless one is given
 _NAME_PREFIX = re.compile(r"^([^=/\\]*)=(.+)$", re.S)  # NAME=PATH: no path separator before the '='
 RESERVED = ("=", "/", "\\")  # characters no name may hold: they separate NAME=PATH
 _COMPRESSED = (".gz",)
 _RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res", ".parquet", ".pq", ".parq")
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: line ends, escapes, NEL (U+0085), ...
+
+
+def control_character(text: str, allowed: str = "") -> str | None:
+    """The first control character of text not in allowed, as U+XXXX; None if there is none."""
+    for match in _CONTROL.finditer(text):
+        if match[0] not in allowed:
+            return f"U+{ord(match[0]):04X}"
+    return None
 
 
 def split_run_option(text: str) -> tuple[str, str]:
@@ -40,8 +52,9 @@ def check_name(name: str, where: str = "name") -> str:
         raise ParameterError(f"{where}: the system name is empty; give a name, or leave the name out")
     if len(stripped) > MAX_NAME_LENGTH:
         raise ParameterError(f"{where}: the system name is longer than {MAX_NAME_LENGTH} characters; shorten it")
-    if any(ord(char) < 32 or ord(char) == 127 for char in stripped):
-        raise ParameterError(f"{where}: the system name holds a control character; use plain text")
+    if control_character(stripped):
+        raise ParameterError(f"{where}: the system name holds a control character ({control_character(stripped)}); "
+                             "use plain text")
     if any(char in stripped for char in RESERVED):
         raise ParameterError(f"{where}: the system name {stripped!r} holds one of {' '.join(RESERVED)}, "
                              "which separate NAME=PATH; use other characters")
