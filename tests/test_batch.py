@@ -460,18 +460,18 @@ def test_a_report_of_several_runs_keeps_every_system_in_history_and_index(tmp_pa
     summary = json.loads((tmp_path / "out" / "many" / "summary.json").read_text())
     at10 = {name: rows["10"] for name, rows in summary["comparisons"].items()}
     above = sum(row["holm_randomization_pvalue"] < 0.05 and row["delta"] > 0 for row in at10.values())
-    assert at10["pyterrier"]["run_mean"] > at10["upside down"]["run_mean"]
-    assert re.search(rf"done many in .*; best of 2: pyterrier; {above} of 2 significantly above the baseline$",
+    assert at10["monot5"]["run_mean"] > at10["upside down"]["run_mean"]  # a run without a name: its file name
+    assert re.search(rf"done many in .*; best of 2: monot5; {above} of 2 significantly above the baseline$",
                      result.stderr, re.M), result.stderr
-    assert [s["name"] for s in summary["systems"]] == ["pyterrier", "upside down", "BM25"]
+    assert [s["name"] for s in summary["systems"]] == ["monot5", "upside down", "BM25"]
     (record,) = read_history(tmp_path / "out", "many")
-    assert [s["name"] for s in record["systems"]] == ["pyterrier", "upside down"]
+    assert [s["name"] for s in record["systems"]] == ["monot5", "upside down"]
     for system in record["systems"]:
         assert system["run_mean"] == summary["comparisons"][system["name"]]["10"]["run_mean"]
-    assert record["run_name"] == "pyterrier" and record["n_above"] == above and record["n_systems"] == 2
+    assert record["run_name"] == "monot5" and record["n_above"] == above and record["n_systems"] == 2
     assert set(record["files"]) == {"run 1", "run 2", "baseline", "qrels", "topics"}
     row = index_rows((tmp_path / "out" / "index.html").read_text())["many"]
-    assert row[2].startswith(f"{record['run_mean']:.4f}") and "pyterrier" in row[2] and row[6] == f"{above} of 2"
+    assert row[2].startswith(f"{record['run_mean']:.4f}") and "monot5" in row[2] and row[6] == f"{above} of 2"
 
 
 def test_index_draws_histories_that_mix_one_run_and_many_run_records():

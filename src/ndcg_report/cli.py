@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="build the HTML report of one or more runs against a baseline")
     build.add_argument("--run", required=True, action="append", metavar="[NAME=]PATH",
                        help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is "
-                            "named by its run tag (made unique)")
+                            "named by its file name without .gz, .txt, .run, ... (two runs with one name: exit 2)")
     build.add_argument("--qrels", required=True, help="the qrels")
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--baseline", default="", help="the baseline run (e.g. Anserini BM25)")
@@ -134,13 +134,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bm25_options(build, corpus_only=True)
     _add_metric_options(build)
     build.add_argument("--name", default="", help="report title (default: made from the system names)")
-    build.add_argument("--run-name", default="", help="display name of the one run (default: its run tag); "
+    build.add_argument("--run-name", default="", help="display name of the one run (default: its file name); "
                                                       "with several runs, use --run NAME=PATH")
-    build.add_argument("--baseline-name", default="", help="display name of the baseline (default: its run tag)")
+    build.add_argument("--baseline-name", default="", help="display name of the baseline (default: its file name; "
+                                                           "BM25 with --corpus)")
     build.add_argument("--seed", type=int, default=42, help="seed of the bootstrap and randomization tests")
     build.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
     build.add_argument("--notebook", default="", help="a customised copy of the report notebook")
-    build.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
+    build.add_argument("--out", required=True, help="output folder: absent, empty or an earlier report's; its report "
+                                                     "files are replaced when the build succeeds, anything else kept")
 
     bm25 = commands.add_parser("bm25", help="build a BM25 run from a corpus and topics (the baseline alone)")
     bm25.add_argument("--corpus", required=True, help="JSON-lines corpus, one {_id, title, text} per line")

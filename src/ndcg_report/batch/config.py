@@ -63,7 +63,7 @@ class InputFile:
 
     role: str  # run (`run 1`, `run 2`, ... with several), qrels, baseline, corpus or topics
     path: Path  # absolute; may not exist (checked when the report builds)
-    name: str = ""  # a run's display name ('' = its run tag)
+    name: str = ""  # a run's display name ('' = its file name)
 
 
 @dataclass(frozen=True)

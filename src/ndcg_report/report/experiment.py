@@ -335,8 +335,9 @@ def compare_runs(
 
     runs maps display names to runs (paths, what read_run returned, pyarrow Tables or pandas
     DataFrames with qid, docid or docno, score), or is a list of runs or of (name, run) pairs
-    (a run without a name, or named '', is named by its run tag, made unique), or a single run.
-    The baseline is named baseline_name, else by its tag, else 'baseline'. topics (query text by
+    (a run without a name, or named '', is named by its file name without `.gz`, `.txt`, `.run`,
+    ..., a table by its run tag), or a single run. The baseline is named baseline_name, else the
+    same way, else 'baseline'; two systems with one name are a ParameterError. topics (query text by
     qid, as read_topics returns) labels the per-query tables. Over more than large_n paired
     queries, the resampling statistics use their large-sample limits where those are accurate
     (stats.resampling, stats.tukey_hsd).
@@ -361,12 +362,9 @@ def compare_runs(
         given_paths.append((Path(baseline_run.path), "the baseline"))
     check_distinct_paths([path for path, _ in given_paths], [role for _, role in given_paths])
     derived = [derived_name(run.tag, run.path, position) for position, run in enumerate(loaded, start=1)]
-    base_name = check_name(baseline_name, "baseline_name") if baseline_name else ""
-    names = unique_names(given_names, derived, reserved=[base_name] if base_name else [])
-    if not base_name:
-        base_name = derived_name(baseline_run.tag, None, 0) if baseline_run.tag.strip() else "baseline"
-        while base_name.casefold() in {name.casefold() for name in names}:
-            base_name = f"{base_name} (baseline)"
+    base_name = check_name(baseline_name, "baseline_name") if baseline_name else derived_name(
+        baseline_run.tag, baseline_run.path, 0)
+    names = unique_names(given_names, derived, reserved=[base_name])  # a clash is an error, never a silent rename
     options = dict(cutoffs=ks, gain=gain, missing=missing, no_relevant=no_relevant)
     read = dict(zip(names, loaded)) | {base_name: baseline_run}
     evaluations = {name: evaluate(run, qrels_read, **options) for name, run in read.items()}

@@ -24,7 +24,7 @@ DEFAULT_KS = "1,3,5,10,20,100,1000"
 
 @dataclass(frozen=True)
 class RunInput:
-    """One system under test: its display name ('' = named by its run tag) and its file."""
+    """One system under test: its display name ('' = named by its file name) and its file."""
 
     name: str
     path: Path
@@ -44,7 +44,7 @@ class ReportParameters:
     no_relevant: str
     title: str  # '' = made from the system names
     seed: int
-    baseline_name: str  # '' = the baseline's run tag
+    baseline_name: str  # '' = the baseline's file name
     command: str = ""  # '' = an `ndcg-report build` command made from these parameters
     corpus: Path | None = None  # set when the baseline is a BM25 run built from this corpus
     bm25_settings: str = ""  # how that BM25 run was made (shown in the parameter table)
@@ -113,11 +113,14 @@ def validate_parameters(
         raise ParameterError("topics are required with a corpus: BM25 needs the query text")
     run_inputs = tuple(_run_input(entry, position) for position, entry in enumerate(entries, start=1))
     base_name = check_name(baseline_name, "the baseline name") if baseline_name else ""
-    unique_names([item.name for item in run_inputs], [""] * len(run_inputs), reserved=[base_name] if base_name else [])
     baseline_path = resolve_path(baseline, "baseline", required=False, folder_ok=True)
     paths = [item.path for item in run_inputs] + ([baseline_path] if baseline_path else [])
     roles = [f"run {i}" for i in range(1, len(run_inputs) + 1)] + (["the baseline"] if baseline_path else [])
     check_distinct_paths(paths, roles)
+    shown_base = base_name or (derived_name("", baseline_path, 0) if baseline_path else CORPUS_BASELINE_NAME)
+    unique_names([item.name for item in run_inputs],  # the names the report will show: a clash fails now
+                 [derived_name("", item.path, position) for position, item in enumerate(run_inputs, start=1)],
+                 reserved=[shown_base])
     return ReportParameters(
         runs=run_inputs, qrels=resolve_path(qrels, "qrels", folder_ok=True), baseline=baseline_path,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
