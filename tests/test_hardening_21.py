@@ -387,6 +387,9 @@ def test_17_25_a_stop_signal_during_start_up_is_one_line(tmp_path):
                                "m for m in ('numpy', 'pyarrow', 'pandas') if m in sys.modules))"],
                               capture_output=True, text=True, check=True)
     assert imported.stdout == "[]\n"  # the handlers go in before the heavy imports
+    import ndcg_report
+
+    assert {"evaluate", "read_run", "compare_runs", "InputError"} <= set(dir(ndcg_report))  # the lazy API is listed
     process = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", "eval", QRELS, RUN],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

@@ -34,3 +34,8 @@ def __getattr__(name: str):
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'ndcg_report' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The lazy names too, so tab completion shows the whole API."""
+    return sorted(set(globals()) | set(__all__))
