@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ndcg_report"
 # Lower numbers are lower layers; a module may import its own layer's package and any lower layer.
 # stats and baseline are siblings: neither may import the other.
 LAYERS = {
-    "ndcg_report.errors": 0, "ndcg_report.files": 0, "ndcg_report.version": 0,
+    "ndcg_report.errors": 0, "ndcg_report.files": 0, "ndcg_report.version": 0, "ndcg_report.interrupts": 0,
     "ndcg_report.dask_cluster": 1,  # imported only with --dask (batch and eval)
     "ndcg_report.inputs": 1,
     "ndcg_report.core": 2,

@@ -21,7 +21,6 @@ import pandas as pd
 import pytest
 import yaml
 
-from ndcg_report.report import build as build_module
 from ndcg_report.batch.runner import _failure, fingerprint
 from ndcg_report.batch.config import load_config
 from ndcg_report.errors import ParameterError
@@ -294,9 +293,10 @@ def test_sigterm_stops_the_builds_and_finishes_the_index(first_batch, tmp_path):
             os.killpg(process.pid, signal.SIGKILL)  # what the stopped build may have left running
         except ProcessLookupError:
             pass
-    assert process.returncode == 1
-    assert re.search(r"FAILED good-a in \d+\.\d s: step interrupted: the batch was stopped by signal 15$", stderr, re.M)
-    assert "batch: 0 built, 0 skipped, 1 failed; stopped by signal 15 in" in stderr.splitlines()[-1]
+    assert process.returncode == 143  # 128 + SIGTERM, as a shell reports it; one line after the signal
+    assert "FAILED" not in stderr and re.search(r" start good-a \(1/1\).*\n.* batch: interrupted by SIGTERM after "
+                                                r"\d+\.\d s: 0 built, 0 skipped, 0 failed, 1 stopped, 0 not started; "
+                                                r"index .*index.html\n$", stderr), stderr
     assert (out / "good-a" / "report.html").read_bytes() == before
     assert index_rows((out / "index.html").read_text())["good-a"][1].startswith(
         "interrupted the batch was stopped by signal 15")
@@ -460,18 +460,18 @@ def test_a_report_of_several_runs_keeps_every_system_in_history_and_index(tmp_pa
     summary = json.loads((tmp_path / "out" / "many" / "summary.json").read_text())
     at10 = {name: rows["nDCG@10"] for name, rows in summary["comparisons"].items()}
     above = sum(row["holm_randomization_pvalue"] < 0.05 and row["delta"] > 0 for row in at10.values())
-    assert at10["pyterrier"]["run_mean"] > at10["upside down"]["run_mean"]
-    assert re.search(rf"done many in .*; best of 2: pyterrier; {above} of 2 significantly above the baseline$",
+    assert at10["monot5"]["run_mean"] > at10["upside down"]["run_mean"]  # a run without a name: its file name
+    assert re.search(rf"done many in .*; best of 2: monot5; {above} of 2 significantly above the baseline$",
                      result.stderr, re.M), result.stderr
-    assert [s["name"] for s in summary["systems"]] == ["pyterrier", "upside down", "BM25"]
+    assert [s["name"] for s in summary["systems"]] == ["monot5", "upside down", "BM25"]
     (record,) = read_history(tmp_path / "out", "many")
-    assert [s["name"] for s in record["systems"]] == ["pyterrier", "upside down"]
+    assert [s["name"] for s in record["systems"]] == ["monot5", "upside down"]
     for system in record["systems"]:
         assert system["run_mean"] == summary["comparisons"][system["name"]]["nDCG@10"]["run_mean"]
-    assert record["run_name"] == "pyterrier" and record["n_above"] == above and record["n_systems"] == 2
+    assert record["run_name"] == "monot5" and record["n_above"] == above and record["n_systems"] == 2
     assert set(record["files"]) == {"run 1", "run 2", "baseline", "qrels", "topics"}
     row = index_rows((tmp_path / "out" / "index.html").read_text())["many"]
-    assert row[2].startswith(f"{record['run_mean']:.4f}") and "pyterrier" in row[2] and row[6] == f"{above} of 2"
+    assert row[2].startswith(f"{record['run_mean']:.4f}") and "monot5" in row[2] and row[6] == f"{above} of 2"
 
 
 def test_index_draws_histories_that_mix_one_run_and_many_run_records():
@@ -514,17 +514,21 @@ def test_history_skips_a_torn_line(tmp_path):
 
 @pytest.mark.parametrize("exchange", [True, False])
 def test_publish_swaps_folders_and_never_leaves_out_dir_missing(tmp_path, monkeypatch, exchange):
+    from ndcg_report.report import publish
+
     if not exchange:
-        monkeypatch.setattr(build_module, "_exchange", lambda first, second: False)
+        real_rename = publish._rename
+        monkeypatch.setattr(publish, "_rename", lambda source, target, flags: False if flags == publish._RENAME_EXCHANGE
+                            else real_rename(source, target, flags))
     out, staging = tmp_path / "out", tmp_path / ".out.staging-1-abcdef01"
     out.mkdir()
     (out / "report.html").write_text("old")
+    (out / "summary.json").write_text('{"schema_version": 2, "ndcg_report_version": "0.1.0"}')
     staging.mkdir()
     (staging / "report.html").write_text("new")
-    build_module._publish(staging, out)
-    assert (out / "report.html").read_text() == "new"
-    if exchange and sys.platform.startswith("linux"):
-        assert (staging / "report.html").read_text() == "old"  # the caller removes it
+    assert publish.publish(staging, out) == []
+    assert (out / "report.html").read_text() == "new" and sorted(os.listdir(out)) == ["report.html"]
+    assert not staging.exists()  # the old report's own files removed, and its folder
     assert not list(tmp_path.glob(".out.old-*"))
 
 

@@ -186,6 +186,7 @@ def test_broken_notebook_exits_1_naming_the_cell_and_keeps_the_previous_report(t
     out = tmp_path / "out"
     out.mkdir()
     (out / "report.html").write_text("previous report")
+    (out / "summary.json").write_text('{"schema_version": 2, "ndcg_report_version": "0.1.0"}')  # the tool's mark
     notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
     target = next(i for i, cell in enumerate(notebook.cells) if "comparison_table" in cell.source)
     notebook.cells[target].source = "raise RuntimeError('broken on purpose')\n" + notebook.cells[target].source
@@ -197,7 +198,7 @@ def test_broken_notebook_exits_1_naming_the_cell_and_keeps_the_previous_report(t
     assert f"cell {target} (`raise RuntimeError('broken on purpose')`)" in result.stderr
     assert "RuntimeError: broken on purpose" in result.stderr
     assert result.stderr.count("\n") == 1
-    assert [p.name for p in out.iterdir()] == ["report.html"]
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "summary.json"]
     assert (out / "report.html").read_text() == "previous report"
     assert [p.name for p in tmp_path.iterdir() if ".staging" in p.name] == []
 

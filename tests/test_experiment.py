@@ -5,6 +5,8 @@ input form, naming, and the Jupyter display."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import subprocess
 import sys
@@ -171,22 +173,26 @@ def test_evaluate_takes_paths():
         evaluate(DL19 / "missing.run", QRELS)
 
 
-def test_names_come_from_tags_made_unique_and_repeats_are_refused(tmp_path):
+def test_names_come_from_file_names_and_clashes_are_refused(tmp_path):
     twin = tmp_path / "twin.run"
     twin.write_bytes(RUNS["monoT5"].read_bytes())
     listed = compare_runs([RUNS["monoT5"], twin, RUNS["RRF"]], QRELS, BM25, cutoffs="10", n_resamples=100)
-    assert listed.names == ("pyterrier", "pyterrier-2", "rrf-bm25-monot5") and listed.baseline_name == "Anserini"
+    assert listed.names == ("monot5.dl19", "twin", "rrf.bm25-monot5.dl19")
+    assert listed.baseline_name == "run.msmarco-v1-passage.bm25-default.dl19"
     pairs = compare_runs([("", RUNS["monoT5"]), ("pyterrier", twin), RUNS["RRF"]], QRELS, BM25, cutoffs="10",
                          n_resamples=100)
-    assert pairs.names == ("pyterrier-2", "pyterrier", "rrf-bm25-monot5")  # given names first, tags around them
+    assert pairs.names == ("monot5.dl19", "pyterrier", "rrf.bm25-monot5.dl19")
     with pytest.raises(ParameterError, match="given twice"):
         compare_runs([RUNS["monoT5"], RUNS["monoT5"]], QRELS, BM25, cutoffs="10", n_resamples=100)
     with pytest.raises(ParameterError, match="given twice"):
         compare_runs({"a": BM25}, QRELS, BM25, cutoffs="10", n_resamples=100)
     with pytest.raises(ParameterError, match="like the baseline"):
         compare_runs({"BM25": RUNS["RRF"]}, QRELS, BM25, baseline_name="bm25", cutoffs="10", n_resamples=100)
-    renamed = compare_runs({"Anserini": RUNS["RRF"]}, QRELS, BM25, cutoffs="10", n_resamples=100)
-    assert renamed.baseline_name == "Anserini (baseline)"
+    with pytest.raises(ParameterError, match="like the baseline"):  # never renamed silently
+        compare_runs({"run.msmarco-v1-passage.bm25-default.dl19": RUNS["RRF"]}, QRELS, BM25, cutoffs="10",
+                     n_resamples=100)
+    with pytest.raises(ParameterError, match="would both be named 'twin'"):
+        compare_runs([twin, ("twin", RUNS["RRF"])], QRELS, BM25, cutoffs="10", n_resamples=100)
     with pytest.raises(ParameterError, match="empty"):
         compare_runs({" ": RUNS["RRF"]}, QRELS, BM25, cutoffs="10", n_resamples=100)
 
@@ -212,10 +218,11 @@ def test_bad_tables_are_one_line_parameter_errors():
 def test_jupyter_display_is_the_escaped_leaderboard(tmp_path):
     hostile = "<script>alert(1)<script> & \"q\""  # given names may not hold '/', '=' or a backslash
     tagged = tmp_path / "tagged.txt"
-    tag = "</script><b>x</b>"  # a run tag may: names taken from tags keep them
+    tag = "</script><b>x</b>"  # a run tag may: a run without a file (a table) is named by its tag
     tagged.write_text("".join(" ".join(line.split()[:5] + [tag]) + "\n"
                               for line in (SMALL / "monot5.txt").read_text().splitlines()))
-    shown = compare_runs([(hostile, RUNS["RRF"]), ("", tagged)], QRELS, BM25, cutoffs="10,100",
+    tagged_run = dataclasses.replace(read_run(tagged), path="")
+    shown = compare_runs([(hostile, RUNS["RRF"]), ("", tagged_run)], QRELS, BM25, cutoffs="10,100",
                          n_resamples=200)._repr_html_()
     assert "<script>" not in shown and "</script>" not in shown and "<b>x" not in shown
     assert "&lt;script&gt;alert(1)&lt;script&gt; &amp; &quot;q&quot;" in shown
@@ -284,8 +291,8 @@ def test_a_report_whose_systems_share_no_query_still_writes_its_outputs(tmp_path
     assert content.report_figures(report) == []
     outputs.save_outputs(report, tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["pairwise"]["pvalues"]["pyterrier"]["other"] is None and summary["pairwise"]["n_queries"] == 0
-    assert summary["comparisons"]["pyterrier"]["nDCG@10"]["n"] == 4
+    assert summary["pairwise"]["pvalues"]["a"]["b"] is None and summary["pairwise"]["n_queries"] == 0  # file names
+    assert summary["comparisons"]["a"]["nDCG@10"]["n"] == 4
     with pytest.raises(ParameterError, match="no query is averaged in every system"):
         report.experiment.plot_ecdf()
 
@@ -319,12 +326,12 @@ def test_names_starting_with_an_underscore_stay_in_the_legends():
         assert [t.get_text() for t in legend.get_texts()] == ["_hidden", "shown", "_BM25"], method
 
 
-def test_names_from_tags_are_cleaned_and_shortened_and_given_names_checked(tmp_path):
+def test_names_from_file_names_are_cleaned_and_shortened_and_given_names_checked(tmp_path):
     lines = (SMALL / "monot5.txt").read_text().splitlines()
-    long_tag = tmp_path / "long.txt"
+    long_tag = tmp_path / ("T" * 200 + ".txt")
     long_tag.write_text("".join(" ".join(l.split()[:5] + ["T" * 3000]) + "\n" for l in lines))
-    control = tmp_path / "control.txt"
-    control.write_text("".join(" ".join(l.split()[:5] + ["tag\x01ctl"]) + "\n" for l in lines))
+    control = tmp_path / "tag\x01ctl.run"
+    control.write_text("".join(" ".join(l.split()[:5] + ["tag"]) + "\n" for l in lines))
     experiment = compare_runs([long_tag, control], SMALL / "qrels.txt", SMALL / "bm25.txt", cutoffs="10", n_resamples=100)
     assert experiment.names == ("T" * 79 + "…", "tag\ufffdctl")
     for bad in ("a=b", "bm25/rm3", "x\\y"):

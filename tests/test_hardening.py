@@ -159,7 +159,9 @@ def test_05_build_removes_its_own_stale_staging_and_nothing_else(tmp_path):
     import nbformat
 
     failing = tmp_path / "failing.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("raise SystemExit('stop')")]), failing)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("raise SystemExit('stop')")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, failing)
     result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels",
                  SMALL / "qrels.txt", "-k", "10", "--notebook", failing, "--out", tmp_path / "out")
     assert result.returncode == 1 and "step papermill failed" in result.stderr, result.stderr

@@ -1,12 +1,14 @@
 """ndcg-report: exact, fast NDCG@k (and trec_eval's other measures) of TREC runs, compared against a BM25 baseline."""
 
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.core.measures import Measure
-from ndcg_report.core.metrics import Evaluation, QueryCounts, evaluate, parse_cutoffs
-from ndcg_report.inputs.trec import read_qrels, read_run, read_topics
 from ndcg_report.version import __version__
 
-_LAZY = {"compare_runs": "ndcg_report.report.experiment", "Experiment": "ndcg_report.report.experiment"}
+# Imported on first use: `ndcg-report` must be able to handle Ctrl-C before numpy and pyarrow load.
+_LAZY = {"compare_runs": "ndcg_report.report.experiment", "Experiment": "ndcg_report.report.experiment",
+         "Evaluation": "ndcg_report.core.metrics", "QueryCounts": "ndcg_report.core.metrics",
+         "evaluate": "ndcg_report.core.metrics", "parse_cutoffs": "ndcg_report.core.metrics",
+         "read_qrels": "ndcg_report.inputs.trec", "read_run": "ndcg_report.inputs.trec",
+         "read_topics": "ndcg_report.inputs.trec", "Measure": "ndcg_report.core.measures"}
 
 __all__ = [
     "Evaluation",
@@ -26,10 +28,15 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """compare_runs and Experiment need pandas, scipy and matplotlib: imported on first use, so
-    `ndcg-report eval` does not pay for them."""
+    """The API is imported on first use (compare_runs and Experiment need pandas, scipy and
+    matplotlib), so `ndcg-report eval` does not pay for them."""
     if name in _LAZY:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'ndcg_report' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The lazy names too, so tab completion shows the whole API."""
+    return sorted(set(globals()) | set(__all__))

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import signal
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import BuildError, InputError, ParameterError
+from ndcg_report.interrupts import exit_code, install as install_stop_signals, restore as restore_signals
+from ndcg_report.interrupts import signal_name, signal_of
 
 if TYPE_CHECKING:
     from ndcg_report.core.metrics import Evaluation
@@ -19,7 +21,6 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 MAX_MESSAGE = 1000  # characters of an error line: a message built from hostile input stays readable
 
 
@@ -28,7 +29,7 @@ EXIT_CODES = """exit codes:
   1    a step failed (a notebook cell, nbval, a timeout, writing an output); the previous report stays
   2    bad input or usage: one line naming the file, the line and the fix; nothing written
   3    batch only: another batch holds the output root
-  130  interrupted (Ctrl-C); staging removed"""
+  130  interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP): one line, staging removed"""
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -52,7 +53,22 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_BAD_INPUT, _one_line(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
+
+    def _print_message(self, message: str, file: object = None) -> None:
+        """Write and flush (argparse swallows a failed write: --help to a full disk would exit 0)."""
+        if not message:
+            return
+        stream = file or sys.stderr
+        try:
+            stream.write(message)  # type: ignore[union-attr]
+            stream.flush()  # type: ignore[union-attr]
+        except (OSError, ValueError, AttributeError) as exc:
+            if stream is not sys.stdout:
+                return
+            _silence_stdout()
+            _error(f"cannot write the output ({getattr(exc, 'strerror', None) or exc})")
+            sys.exit(EXIT_FAILED)
 
 
 def _add_metric_options(parser: argparse.ArgumentParser, report: bool = False) -> None:
@@ -135,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="build the HTML report of one or more runs against a baseline")
     build.add_argument("--run", required=True, action="append", metavar="[NAME=]PATH",
                        help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is "
-                            "named by its run tag (made unique)")
+                            "named by its file name without .gz, .txt, .run, ... (two runs with one name: exit 2)")
     build.add_argument("--qrels", required=True, help="the qrels")
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--baseline", default="", help="the baseline run (e.g. Anserini BM25)")
@@ -152,13 +168,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bm25_options(build, corpus_only=True)
     _add_metric_options(build, report=True)
     build.add_argument("--name", default="", help="report title (default: made from the system names)")
-    build.add_argument("--run-name", default="", help="display name of the one run (default: its run tag); "
+    build.add_argument("--run-name", default="", help="display name of the one run (default: its file name); "
                                                       "with several runs, use --run NAME=PATH")
-    build.add_argument("--baseline-name", default="", help="display name of the baseline (default: its run tag)")
+    build.add_argument("--baseline-name", default="", help="display name of the baseline (default: its file name; "
+                                                           "BM25 with --corpus)")
     build.add_argument("--seed", type=int, default=42, help="seed of the bootstrap and randomization tests")
     build.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
     build.add_argument("--notebook", default="", help="a customised copy of the report notebook")
-    build.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
+    build.add_argument("--out", required=True, help="output folder: absent, empty or an earlier report's; its report "
+                                                     "files are replaced when the build succeeds, anything else kept")
 
     bm25 = commands.add_parser("bm25", help="build a BM25 run from a corpus and topics (the baseline alone)")
     bm25.add_argument("--corpus", required=True, help="JSON-lines corpus, one {_id, title, text} per line")
@@ -197,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _bm25_settings(args: argparse.Namespace) -> dict:
     """k1, b and top_k from the command line, Anserini's defaults where not given."""
+    from ndcg_report.baseline.settings import BM25_DEFAULTS
+
     given = {"k1": args.k1, "b": args.b, "top_k": args.top_k}
     return {name: BM25_DEFAULTS[name] if value is None else value for name, value in given.items()}
 
@@ -209,12 +229,13 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
     from pathlib import Path
 
     from ndcg_report.inputs.trec import read_topics
-    from ndcg_report.report.build import build_report, check_out_dir, check_timeout, input_paths
+    from ndcg_report.report.build import build_report, check_notebook, check_out_dir, check_timeout, input_paths
     from ndcg_report.report.loading import load_run_and_qrels
     from ndcg_report.report.corpus_baseline import with_bm25_baseline
     from ndcg_report.report.demos import DEMOS
     from ndcg_report.report.parameters import demo_values, validate_parameters
     from ndcg_report.report.systems import check_name, split_run_option
+    from ndcg_report.baseline.settings import BM25_DEFAULTS
 
     command = shlex.join(["ndcg-report", *argv])
     bm25 = dict(BM25_DEFAULTS)
@@ -250,14 +271,16 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
     check_timeout(args.timeout)
     params = validate_parameters(**values)
     notebook = getattr(args, "notebook", "")
-    if notebook and not Path(notebook).is_file():
-        raise InputError(notebook, None, "no such notebook", "check the --notebook path")
+    if notebook:
+        check_notebook(Path(notebook))
     check_out_dir(Path(out).resolve(), [*input_paths(params), *([Path(notebook)] if notebook else [])])
     if params.baseline is None:  # check run, qrels and topics before a long BM25 build
         load_run_and_qrels(params)
         read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=_log)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None)
+    for note in result.notes:
+        _log(f"ndcg-report: note: {note}")
     return f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"
 
 
@@ -266,11 +289,14 @@ def run_bm25(args: argparse.Namespace) -> str:
     from pathlib import Path
 
     from ndcg_report.baseline.cache import cached_bm25_run
-    from ndcg_report.files import copy_file_atomic, folder_problem
+    from ndcg_report.files import copy_file_atomic, folder_problem, overwritten_input
 
     out = Path(args.out)
     if out.is_dir():
         raise ParameterError(f"--out {out} is a folder; give the path of the run file to write")
+    clash = overwritten_input(out, [Path(args.corpus), Path(args.topics)], folder=False)
+    if clash is not None:
+        raise ParameterError(f"--out {out} is the input {clash}, which would be replaced; write the run to another file")
     problem = folder_problem(out.parent)
     if problem:
         raise ParameterError(f"--out {out}: its folder {problem}")
@@ -280,11 +306,6 @@ def run_bm25(args: argparse.Namespace) -> str:
     )
     copy_file_atomic(run_path, out)
     return f"wrote {out}\n"
-
-
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    """SIGTERM during a build: raise, so the running papermill/nbval child is killed and staging removed."""
-    raise BuildError("stopped by SIGTERM; the previous report in --out is left as it was")
 
 
 def _log(message: str) -> None:
@@ -422,6 +443,20 @@ def _streams(args: argparse.Namespace) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: exit 0, 1, 2, 3 (batch) or 128 + a stop signal; one line on error, never a traceback."""
+    replaced = install_stop_signals()  # first: Ctrl-C, SIGTERM and SIGHUP stop every command alike, from the start
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as exc:  # interrupts.Interrupted for SIGTERM and SIGHUP; anywhere, output included
+        signum = signal_of(exc)
+        _silence_stdout()  # what is left in the buffer must not block the exit on a full pipe
+        _error("interrupted" + ("" if signum == signal.SIGINT else f" by {signal_name(signum)}"), prefix="ndcg-report: ")
+        return exit_code(signum)
+    finally:
+        restore_signals(replaced)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     import time
 
     started = time.monotonic()
@@ -438,26 +473,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "bm25":
             output = run_bm25(args)
         else:
-            import signal
-
             from ndcg_report.report.supervisor import die_with_supervisor
 
-            signal.signal(signal.SIGTERM, _stop_on_sigterm)
             die_with_supervisor()
             output = run_build(args, argv, started)
+        return _write(output)
     except (InputError, ParameterError) as exc:
         _error(str(exc))
         return EXIT_BAD_INPUT
     except BuildError as exc:
         _error(str(exc))
         return EXIT_FAILED
-    except KeyboardInterrupt:
-        _error("interrupted", prefix="ndcg-report: ")
-        return EXIT_INTERRUPTED
     except OSError as exc:  # reading inputs raises InputError: what is left is writing an output
         _error(f"cannot write {exc.filename or 'the output'} ({exc.strerror or exc}); check the disk and the permissions")
         return EXIT_FAILED
-    return _write(output)
+    except MemoryError:
+        _error("out of memory")
+        return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001 - never a traceback: one line naming what broke
+        _error(f"internal error ({type(exc).__name__}: {exc}); please report it with the command that caused it")
+        return EXIT_FAILED
 
 
 def _write(output: str | Iterable[bytes | memoryview]) -> int:
@@ -496,13 +531,16 @@ def _silence_stdout() -> None:
         pass
 
 
+def _one_line(message: str) -> str:
+    """message on one line, cut at MAX_MESSAGE characters."""
+    text = " ".join(str(message).splitlines())
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
 def _error(message: str, prefix: str = "ndcg-report: error: ") -> None:
     """One line on standard error, cut at MAX_MESSAGE characters (quietly nothing if stderr is closed too)."""
-    text = " ".join(str(message).splitlines())
-    if len(text) > MAX_MESSAGE:
-        text = text[: MAX_MESSAGE - 1] + "…"
     try:
-        print(f"{prefix}{text}", file=sys.stderr, flush=True)
+        print(_one_line(f"{prefix}{message}"), file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):
         pass
 

@@ -7,6 +7,7 @@ ParameterError (one line, exit 2) before anything is built or read by a worker.
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import CancelledError
 
 from distributed import Client, KilledWorker
@@ -29,12 +30,37 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Client:
         get_address_host_port(address)  # Client() itself would leave a half-made client behind
     except ValueError as exc:
         raise ParameterError(f"--dask {address!r} is not a scheduler address ({exc}); {fix}") from None
+    quiet_dask_logging()
     try:
-        return Client(address, timeout=timeout, set_as_default=False)
+        return _Client(address, timeout=timeout, set_as_default=False)
     except (OSError, ValueError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise ParameterError(f"--dask {address}: no Dask scheduler answered within {timeout:g} s ({reason}); "
                              f"{fix}") from None
+    except Exception as exc:  # noqa: BLE001 - e.g. TypeError for tls:// without TLS settings
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise ParameterError(f"--dask {address}: cannot connect ({type(exc).__name__}: {reason}); {fix}") from None
+
+
+class _Client(Client):
+    """A Client that, if it could not connect, does not try to close itself when collected (that
+    waits 20 s for a connection that never was, then prints a traceback)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self._never_connected = True
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._never_connected = False
+
+    def __del__(self) -> None:
+        if not getattr(self, "_never_connected", False):
+            super().__del__()
+
+
+def quiet_dask_logging() -> None:
+    """Silence Dask's own log records (tracebacks of a lost scheduler, reconnection attempts) for the
+    command line, which says what went wrong in one line of its own."""
+    for name in ["distributed", "tornado", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def worker_threads(client: Client) -> int:

@@ -90,6 +90,28 @@ def copy_file_atomic(source: Path, target: Path) -> Path:
     return target
 
 
+def overwritten_input(output: Path, inputs: Iterable[Path], folder: bool = False) -> Path | None:
+    """The first input that writing output would replace: the same file (by its path, through a link
+    or as a second hard link), or, with folder=True (output is a folder to be replaced), one inside it."""
+    real_out = Path(os.path.realpath(output))
+    try:
+        status = os.stat(output)
+        identity: tuple[int, int] | None = (status.st_dev, status.st_ino)
+    except (OSError, ValueError):
+        identity = None
+    for path in inputs:
+        real = Path(os.path.realpath(path))
+        if real == real_out or (folder and real_out in real.parents):
+            return Path(path)
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if identity == (status.st_dev, status.st_ino):
+            return Path(path)
+    return None
+
+
 def folder_problem(folder: Path) -> str | None:
     """Create folder if needed; None if it is a writable folder, else what is wrong with it."""
     try:
@@ -136,19 +158,47 @@ def new_owned_folder(parent: Path, prefix: str) -> Path:
     return folder
 
 
-def mark_owned(folder: Path) -> None:
-    (folder / OWNED_MARKER).write_text(f"made by ndcg-report, process {os.getpid()}\n", encoding="utf-8")
+_ONLY = "owns only: "  # a marker line listing the only entries of its folder that are the tool's
 
 
-def remove_owned_folder(folder: Path, attempts: int = 5) -> bool:
+def mark_owned(folder: Path, only: Iterable[str] | None = None) -> None:
+    """Put OWNED_MARKER in folder: everything in it is the tool's, or with `only`, just those entries
+    (a report folder taken over to be retired may hold a user's files too)."""
+    text = f"made by ndcg-report, process {os.getpid()}\n"
+    if only is not None:
+        text += _ONLY + "/".join(sorted(only)) + "\n"
+    (folder / OWNED_MARKER).write_text(text, encoding="utf-8")
+
+
+def owned_entries(folder: Path) -> frozenset[str] | None:
+    """The entries of a marked folder that are the tool's: None if all of them are."""
+    try:
+        text = (folder / OWNED_MARKER).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(_ONLY):
+            return frozenset(name for name in line[len(_ONLY):].split("/") if name)
+    return None
+
+
+def remove_owned_folder(folder: Path, attempts: int = 5, home: Path | None = None) -> bool:
     """Remove a folder this tool made, its marker last: if a process still writing into it (a dying
-    kernel) keeps it alive, the marker stays and a later clean-up can still tell it for ours.
-    Retries a few times, 0.2 s apart; True if it is gone."""
+    kernel) keeps it alive, the marker stays and a later clean-up can still tell it for ours. If its
+    marker lists the only entries that are the tool's, only those go; the others are moved into home
+    (if given and free there) or left, with the folder. Retries a few times, 0.2 s apart; True if gone."""
+    only = owned_entries(folder)
     for attempt in range(attempts):
         for entry in list(folder.iterdir()) if folder.is_dir() else ():
             if entry.name == OWNED_MARKER:
                 continue
-            if entry.is_dir() and not entry.is_symlink():
+            if only is not None and (entry.name not in only or (entry.is_dir() and not entry.is_symlink())):
+                if home is not None and home.is_dir() and not os.path.lexists(home / entry.name):
+                    try:
+                        entry.rename(home / entry.name)
+                    except OSError:
+                        pass
+            elif entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
             else:
                 entry.unlink(missing_ok=True)
@@ -161,8 +211,16 @@ def remove_owned_folder(folder: Path, attempts: int = 5) -> bool:
             return True
         except OSError:
             pass
+        if only is not None:
+            return False  # a user's entry stays: waiting will not make it go
         time.sleep(0.2)
     return not folder.exists()
+
+
+def owned_folder_home(folder: Path) -> Path | None:
+    """PARENT/NAME for a working folder `PARENT/.NAME.staging-PID-X` (or `.old-`): the folder it was made for."""
+    match = _OWNED_FOLDER.match(folder.name)
+    return folder.parent / match["name"] if match else None
 
 
 def stale_owned_folders(parent: Path, name: str | None = None) -> list[Path]:

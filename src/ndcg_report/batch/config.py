@@ -25,7 +25,7 @@ from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICI
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 from ndcg_report.report.build import MAX_TIMEOUT
 from ndcg_report.report.parameters import PACKAGE_PREFIX
-from ndcg_report.report.systems import check_name
+from ndcg_report.report.systems import check_name, control_character
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
 FILE_KEYS = ("qrels", "baseline", "corpus", "topics")  # the inputs besides the runs
@@ -71,7 +71,7 @@ class InputFile:
 
     role: str  # run (`run 1`, `run 2`, ... with several), qrels, baseline, corpus or topics
     path: Path  # absolute; may not exist (checked when the report builds)
-    name: str = ""  # a run's display name ('' = its run tag)
+    name: str = ""  # a run's display name ('' = its file name)
 
 
 @dataclass(frozen=True)
@@ -273,8 +273,9 @@ def _option(key: str, value: object, where: str) -> Any:
     if key in ("title", "run_name", "baseline_name"):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise ParameterError(f"{where}: {_shown(value)} must be text")
-        if any(ord(char) < 32 and char != "\t" or ord(char) == 127 for char in str(value)):
-            raise ParameterError(f"{where}: {_shown(value)} holds a control character (a NUL, a line end); use plain text")
+        control = control_character(str(value), allowed="\t")
+        if control:
+            raise ParameterError(f"{where}: {_shown(value)} holds a control character ({control}); use plain text")
         return str(value)
     if key == "timeout":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIMEOUT:
@@ -338,6 +339,9 @@ def _text(value: object, where: str, path: bool = False) -> str:
         raise ParameterError(f"{where}: {_shown(value)} must be {kind} (a non-empty string)")
     if "\x00" in value:
         raise ParameterError(f"{where}: {_shown(value)} holds a NUL character; remove it")
+    control = control_character(value)
+    if control:
+        raise ParameterError(f"{where}: {_shown(value)} holds a control character ({control}); remove it")
     return value
 
 
@@ -355,9 +359,25 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     return f"line {mark.line + 1}: {problem}" if mark is not None else problem
 
 
+MAX_DEPTH = 50  # nested lists and mappings; a config needs five
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """yaml.SafeLoader that rejects a key repeated in one mapping (PyYAML keeps the last silently) and
-    a document whose aliases expand past MAX_EXPANDED_NODES ("billion laughs"); merge keys (`<<`) work."""
+    """yaml.SafeLoader that rejects a key repeated in one mapping (PyYAML keeps the last silently),
+    also inside a merged mapping, two merge keys in one mapping, nesting past MAX_DEPTH and a
+    document whose aliases expand past MAX_EXPANDED_NODES ("billion laughs"); merge keys (`<<`) work."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"lists and mappings nested more than {MAX_DEPTH} deep",
+                                                  self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def compose_document(self):  # type: ignore[override]
         document = super().compose_document()
@@ -366,6 +386,18 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return document
 
     def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        merges = [value for key_node, value in node.value if key_node.tag == "tag:yaml.org,2002:merge"]
+        if len(merges) > 1:
+            raise yaml.constructor.ConstructorError(
+                None, None, "two merge keys ('<<') in one mapping; merge several as `<<: [*a, *b]`", node.start_mark)
+        for merged in merges:  # PyYAML flattens these without constructing them: check their keys here
+            for part in merged.value if isinstance(merged, yaml.SequenceNode) else [merged]:
+                if isinstance(part, yaml.MappingNode):
+                    self._check_unique_keys(part, deep)
+        self._check_unique_keys(node, deep)
+        return super().construct_mapping(node, deep=deep)
+
+    def _check_unique_keys(self, node, deep: bool) -> None:
         seen = set()
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
@@ -382,7 +414,6 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                     None, None, f"key {_shown(key)} appears twice in one mapping", key_node.start_mark
                 )
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
 
 
 MAX_EXPANDED_NODES = 100_000  # a config written out has some hundreds

@@ -28,6 +28,7 @@ from pathlib import Path
 from distributed import Client, get_worker
 
 from ndcg_report.batch.builds import BuildJob, BuildRun
+from ndcg_report.batch.history import is_attempt_marker
 from ndcg_report.dask_cluster import LOST, lost_message
 from ndcg_report.report.supervisor import (
     BATCH_ATTEMPT_ENV, BATCH_LOCK_ENV, BATCH_TOKEN_ENV, SUPERVISOR_ENV, attempt_problem, batch_problem,
@@ -55,7 +56,8 @@ class DaskBuilds:
         except LOST as exc:
             return BuildRun(1, "", f"ndcg-report: error: step worker failed: {lost_message(exc)}\n")
         finally:
-            job.attempt.unlink(missing_ok=True)  # the batch no longer waits: a build still running cannot publish
+            if is_attempt_marker(job.attempt):  # the batch no longer waits: a build still running cannot publish
+                job.attempt.unlink(missing_ok=True)
             future.release()
         return BuildRun(returncode, stdout, stderr, where)
 
@@ -121,6 +123,9 @@ def _claim(attempt: Path, token: str, here: str) -> dict | None:
                     earlier = {}
                 if isinstance(earlier, dict) and earlier.get("token") == token:
                     return earlier
+                if not is_attempt_marker(attempt):  # a file the tool did not write: never replaced
+                    raise FileExistsError(17, "it exists and is not an attempt marker of ndcg-report; move it",
+                                          str(attempt))
                 attempt.unlink(missing_ok=True)  # left by another batch
         return {"worker": "another attempt", "started": "?"}
     finally:

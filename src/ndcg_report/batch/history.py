@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from ndcg_report.files import write_text_atomic
@@ -58,21 +60,89 @@ def append_history(root: Path, name: str, record: dict) -> None:
 
 
 def read_history(root: Path, name: str) -> list[dict]:
-    """The history records of a report, oldest first; unreadable lines (a torn last line) are skipped."""
-    path = history_file(root, name)
+    """The history records of a report, oldest first; unreadable lines (a torn last line) and records
+    of the wrong shape are skipped (history_problems names them)."""
+    return [record for record, problem in _history_lines(root, name) if problem is None]
+
+
+def history_problems(root: Path, name: str) -> list[str]:
+    """'line N: what is wrong' for each history line read_history skips (a torn last line is not named)."""
+    lines = list(_history_lines(root, name))
+    return [f"line {number}: {problem}" for number, (record, problem) in enumerate(lines, start=1)
+            if problem is not None and not (problem == _TORN and number == len(lines))]
+
+
+_TORN = "not a JSON object"
+_TEXT_KEYS = ("fingerprint", "version", "run_name", "baseline_name")
+_NUMBER_KEYS = ("duration_s", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
+                "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
+_COUNT_KEYS = ("n", "n_systems", "n_above", "warnings")
+
+
+def record_problem(record: object) -> str | None:
+    """What keeps a history record from being shown (None if nothing): every field the index and
+    the batch read must have its type (numbers may be null)."""
+    if not isinstance(record, dict):
+        return _TORN
+    if not isinstance(record.get("time"), str):
+        return "'time' is not text"
+    for key in _TEXT_KEYS:
+        if key in record and not isinstance(record[key], str):
+            return f"{key!r} is not text"
+    for key in _NUMBER_KEYS:
+        if not _number_or_null(record.get(key)):
+            return f"{key!r} is not a number"
+    for key in _COUNT_KEYS:
+        value = record.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            return f"{key!r} is not a whole number"
+    if "k" in record and (isinstance(record["k"], bool) or not isinstance(record["k"], (str, int))):
+        return "'k' is not a cut-off"
+    files = record.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(item, dict) for item in files.values()):
+        return "'files' is not a mapping of roles to files"
+    systems = record.get("systems", [])
+    if not isinstance(systems, list):
+        return "'systems' is not a list"
+    for system in systems:
+        if not isinstance(system, dict) or not isinstance(system.get("name"), str):
+            return "a system in 'systems' has no name"
+        if not all(_number_or_null(system.get(key)) for key in _NUMBER_KEYS):
+            return f"system {system['name']!r} has a value that is not a number"
+    return None
+
+
+def _number_or_null(value: object) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def _history_lines(root: Path, name: str) -> Iterator[tuple[object, str | None]]:
+    """(record, problem) per line of a report's history file."""
     try:
-        raw = path.read_bytes()
+        raw = history_file(root, name).read_bytes()
     except FileNotFoundError:
-        return []
-    records = []
+        return
     for line in raw.splitlines():
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
+            yield None, _TORN
             continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records
+        yield record, record_problem(record)
+
+
+def is_attempt_marker(path: Path) -> bool:
+    """Whether path is an attempt marker this tool wrote (batch/dask_builds.py): a small JSON object
+    with the batch's token (32 hex digits), the worker and the start time, and nothing else."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 65536:
+            return False
+        record = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return (isinstance(record, dict) and set(record) == {"token", "worker", "started"}
+            and isinstance(record["token"], str) and re.fullmatch(r"[0-9a-f]{32}", record["token"]) is not None
+            and isinstance(record["worker"], str) and isinstance(record["started"], str))
 
 
 def write_status(root: Path, name: str, status: dict) -> None:

@@ -11,51 +11,43 @@ the batch, or with `--dask` DaskBuilds, a task on a Dask cluster's worker (batch
 
 from __future__ import annotations
 
-import datetime as dt
-import fcntl
-import hashlib
 import json
 import os
-import re
 import shlex
 import signal
-import socket
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ndcg_report.version import __version__
-from ndcg_report.batch.config import BM25_KEYS, BatchConfig, ReportConfig
+from ndcg_report.batch.config import BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.batch.history import (
-    append_history, attempt_file, history_dir, log_file, read_batch_state, read_history, read_status, write_batch_state,
+    append_history, attempt_file, log_file, read_batch_state, read_history, read_status, write_batch_state,
     write_status,
 )
-from ndcg_report.files import (
-    folder_problem, path_sha256, remove_owned_folder, stale_owned_folders, stale_temporaries, write_text_atomic,
+from ndcg_report.batch.reports import (  # noqa: F401 (re-exported)
+    _failure, _reason, _short, build_command, fingerprint, headline,
 )
+from ndcg_report.batch.leftovers import check_index_owner, clean_stale_folders, history_lines_skipped, mark_interrupted
+from ndcg_report.batch.lock import LOCK_NAME, BatchBusy, HeldLock, batch_lock, utc_now  # noqa: F401 (re-exported)
+from ndcg_report.files import folder_problem, write_text_atomic
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
-from ndcg_report.batch.index_page import INDEX_GENERATOR, ReportState, format_number, format_p, format_signed, write_index
-from ndcg_report.report.parameters import resolve_path
+from ndcg_report.batch.index_page import ReportState, format_number, format_p, format_signed, write_index
+from ndcg_report.interrupts import STOP_SIGNALS, exit_code, signal_name
 from ndcg_report.report.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
 
 if TYPE_CHECKING:
     from distributed import Client
 
-LOCK_NAME = ".batch.lock"
 EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
 Log = Callable[[str], None]
-
-
-class BatchBusy(Exception):
-    """Another batch holds the lock of this output root."""
 
 
 @dataclass(frozen=True)
@@ -73,21 +65,22 @@ class BatchResult:
     outcomes: tuple[Outcome, ...]
     seconds: float
     index: Path
-    interrupted: bool = False  # stopped by SIGTERM/SIGINT
+    stopped_by: int = 0  # the signal (SIGINT, SIGTERM, SIGHUP) that stopped the batch, if any
     index_ok: bool = True  # index.html was written every time
 
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.stopped_by)
 
     def count(self, status: str) -> int:
         return sum(outcome.status == status for outcome in self.outcomes)
 
     @property
     def exit_code(self) -> int:
-        ok = self.count("failed") == 0 and not self.interrupted and self.index_ok
-        return EXIT_OK if ok else EXIT_FAILED
-
-
-def utc_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        """128 + the signal if stopped by one (130 for Ctrl-C), else 0 if all went well, else 1."""
+        if self.stopped_by:
+            return exit_code(self.stopped_by)
+        return EXIT_OK if self.count("failed") == 0 and self.index_ok else EXIT_FAILED
 
 
 def make_logger(stream=None) -> Log:
@@ -99,175 +92,6 @@ def make_logger(stream=None) -> Log:
             print(f"{utc_now()} {message}", file=stream or sys.stderr, flush=True)
 
     return log
-
-
-# --- fingerprint -------------------------------------------------------------------------------
-
-
-def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
-    """(sha256 over the input files' sha256, the options and the ndcg-report version; per-file record).
-
-    Raises InputError for a missing input file. BM25 options count only for a corpus baseline.
-    """
-    files = {}
-    for item in report.inputs:
-        path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics"))
-        files[item.role] = {"path": str(path), "sha256": path_sha256(path)}
-    options = asdict(report.options)
-    if not report.uses_corpus:
-        for key in BM25_KEYS:
-            options.pop(key)
-    material = {"files": {role: record["sha256"] for role, record in files.items()}, "options": options,
-                "version": __version__}
-    digest = hashlib.sha256(json.dumps(material, sort_keys=True).encode("utf-8")).hexdigest()
-    return digest, files
-
-
-# --- the lock ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HeldLock:
-    """ROOT/.batch.lock while this batch holds it: the path, this batch's token (written in the lock,
-    so a build anywhere on the shared filesystem can tell this batch runs), the open descriptor."""
-
-    path: Path
-    token: str
-    fd: int
-    holder: dict
-
-    def mark_stopping(self, signum: int) -> None:
-        """Write into the lock that this batch was asked to stop: builds that read it stop too."""
-        os.pwrite(self.fd, (json.dumps({**self.holder, "stopping": signum}) + "\n").encode("utf-8"), 0)
-
-
-_LOCK_TRIES = 5  # a build probing the lock holds it shared for microseconds: try again before saying busy
-
-
-@contextmanager
-def batch_lock(root: Path, config_path: Path) -> Iterator[HeldLock]:
-    """Hold an exclusive flock on ROOT/.batch.lock (released by the kernel if this process dies)."""
-    root.mkdir(parents=True, exist_ok=True)
-    path = root / LOCK_NAME
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        owner = ""
-        try:
-            import pwd
-
-            owner = f" (it belongs to {pwd.getpwuid(path.stat().st_uid).pw_name})"
-        except (OSError, KeyError, ImportError):
-            pass
-        raise ParameterError(f"cannot open the lock {path}{owner}: {exc.strerror}; run the batch as the user who "
-                             "owns the output root, or give another output") from None
-    try:
-        for attempt in range(_LOCK_TRIES):
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if attempt == _LOCK_TRIES - 1:
-                    holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
-                    raise BatchBusy(f"another batch is running on {root} ({_describe_holder(holder)}); "
-                                    f"this one stops without building (lock {path})") from None
-                time.sleep(0.02)
-        os.ftruncate(fd, 0)
-        holder = {"pid": os.getpid(), "started": utc_now(), "host": socket.gethostname(), "config": str(config_path),
-                  "token": uuid.uuid4().hex}
-        os.pwrite(fd, (json.dumps(holder) + "\n").encode("utf-8"), 0)
-        yield HeldLock(path, holder["token"], fd, holder)
-    finally:
-        os.close(fd)
-
-
-def _describe_holder(text: str) -> str:
-    try:
-        holder = json.loads(text)
-        return f"pid {holder['pid']} on {holder['host']}, started {holder['started']}, config {holder['config']}"
-    except (ValueError, KeyError, TypeError):
-        return "holder unknown"
-
-
-def clean_stale_folders(root: Path) -> list[Path]:
-    """Remove what killed processes of this tool left in ROOT, and nothing else: working folders that
-    hold its marker and whose process is gone, its own temp files (named after the files it writes
-    atomically, with a dead writer's pid) and the attempt markers of a killed batch's Dask tasks."""
-    removed = []
-    for entry in stale_owned_folders(root):
-        remove_owned_folder(entry)
-        removed.append(entry)
-    temporaries = stale_temporaries(history_dir(root), ["*.status.json", "*.log", "*.attempt.json"])
-    for entry in stale_temporaries(root, ["index.html"]) + temporaries:
-        entry.unlink(missing_ok=True)
-        removed.append(entry)
-    for entry in sorted(history_dir(root).glob("*.attempt.json")):  # Dask task markers of an earlier batch
-        entry.unlink(missing_ok=True)
-        removed.append(entry)
-    return removed
-
-
-def check_index_owner(root: Path) -> None:
-    """ParameterError if ROOT/index.html exists and this tool did not write it (it would be replaced)."""
-    index = root / "index.html"
-    if index.is_symlink() or (index.exists() and not index.is_file()):
-        raise ParameterError(f"{index} is not a file the batch wrote; move it, or give another output root")
-    if index.is_file():
-        with open(index, "rb") as handle:
-            head = handle.read(4096)
-        if INDEX_GENERATOR.encode() not in head and b"<h2>NDCG across builds</h2>" not in index.read_bytes()[-65536:]:
-            raise ParameterError(f"{index} was not written by ndcg-report and would be replaced; move it, or give "
-                                 "another output root")
-
-
-# --- one report --------------------------------------------------------------------------------
-
-
-def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> list[str]:
-    """The `ndcg-report build` command of a report (`--flag=value`, so no value is read as a flag)."""
-    o = report.options
-    command = [sys.executable, "-m", "ndcg_report.cli", "build"]
-    command += [f"--run={item.name}={item.path}" if item.name else f"--run={item.path}" for item in report.runs]
-    command += [f"--{item.role}={item.path}" for item in report.inputs if not item.role.startswith("run")]
-    command += [f"--{flag}={value}" for flag, value in (("preset", o.preset), ("measure", o.measures),
-                                                         ("cutoffs", o.cutoffs), ("rel-level", o.rel_level),
-                                                         ("headline", o.headline)) if value]
-    command += ["--judged-only"] if o.judged_only else []
-    command += [f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
-                f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
-    if o.run_name:
-        command.append(f"--run-name={o.run_name}")
-    if o.baseline_name:
-        command.append(f"--baseline-name={o.baseline_name}")
-    if report.uses_corpus:
-        command += [f"--k1={o.k1!r}", f"--b={o.b!r}", f"--top-k={o.top_k}"]
-        if cache_dir is not None:
-            command.append(f"--cache-dir={cache_dir}")
-    command.append(f"--out={out}")
-    return command
-
-
-def headline(summary: dict) -> dict:
-    """The numbers the index and history keep, from a report's summary.json, on its headline measure:
-    every system's value and comparison, and the best system's at the top level."""
-    k = summary["parameters"]["headline"]
-    keys = ("n", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
-            "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
-    alpha = summary["parameters"].get("alpha", 0.05)
-    systems = []
-    for name, rows in summary["comparisons"].items():
-        row = rows[k]
-        p = row.get("holm_randomization_pvalue")
-        above = isinstance(p, (int, float)) and p < alpha and (row.get("delta") or 0) > 0
-        systems.append({"name": name, **{key: row.get(key) for key in keys if key not in ("n", "baseline_mean")},
-                        "significantly_above": above})
-    best = max(systems, key=lambda system: (system["run_mean"] if system["run_mean"] is not None else -1.0))
-    best_row = summary["comparisons"][best["name"]][k]
-    record = {key: best_row.get(key) for key in keys}
-    record.update(measure=k, run_name=best["name"], baseline_name=summary["baseline"], systems=systems,
-                  n_systems=len(systems), n_above=sum(system["significantly_above"] for system in systems),
-                  warnings=len(summary.get("warnings", [])))
-    return record
 
 
 class Batch:
@@ -345,7 +169,8 @@ class Batch:
         finished = utc_now()
         write_status(self.root, report.name, {"status": "failed", "time": finished, "step": step, "message": message,
                                               "fingerprint": digest, "seconds": round(seconds, 1)})
-        self.log(f"FAILED {report.name} in {seconds:.1f} s: step {step}: {message}")
+        if not (step == "interrupted" and self.builds.stopping):  # a stopped batch says so once, at its end
+            self.log(f"FAILED {report.name} in {seconds:.1f} s: step {step}: {message}")
         return Outcome(report.name, "failed", step=step, message=message, seconds=seconds, finished=finished)
 
     def states(self, outcomes: dict[str, Outcome]) -> list[ReportState]:
@@ -394,7 +219,7 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
             log(batch.builds.description)
         for stale in clean_stale_folders(config.output):
             log(f"removed {stale.name}: left by a build that did not finish")
-        for line in mark_interrupted(config):
+        for line in mark_interrupted(config) + history_lines_skipped(config):
             log(line)
         write_batch_state(config.output, {"pid": os.getpid(), "started": started_at, "config": str(config.path),
                                           "state": "running"})
@@ -427,40 +252,28 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
                         outcomes[outcome.name] = outcome
                     show_progress()
         seconds = time.monotonic() - started
+        stopping = batch.builds.stopping
+        interrupted = sum(o.status == "failed" and o.step == "interrupted" for o in outcomes.values()) if stopping else 0
         counts = (f"{sum(o.status == 'built' for o in outcomes.values())} built, "
                   f"{sum(o.status == 'skipped' for o in outcomes.values())} skipped, "
-                  f"{sum(o.status == 'failed' for o in outcomes.values())} failed")
-        stopped = f"; stopped by signal {batch.builds.stopping}" if batch.builds.stopping else ""
+                  f"{sum(o.status == 'failed' for o in outcomes.values()) - interrupted} failed")
+        if stopping:
+            counts += f", {interrupted} stopped, {batch.total - len(outcomes)} not started"
+        stopped = f"; stopped by signal {stopping}" if stopping else ""
         final_line = (f"Batch of {config.path.name} started {_short(started_at)}, finished {_short(utc_now())} in "
                       f"{seconds:.1f} s: {counts}{stopped}.")
         index_ok &= batch.write_index(outcomes, final_line)
         write_batch_state(config.output, {"pid": os.getpid(), "started": started_at, "config": str(config.path),
                                           "state": "finished", "finished": utc_now(), "line": final_line})
         index = config.output / "index.html"
-        result = BatchResult(tuple(outcomes.values()), seconds, index, interrupted=bool(batch.builds.stopping),
-                             index_ok=index_ok)
-        log(f"batch: {counts}{stopped} in {seconds:.1f} s; index {index}"
-            + ("" if index_ok else " (NOT updated: see the error above)"))
+        result = BatchResult(tuple(outcomes.values()), seconds, index, stopped_by=stopping, index_ok=index_ok)
+        if stopping:
+            log(f"batch: interrupted by {signal_name(stopping)} after {seconds:.1f} s: {counts}; index {index}"
+                + ("" if index_ok else " (NOT updated: see the error above)"))
+        else:
+            log(f"batch: {counts} in {seconds:.1f} s; index {index}"
+                + ("" if index_ok else " (NOT updated: see the error above)"))
     return result
-
-
-def mark_interrupted(config: BatchConfig) -> list[str]:
-    """Reports a dead batch left building (status `running`) become failed at step `interrupted`; their
-    last good report and numbers stay. Call while holding the lock: no other batch is alive then."""
-    lines = []
-    previous = read_batch_state(config.output) or {}
-    if previous.get("state") == "running":
-        lines.append(f"the batch started {previous.get('started', '?')} (pid {previous.get('pid', '?')}) was "
-                     "killed before it finished")
-    for report in config.reports:
-        status = read_status(config.output, report.name) or {}
-        if status.get("status") == "running":
-            message = (f"the batch (pid {status.get('batch_pid', '?')}) that started this build at "
-                       f"{status.get('time', '?')} was killed before it finished")
-            write_status(config.output, report.name, {**status, "status": "failed", "step": "interrupted",
-                                                      "message": message, "time": utc_now()})
-            lines.append(f"{report.name}: interrupted: {message}")
-    return lines
 
 
 def refresh_index(config: BatchConfig, log: Log | None = None) -> Path:
@@ -494,63 +307,19 @@ def refresh_index(config: BatchConfig, log: Log | None = None) -> Path:
 
 @contextmanager
 def _stop_on_signals(batch: Batch) -> Iterator[None]:
-    """On SIGTERM/SIGINT: stop the running builds, start no new one, and finish the index."""
+    """On Ctrl-C, SIGTERM or SIGHUP: stop the running builds, start no new one, and finish the index."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
-    for signum in previous:
-        signal.signal(signum, lambda number, frame: batch.stop(number))
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    for signum, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(signum, lambda number, frame: batch.stop(number))
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-
-
-def _reason(last_good: dict | None, status: dict, digest: str, files: dict, force: bool) -> str:
-    """Why a report is built: what differs from its last good build (for the log)."""
-    if last_good is None:
-        return "no earlier successful build"
-    since = f"since {last_good.get('time', '?')}"
-    if last_good.get("fingerprint") == digest:
-        if force:
-            return f"inputs unchanged {since}, rebuilding (--force)"
-        if status.get("status") == "failed":
-            return f"retrying: the last attempt failed at step {status.get('step', '?')}"
-        return "report.html is missing"
-    old = last_good.get("files", {})
-    changed = [role for role in files if old.get(role, {}).get("sha256") != files[role]["sha256"]]
-    changed += [role for role in old if role not in files]
-    if changed:
-        return f"{', '.join(changed)} changed {since}"
-    if last_good.get("version") != __version__:
-        return f"ndcg-report {last_good.get('version')} -> {__version__}"
-    return f"options changed {since}"
-
-
-def _failure(returncode: int, stderr: str, stopping: int) -> tuple[str, str]:
-    """(step, message) of a failed build from its exit code and the last line of its stderr."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    last = lines[-1] if lines else "no error output"
-    last = last.removeprefix("ndcg-report: error: ")
-    if stopping:
-        return "interrupted", f"the batch was stopped by signal {stopping}"
-    if returncode == 2:
-        return "validate", last
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        return "crash", f"the build process was killed by {name} ({last})"
-    match = re.match(r"step (\w+) failed:?\s*", last)  # build's "step nbval failed in Cell 3: ..."
-    return (match[1], last[match.end():] or last) if match else ("build", last)
-
-
-def _short(time_text: str) -> str:
-    """'2026-11-23T11:40:02Z' -> '2026-11-23 11:40:02 UTC'."""
-    return f"{time_text[:10]} {time_text[11:19]} UTC" if len(time_text) >= 19 else time_text
 
 
 def _check_output_root(root: Path) -> None:

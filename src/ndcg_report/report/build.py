@@ -12,16 +12,17 @@ import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import yaml
 
 from ndcg_report.errors import BuildError, ParameterError
-from ndcg_report.files import OWNED_MARKER, mark_owned, new_owned_folder, remove_owned_folder, stale_owned_folders
+from ndcg_report.files import OWNED_MARKER, new_owned_folder, owned_folder_home, remove_owned_folder, stale_owned_folders
 from ndcg_report.report.loading import load_inputs
 from ndcg_report.core.measures import level_text
 from ndcg_report.report.parameters import ReportParameters
+from ndcg_report.report.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
+from ndcg_report.report.step_failures import check_notebook, disk_full, papermill_failure
 from ndcg_report.report.supervisor import check_supervisor
 
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 NOTEBOOK = "ndcg_report.ipynb"
 BUILD_TIME_START = "<!-- build-time -->"
 BUILD_TIME_END = "<!-- /build-time -->"
-OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")
 MAX_TIMEOUT = 7 * 24 * 3600  # seconds a cell may take; nbval counts milliseconds in 32 bits (2,147,483 s)
 
 
@@ -45,6 +45,7 @@ def check_timeout(timeout: object, option: str = "--timeout") -> int:
 class BuildResult:
     out_dir: Path
     seconds: float
+    notes: tuple[str, ...] = ()  # what publishing kept (a user's files in --out) or could not tidy
 
 
 def package_file(*parts: str) -> Path:
@@ -80,25 +81,25 @@ def build_report(
     check_timeout(timeout)
     out_dir = out_dir.resolve()
     template = notebook or package_file("notebooks", NOTEBOOK)
+    check_notebook(template)
     check_out_dir(out_dir, [*input_paths(params), template])
     load_inputs(params)  # bad input fails here, before any kernel starts
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
-            remove_owned_folder(stale)
+            remove_owned_folder(stale, home=owned_folder_home(stale))
         staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
     except OSError as exc:
         raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
                              "give a folder you can write to") from None
+    published = False
     try:
         env = _kernel_environment(staging)
         executed = staging / "report.ipynb"
         _execute(params, template, executed, env, timeout)
         _drop_run_specific_metadata(executed)
         _validate_with_nbval(executed, env, timeout)
-        import nbformat  # here: its import takes ~3 s (jsonschema), and bad input must fail before it
-
-        html_text = notebook_to_html(nbformat.read(executed, as_version=4))
+        html_text = notebook_to_html(_read_notebook(executed))
         stamp = started.strftime("%Y-%m-%d %H:%M:%S UTC")
         html_text = html_text.replace(
             "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
@@ -113,72 +114,24 @@ def build_report(
         if missing:
             raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
         check_supervisor()  # never publish for a batch that died meanwhile
-        _publish(staging, out_dir)
+        notes = publish(staging, out_dir)  # from here on the report is published: nothing fails the build
+        published = True
+    except OSError as exc:
+        full = disk_full(str(exc), out_dir.parent)
+        if full:
+            raise BuildError(f"step write failed: {full}") from None
+        raise
     finally:
-        if staging.exists():
+        if not published and staging.exists():
             remove_owned_folder(staging)
-    return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds())
+    return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
+                       notes=tuple(notes))
 
 
 def input_paths(params: ReportParameters) -> list[Path]:
     """Every input file of a report."""
     return [item.path for item in params.runs] + [path for path in (params.qrels, params.baseline, params.topics,
                                                                      params.corpus, params.docs) if path is not None]
-
-
-def check_out_dir(out_dir: Path, inputs: Iterable[Path] = ()) -> None:
-    """ParameterError unless out_dir can be made and is absent, empty or an earlier report (it gets
-    replaced): only the report's own files there, each a regular file, and no input inside it."""
-    out_dir = Path(os.path.abspath(out_dir))
-    problem = creation_problem(out_dir.parent)  # the report is made in a folder beside it, then renamed
-    if problem:
-        raise ParameterError(f"--out {out_dir}: {problem}; give a folder you can write to")
-    real_out = out_dir.resolve()
-    for path in inputs:
-        real = Path(path).resolve()
-        if real == real_out or real_out in real.parents:
-            raise ParameterError(f"--out {out_dir} holds the input {path}, which the build would replace; "
-                                 "write the report to another folder")
-    if not out_dir.exists():
-        return
-    if not out_dir.is_dir():
-        raise ParameterError(f"--out {out_dir} is a file; give a folder for the report")
-    others, odd = [], []
-    for entry in sorted(out_dir.iterdir()):
-        if entry.name not in OUTPUTS:
-            others.append(entry.name)
-        elif entry.is_symlink() or not entry.is_file():
-            odd.append(entry.name)
-    if odd:
-        raise ParameterError(f"--out {out_dir}: {odd[0]} is a folder or a link, not a report's file, and would be "
-                             "replaced; give an empty folder or the folder of an earlier report")
-    if others:
-        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
-        raise ParameterError(
-            f"--out {out_dir} holds files that are not a report's ({shown}) and would be replaced; "
-            "give an empty folder or the folder of an earlier report"
-        )
-
-
-def creation_problem(folder: Path) -> str | None:
-    """Why folder could not be made (a part of the path is a file, the nearest existing folder is not
-    writable or on a read-only file system), without making anything; None if nothing is in the way."""
-    existing = folder
-    while not existing.exists():
-        if existing.parent == existing:
-            return "no part of the path exists"
-        existing = existing.parent
-    if not existing.is_dir():
-        return f"{existing} is a file, not a folder"
-    target = folder if existing == folder else existing
-    if not os.access(target, os.W_OK | os.X_OK):
-        return f"{target} is not writable"
-    try:
-        if os.statvfs(target).f_flag & os.ST_RDONLY:
-            return f"{target} is on a read-only file system"
-    except (OSError, AttributeError):
-        pass
-    return None
 
 
 def _kernel_environment(staging: Path) -> dict[str, str]:
@@ -207,14 +160,41 @@ def _execute(params: ReportParameters, template: Path, executed: Path, env: dict
     ]
     result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        raise BuildError(f"step papermill failed: {_failed_cell(executed, result.stderr)}")
+        raise BuildError(f"step papermill failed: {papermill_failure(executed, template, result.stderr, timeout)}")
+
+
+def _read_notebook(executed: Path) -> "nbformat.NotebookNode":
+    """The executed notebook; BuildError (one line) if it cannot be read (a disk that filled up)."""
+    import nbformat  # here: its import takes ~3 s (jsonschema), and bad input must fail before it
+
+    try:
+        return nbformat.read(executed, as_version=4)
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - nbformat's NotJSONError, ValidationError, ...
+        if _is_cut(executed):  # papermill ran out of disk while writing it, or was killed meanwhile
+            full = disk_full("No space left on device", executed.parent.parent) or ""
+            raise BuildError(f"step papermill failed: {executed.name} was cut short; {full}") from None
+        reason = " ".join(str(exc).split())[:200]
+        raise BuildError(f"step papermill failed: the executed notebook {executed.name} cannot be read "
+                         f"({type(exc).__name__}: {reason})") from None
+
+
+def _is_cut(path: Path) -> bool:
+    """Whether a JSON file ends before its closing brace (written by a process that ran out of disk)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - 64))
+            return not handle.read().rstrip().endswith(b"}")
+    except OSError:
+        return False
 
 
 def _drop_run_specific_metadata(executed: Path) -> None:
     """Make report.ipynb depend only on the inputs: fixed cell ids, no execution times."""
     import nbformat
 
-    notebook = nbformat.read(executed, as_version=4)
+    notebook = _read_notebook(executed)
     for index, cell in enumerate(notebook.cells):
         if "injected-parameters" in cell.metadata.get("tags", []):
             cell["id"] = "injected-parameters"
@@ -224,23 +204,6 @@ def _drop_run_specific_metadata(executed: Path) -> None:
     for key in ("start_time", "end_time", "duration", "input_path", "output_path"):
         notebook.metadata.get("papermill", {}).pop(key, None)
     nbformat.write(notebook, executed)
-
-
-def _failed_cell(executed: Path, stderr: str) -> str:
-    """'cell N (`first line`): Error: message', N counting the cells of the template notebook."""
-    if executed.is_file():
-        import nbformat
-
-        notebook = nbformat.read(executed, as_version=4)
-        added = {"injected-parameters", "papermill-error-cell-tag"}
-        template_cells = [cell for cell in notebook.cells if not added & set(cell.metadata.get("tags", []))]
-        for index, cell in enumerate(template_cells):
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "error":
-                    first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
-                    return f"cell {index} (`{first_line[:60]}`): {output['ename']}: {output['evalue']}"
-    lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "no output"
 
 
 def _validate_with_nbval(executed: Path, env: dict[str, str], timeout: int) -> None:
@@ -257,6 +220,9 @@ def _validate_with_nbval(executed: Path, env: dict[str, str], timeout: int) -> N
     if result.returncode != 0:
         failed = re.findall(r"FAILED \S*::(Cell \d+)", result.stdout)
         where = f" in {', '.join(failed)}" if failed else ""
+        full = disk_full(result.stdout + result.stderr, executed.parent.parent)
+        if full:
+            raise BuildError(f"step nbval failed: {full}")
         last = [line for line in result.stdout.strip().splitlines() if line.strip()]
         raise BuildError(f"step nbval failed{where}: outputs differ on re-execution ({last[-1] if last else 'no output'})")
 
@@ -267,49 +233,3 @@ def notebook_to_html(notebook: "nbformat.NotebookNode") -> str:
 
     body, _ = OfflineHTMLExporter().from_notebook_node(notebook, resources={"metadata": {"name": "report"}})
     return body
-
-
-def _publish(staging: Path, out_dir: Path) -> None:
-    """Swap the finished staging folder into place; out_dir is never missing, even if killed meanwhile.
-
-    Linux: one renameat2(RENAME_EXCHANGE) swaps the two folders atomically (staging then holds the old
-    report, which the caller removes). Elsewhere, or on a file system without it: rename the old
-    report away, then staging into place (out_dir is absent between the two renames).
-    """
-    if not out_dir.exists():
-        staging.rename(out_dir)
-    elif _exchange(staging, out_dir):
-        mark_owned(staging)  # it holds the old report now: a clean-up may remove it if this process dies
-    else:
-        old = new_owned_folder(out_dir.parent, f".{out_dir.name}.old")
-        shutil.rmtree(old)
-        out_dir.rename(old)
-        mark_owned(old)
-        staging.rename(out_dir)
-        remove_owned_folder(old)
-
-
-_AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(first: Path, second: Path) -> bool:
-    """Atomically exchange two paths with Linux renameat2(RENAME_EXCHANGE); False if unsupported."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-    import errno
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):  # no libc symbol (glibc < 2.28, some other libc)
-        return False
-    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
-    renameat2.restype = ctypes.c_int
-    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # the file system or kernel lacks it
-        return False
-    raise OSError(code, os.strerror(code), str(second))

@@ -10,6 +10,7 @@ from pathlib import Path
 from ndcg_report.baseline.cache import cached_bm25_run
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.report.parameters import ReportParameters
+from ndcg_report.report.systems import CORPUS_BASELINE_NAME
 
 
 
@@ -45,5 +46,5 @@ def with_bm25_baseline(
     )
     return dataclasses.replace(
         params, baseline=run_path.resolve(), bm25_settings=bm25_settings(k1, b, top_k),
-        baseline_name=params.baseline_name or "BM25",
+        baseline_name=params.baseline_name or CORPUS_BASELINE_NAME,
     )

@@ -419,14 +419,17 @@ def compare_runs(
 
     runs maps display names to runs (paths, what read_run returned, pyarrow Tables or pandas
     DataFrames with qid, docid or docno, score), or is a list of runs or of (name, run) pairs
-    (a run without a name, or named '', is named by its run tag, made unique), or a single run.
-    The baseline is named baseline_name, else by its tag, else 'baseline'. measures, cutoffs,
+    (a run without a name, or named '', is named by its file name without `.gz`, `.txt`, `.run`,
+    ..., a table by its run tag), or a single run. The baseline is named baseline_name, else the
+    same way, else 'baseline'; two systems with one name are a ParameterError. measures, cutoffs,
     rel_level and preset choose the measures as for evaluate (core.presets.measure_set; default nDCG
-    at 1,3,5,10,20,100,1000), judged_only adds beside each nDCG measure its judged-only twin; headline is the measure of the verdicts, the pairwise test and the
-    figures (default: the preset's, else nDCG@10 if computed, else the first measure that is not a
-    count). rank_depth is the top k of the rankings, the unjudged pool and the rank overlap. topics (query text by qid, as read_topics returns) labels the per-query tables. Over more
-    than large_n paired queries, the resampling statistics use their large-sample limits where those
-    are accurate (stats.resampling, stats.tukey_hsd).
+    at 1,3,5,10,20,100,1000), judged_only adds beside each nDCG measure its judged-only twin; headline
+    is the measure of the verdicts, the pairwise test and the figures (default: the preset's, else
+    nDCG@10 if computed, else the first measure that is not a count). rank_depth is the top k of the
+    rankings, the unjudged pool and the rank overlap. topics (query text by qid, as read_topics
+    returns) labels the per-query tables. Over more than large_n paired queries, the resampling
+    statistics use their large-sample limits where those are accurate (stats.resampling,
+    stats.tukey_hsd).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
@@ -450,12 +453,9 @@ def compare_runs(
         given_paths.append((Path(baseline_run.path), "the baseline"))
     check_distinct_paths([path for path, _ in given_paths], [role for _, role in given_paths])
     derived = [derived_name(run.tag, run.path, position) for position, run in enumerate(loaded, start=1)]
-    base_name = check_name(baseline_name, "baseline_name") if baseline_name else ""
-    names = unique_names(given_names, derived, reserved=[base_name] if base_name else [])
-    if not base_name:
-        base_name = derived_name(baseline_run.tag, None, 0) if baseline_run.tag.strip() else "baseline"
-        while base_name.casefold() in {name.casefold() for name in names}:
-            base_name = f"{base_name} (baseline)"
+    base_name = check_name(baseline_name, "baseline_name") if baseline_name else derived_name(
+        baseline_run.tag, baseline_run.path, 0)
+    names = unique_names(given_names, derived, reserved=[base_name])  # a clash is an error, never a silent rename
     options = dict(gain=gain, missing=missing, no_relevant=no_relevant, measures=asked.measures,
                    rel_level=asked.rel_level)
     read = dict(zip(names, loaded)) | {base_name: baseline_run}

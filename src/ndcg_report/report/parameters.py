@@ -15,14 +15,17 @@ from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICI
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.report.demos import DEFAULT_DEMO, DEMOS
-from ndcg_report.report.systems import check_distinct_paths, check_name, split_run_option, unique_names
+from ndcg_report.report.systems import (
+    CORPUS_BASELINE_NAME, check_distinct_paths, check_name, control_character, derived_name, split_run_option,
+    unique_names,
+)
 
 PACKAGE_PREFIX = "package:"
 
 
 @dataclass(frozen=True)
 class RunInput:
-    """One system under test: its display name ('' = named by its run tag) and its file."""
+    """One system under test: its display name ('' = named by its file name) and its file."""
 
     name: str
     path: Path
@@ -45,7 +48,7 @@ class ReportParameters:
     no_relevant: str
     title: str  # '' = made from the system names
     seed: int
-    baseline_name: str  # '' = the baseline's run tag
+    baseline_name: str  # '' = the baseline's file name
     command: str = ""  # '' = an `ndcg-report build` command made from these parameters
     corpus: Path | None = None  # set when the baseline is a BM25 run built from this corpus
     bm25_settings: str = ""  # how that BM25 run was made (shown in the parameter table)
@@ -74,6 +77,9 @@ def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool =
     value = str(value)
     if "\x00" in value:
         raise ParameterError(f"{name} path holds a NUL character")
+    control = control_character(value)
+    if control:
+        raise ParameterError(f"{name} path {value!r} holds a control character ({control}); rename the file")
     if value.startswith(PACKAGE_PREFIX):
         path = Path(str(resources.files("ndcg_report") / "data" / value[len(PACKAGE_PREFIX):]))
     else:
@@ -126,11 +132,14 @@ def validate_parameters(
         raise ParameterError("topics are required with a corpus: BM25 needs the query text")
     run_inputs = tuple(_run_input(entry, position) for position, entry in enumerate(entries, start=1))
     base_name = check_name(baseline_name, "the baseline name") if baseline_name else ""
-    unique_names([item.name for item in run_inputs], [""] * len(run_inputs), reserved=[base_name] if base_name else [])
     baseline_path = resolve_path(baseline, "baseline", required=False, folder_ok=True)
     paths = [item.path for item in run_inputs] + ([baseline_path] if baseline_path else [])
     roles = [f"run {i}" for i in range(1, len(run_inputs) + 1)] + (["the baseline"] if baseline_path else [])
     check_distinct_paths(paths, roles)
+    shown_base = base_name or (derived_name("", baseline_path, 0) if baseline_path else CORPUS_BASELINE_NAME)
+    unique_names([item.name for item in run_inputs],  # the names the report will show: a clash fails now
+                 [derived_name("", item.path, position) for position, item in enumerate(run_inputs, start=1)],
+                 reserved=[shown_base])
     for label, value in (("preset", preset), ("headline", headline)):
         if not isinstance(value, str):
             raise ParameterError(f"{label} must be text; got {value!r}")

@@ -1,5 +1,6 @@
-"""Naming the systems of a report: `NAME=PATH` or a plain path named by its run tag, names made
-unique when they come from tags, and refused when the user gave the same name or path twice."""
+"""Naming the systems of a report: `NAME=PATH`, or a plain path named by its file name (without
+`.gz`, `.txt`, `.run`, ...); names are never changed to make them unique: two systems with one name,
+or the same file given twice, are refused."""
 
 from __future__ import annotations
 
@@ -10,10 +11,22 @@ from pathlib import Path
 from ndcg_report.errors import ParameterError
 
 MAX_NAME_LENGTH = 80
+CORPUS_BASELINE_NAME = "BM25"  # the name of a BM25 baseline built from a corpus, unless one is given
 _NAME_PREFIX = re.compile(r"^([^=/\\]*)=(.+)$", re.S)  # NAME=PATH: no path separator before the '='
 RESERVED = ("=", "/", "\\")  # characters no name may hold: they separate NAME=PATH
 _COMPRESSED = (".gz",)
 _RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res", ".parquet", ".pq", ".parq")
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: line ends, escapes, NEL (U+0085), ...
+
+
+def control_character(text: str, allowed: str = "") -> str | None:
+    """The first control character of text not in allowed, as U+XXXX; None if there is none."""
+    for match in _CONTROL.finditer(text):
+        if match[0] not in allowed:
+            return f"U+{ord(match[0]):04X}"
+    return None
 
 
 def split_run_option(text: str) -> tuple[str, str]:
@@ -40,8 +53,9 @@ def check_name(name: str, where: str = "name") -> str:
         raise ParameterError(f"{where}: the system name is empty; give a name, or leave the name out")
     if len(stripped) > MAX_NAME_LENGTH:
         raise ParameterError(f"{where}: the system name is longer than {MAX_NAME_LENGTH} characters; shorten it")
-    if any(ord(char) < 32 or ord(char) == 127 for char in stripped):
-        raise ParameterError(f"{where}: the system name holds a control character; use plain text")
+    if control_character(stripped):
+        raise ParameterError(f"{where}: the system name holds a control character ({control_character(stripped)}); "
+                             "use plain text")
     if any(char in stripped for char in RESERVED):
         raise ParameterError(f"{where}: the system name {stripped!r} holds one of {' '.join(RESERVED)}, "
                              "which separate NAME=PATH; use other characters")
@@ -49,53 +63,50 @@ def check_name(name: str, where: str = "name") -> str:
 
 
 def derived_name(tag: str, path: str | Path | None, position: int) -> str:
-    """A name for a run given without one: its run tag (control characters replaced, shortened to
-    MAX_NAME_LENGTH), else its file name without run suffixes, else `run N`."""
-    cleaned = "".join("\N{REPLACEMENT CHARACTER}" if ord(char) < 32 or ord(char) == 127 else char for char in tag)
-    cleaned = cleaned.strip()
-    if cleaned:
-        return cleaned if len(cleaned) <= MAX_NAME_LENGTH else cleaned[: MAX_NAME_LENGTH - 1] + "…"
-    return fallback_name(path, position)
+    """A name for a system given without one: its file name without run suffixes (`.gz`, `.txt`,
+    `.run`, ...; a Parquet dataset: its folder name), else (a table, no file) its run tag, else
+    `run N` (`baseline` for position 0). Control characters are replaced, the name cut at
+    MAX_NAME_LENGTH."""
+    for text in (stem_name(path) if path else "", tag):
+        cleaned = _CONTROL.sub("\N{REPLACEMENT CHARACTER}", text or "").strip()
+        if cleaned:
+            return cleaned if len(cleaned) <= MAX_NAME_LENGTH else cleaned[: MAX_NAME_LENGTH - 1] + "…"
+    return f"run {position}" if position else "baseline"
 
 
-def fallback_name(path: str | Path | None, position: int) -> str:
-    """A name for a run without name or tag: its file name without run suffixes, else `run N`."""
-    if path:
-        name = Path(str(path)).name
-        for suffix in _COMPRESSED + _RUN_SUFFIXES:
-            name = name[: -len(suffix)] if name.lower().endswith(suffix) and len(name) > len(suffix) else name
-        if name.strip():
-            return name.strip()[:MAX_NAME_LENGTH]
-    return f"run {position}"
+def stem_name(path: str | Path) -> str:
+    """A file's name without its run suffixes: `bm25+rm3+bert(zs).run` -> `bm25+rm3+bert(zs)`,
+    `run.dl19.txt.gz` -> `run.dl19`."""
+    name = Path(str(path)).name
+    for suffix in _COMPRESSED + _RUN_SUFFIXES:
+        name = name[: -len(suffix)] if name.lower().endswith(suffix) and len(name) > len(suffix) else name
+    return name
 
 
 def unique_names(given: Sequence[str], derived: Sequence[str], reserved: Sequence[str] = ()) -> list[str]:
-    """Final names: given[i] if set (a repeat is a ParameterError), else derived[i] made unique
-    with `-2`, `-3`, ... against every other name and the reserved ones."""
+    """Final names: given[i] if set, else derived[i] (a name made from a file name). Names are never
+    changed to make them unique: two systems with one name (ignoring case), given or made, or a run
+    named like the baseline (reserved) is a ParameterError saying how to name them apart."""
     if len(given) != len(derived):
         raise ValueError("given and derived names must have the same length")
-    taken: dict[str, int] = {}
-    for position, name in enumerate(given):
-        if not name:
-            continue
-        key = name.casefold()
-        if key in taken:
-            raise ParameterError(f"two runs are named {name!r}; give each run its own name (NAME=PATH)")
-        if key in {r.casefold() for r in reserved}:
-            raise ParameterError(f"a run is named {name!r} like the baseline; give the run or the baseline another name")
-        taken[key] = position
-    used = set(taken) | {r.casefold() for r in reserved}
+    baseline = {name.casefold(): name for name in reserved if name}
+    taken: dict[str, tuple[int, bool]] = {}
     names = []
-    for name, tag in zip(given, derived):
-        if name:
-            names.append(name)
-            continue
-        candidate, number = tag, 1
-        while candidate.casefold() in used:
-            number += 1
-            candidate = f"{tag}-{number}"
-        used.add(candidate.casefold())
-        names.append(candidate)
+    for position, (name, made) in enumerate(zip(given, derived), start=1):
+        final, is_given = (name, True) if name else (made, False)
+        key = final.casefold()
+        how = "" if is_given else " (from its file name)"
+        if key in baseline:
+            raise ParameterError(f"run {position} is named {final!r}{how} like the baseline; give the run or the baseline "
+                                 "another name (--run NAME=PATH, --baseline-name)")
+        if key in taken:
+            first, first_given = taken[key]
+            if is_given and first_given:
+                raise ParameterError(f"two runs are named {final!r}; give each run its own name (NAME=PATH)")
+            raise ParameterError(f"runs {first} and {position} would both be named {final!r} (a run given without a "
+                                 "name is named by its file name); name them apart with NAME=PATH")
+        taken[key] = (position, is_given)
+        names.append(final)
     return names
 
 

@@ -1,0 +1,74 @@
+"""What the batch finds in its output root before it builds: leftovers of killed processes of this
+tool (removed, and nothing else), an index.html it did not write (refused), reports a dead batch left
+building (marked interrupted) and history lines it cannot show (named)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ndcg_report.batch.config import BatchConfig
+from ndcg_report.batch.history import (
+    history_dir, history_problems, is_attempt_marker, read_batch_state, read_status, write_status,
+)
+from ndcg_report.batch.index_page import INDEX_GENERATOR
+from ndcg_report.batch.lock import utc_now
+from ndcg_report.errors import ParameterError
+from ndcg_report.files import owned_folder_home, remove_owned_folder, stale_owned_folders, stale_temporaries
+
+
+def clean_stale_folders(root: Path) -> list[Path]:
+    """Remove what killed processes of this tool left in ROOT, and nothing else: working folders that
+    hold its marker and whose process is gone, its own temp files (named after the files it writes
+    atomically, with a dead writer's pid) and the attempt markers of a killed batch's Dask tasks."""
+    removed = []
+    for entry in stale_owned_folders(root):
+        if remove_owned_folder(entry, home=owned_folder_home(entry)):
+            removed.append(entry)
+    temporaries = stale_temporaries(history_dir(root), ["*.status.json", "*.log", "*.attempt.json"])
+    for entry in stale_temporaries(root, ["index.html"]) + temporaries:
+        entry.unlink(missing_ok=True)
+        removed.append(entry)
+    for entry in sorted(history_dir(root).glob("*.attempt.json")):  # Dask task markers of an earlier batch
+        if is_attempt_marker(entry):  # by content: a user's notes.attempt.json stays
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
+def check_index_owner(root: Path) -> None:
+    """ParameterError if ROOT/index.html exists and this tool did not write it (it would be replaced)."""
+    index = root / "index.html"
+    if index.is_symlink() or (index.exists() and not index.is_file()):
+        raise ParameterError(f"{index} is not a file the batch wrote; move it, or give another output root")
+    if index.is_file():
+        with open(index, "rb") as handle:
+            head = handle.read(4096)
+        if INDEX_GENERATOR.encode() not in head and b"<h2>NDCG across builds</h2>" not in index.read_bytes()[-65536:]:
+            raise ParameterError(f"{index} was not written by ndcg-report and would be replaced; move it, or give "
+                                 "another output root")
+
+
+def mark_interrupted(config: BatchConfig) -> list[str]:
+    """Reports a dead batch left building (status `running`) become failed at step `interrupted`; their
+    last good report and numbers stay. Call while holding the lock: no other batch is alive then."""
+    lines = []
+    previous = read_batch_state(config.output) or {}
+    if previous.get("state") == "running":
+        lines.append(f"the batch started {previous.get('started', '?')} (pid {previous.get('pid', '?')}) was "
+                     "killed before it finished")
+    for report in config.reports:
+        status = read_status(config.output, report.name) or {}
+        if status.get("status") == "running":
+            message = (f"the batch (pid {status.get('batch_pid', '?')}) that started this build at "
+                       f"{status.get('time', '?')} was killed before it finished")
+            write_status(config.output, report.name, {**status, "status": "failed", "step": "interrupted",
+                                                      "message": message, "time": utc_now()})
+            lines.append(f"{report.name}: interrupted: {message}")
+    return lines
+
+
+def history_lines_skipped(config: BatchConfig) -> list[str]:
+    """One log line per history line of a report that cannot be shown (skipped in the index)."""
+    return [f"history of {report.name}: skipped {problem} in {history_dir(config.output) / (report.name + '.jsonl')}"
+            for report in config.reports for problem in history_problems(config.output, report.name)]
+

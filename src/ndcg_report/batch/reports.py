@@ -1,0 +1,128 @@
+"""One report of a batch: its input fingerprint, its build command, the headline numbers its
+summary.json gives the history and index, why it is built and how a failed build is told."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import signal
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from ndcg_report.batch.config import BM25_KEYS, ReportConfig
+from ndcg_report.files import path_sha256
+from ndcg_report.report.parameters import resolve_path
+from ndcg_report.version import __version__
+
+
+def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
+    """(sha256 over the input files' sha256, the options and the ndcg-report version; per-file record).
+
+    Raises InputError for a missing input file. BM25 options count only for a corpus baseline.
+    """
+    files = {}
+    for item in report.inputs:
+        path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics"))
+        files[item.role] = {"path": str(path), "sha256": path_sha256(path)}
+    options = asdict(report.options)
+    if not report.uses_corpus:
+        for key in BM25_KEYS:
+            options.pop(key)
+    material = {"files": {role: record["sha256"] for role, record in files.items()}, "options": options,
+                "version": __version__}
+    digest = hashlib.sha256(json.dumps(material, sort_keys=True).encode("utf-8")).hexdigest()
+    return digest, files
+
+
+def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> list[str]:
+    """The `ndcg-report build` command of a report (`--flag=value`, so no value is read as a flag)."""
+    o = report.options
+    command = [sys.executable, "-m", "ndcg_report.cli", "build"]
+    command += [f"--run={item.name}={item.path}" if item.name else f"--run={item.path}" for item in report.runs]
+    command += [f"--{item.role}={item.path}" for item in report.inputs if not item.role.startswith("run")]
+    command += [f"--{flag}={value}" for flag, value in (("preset", o.preset), ("measure", o.measures),
+                                                         ("cutoffs", o.cutoffs), ("rel-level", o.rel_level),
+                                                         ("headline", o.headline)) if value]
+    command += ["--judged-only"] if o.judged_only else []
+    command += [f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
+                f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
+    if o.run_name:
+        command.append(f"--run-name={o.run_name}")
+    if o.baseline_name:
+        command.append(f"--baseline-name={o.baseline_name}")
+    if report.uses_corpus:
+        command += [f"--k1={o.k1!r}", f"--b={o.b!r}", f"--top-k={o.top_k}"]
+        if cache_dir is not None:
+            command.append(f"--cache-dir={cache_dir}")
+    command.append(f"--out={out}")
+    return command
+
+
+def headline(summary: dict) -> dict:
+    """The numbers the index and history keep, from a report's summary.json, on its headline measure:
+    every system's value and comparison, and the best system's at the top level."""
+    k = summary["parameters"]["headline"]
+    keys = ("n", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
+            "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
+    alpha = summary["parameters"].get("alpha", 0.05)
+    systems = []
+    for name, rows in summary["comparisons"].items():
+        row = rows[k]
+        p = row.get("holm_randomization_pvalue")
+        above = isinstance(p, (int, float)) and p < alpha and (row.get("delta") or 0) > 0
+        systems.append({"name": name, **{key: row.get(key) for key in keys if key not in ("n", "baseline_mean")},
+                        "significantly_above": above})
+    best = max(systems, key=lambda system: (system["run_mean"] if system["run_mean"] is not None else -1.0))
+    best_row = summary["comparisons"][best["name"]][k]
+    record = {key: best_row.get(key) for key in keys}
+    record.update(measure=k, run_name=best["name"], baseline_name=summary["baseline"], systems=systems,
+                  n_systems=len(systems), n_above=sum(system["significantly_above"] for system in systems),
+                  warnings=len(summary.get("warnings", [])))
+    return record
+
+
+def _reason(last_good: dict | None, status: dict, digest: str, files: dict, force: bool) -> str:
+    """Why a report is built: what differs from its last good build (for the log)."""
+    if last_good is None:
+        return "no earlier successful build"
+    since = f"since {last_good.get('time', '?')}"
+    if last_good.get("fingerprint") == digest:
+        if force:
+            return f"inputs unchanged {since}, rebuilding (--force)"
+        if status.get("status") == "failed":
+            return f"retrying: the last attempt failed at step {status.get('step', '?')}"
+        return "report.html is missing"
+    old = last_good.get("files", {})
+    changed = [role for role in files if old.get(role, {}).get("sha256") != files[role]["sha256"]]
+    changed += [role for role in old if role not in files]
+    if changed:
+        return f"{', '.join(changed)} changed {since}"
+    if last_good.get("version") != __version__:
+        return f"ndcg-report {last_good.get('version')} -> {__version__}"
+    return f"options changed {since}"
+
+
+def _failure(returncode: int, stderr: str, stopping: int) -> tuple[str, str]:
+    """(step, message) of a failed build from its exit code and the last line of its stderr."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    last = lines[-1] if lines else "no error output"
+    last = last.removeprefix("ndcg-report: error: ")
+    if stopping:
+        return "interrupted", f"the batch was stopped by signal {stopping}"
+    if returncode == 2:
+        return "validate", last
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return "crash", f"the build process was killed by {name} ({last})"
+    match = re.match(r"step (\w+) failed:?\s*", last)  # build's "step nbval failed in Cell 3: ..."
+    return (match[1], last[match.end():] or last) if match else ("build", last)
+
+
+def _short(time_text: str) -> str:
+    """'2026-11-23T11:40:02Z' -> '2026-11-23 11:40:02 UTC'."""
+    return f"{time_text[:10]} {time_text[11:19]} UTC" if len(time_text) >= 19 else time_text

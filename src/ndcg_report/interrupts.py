@@ -1,0 +1,81 @@
+"""Ctrl-C, SIGTERM and SIGHUP alike: in the command line each raises Interrupted (a KeyboardInterrupt),
+so every command stops the same way: clean-up in `finally`, one line, exit 128 + the signal number."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal arrived (SIGINT, SIGTERM or SIGHUP); signum says which."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def signal_of(exc: BaseException) -> int:
+    """The signal behind a KeyboardInterrupt (a plain one is Ctrl-C)."""
+    return getattr(exc, "signum", signal.SIGINT)
+
+
+def signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def exit_code(signum: int) -> int:
+    """The shell's code for a command stopped by signum: 130 for Ctrl-C, 143 SIGTERM, 129 SIGHUP."""
+    return 128 + signum
+
+
+def raise_interrupted(signum: int, frame: object = None) -> None:
+    raise Interrupted(signum)
+
+
+def install() -> dict[int, object]:
+    """Make SIGTERM and SIGHUP stop the command as Ctrl-C does (signals the caller set to be ignored,
+    as nohup does, stay ignored); return the handlers replaced, for restore(). Main thread only;
+    elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for signum in STOP_SIGNALS:
+        handler = signal.getsignal(signum)
+        if handler is not signal.SIG_IGN:
+            previous[signum] = handler
+            signal.signal(signum, raise_interrupted)
+    return previous
+
+
+def restore(previous: dict[int, object]) -> None:
+    """Put back the handlers install() replaced."""
+    for signum, handler in previous.items():
+        signal.signal(signum, handler if handler is not None else signal.SIG_DFL)  # type: ignore[arg-type]
+
+
+@contextmanager
+def deferred() -> Iterator[list[int]]:
+    """Hold the stop signals while the block runs (a publish is never cut in half): a signal that
+    arrives meanwhile is recorded in the yielded list, not acted on; the caller decides. Outside
+    the main thread (where Python runs no signal handler) nothing changes."""
+    arrived: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield arrived
+        return
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    for signum, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(signum, lambda number, frame: arrived.append(number))
+    try:
+        yield arrived
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)

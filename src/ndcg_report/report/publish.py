@@ -1,0 +1,223 @@
+"""Where a report goes: `--out` checked before the build and again at the swap, and the swap itself.
+
+A report replaces only what the tool wrote: `--out` must be absent, an empty folder or an earlier
+report's folder, told by its own mark (a summary.json with the tool's fields), not by file names.
+Publishing swaps the finished staging folder into place; of the old folder only the report's own
+files are removed, anything else found there (a user's notes, added even during the build) is moved
+into the new folder, never removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from ndcg_report.errors import ParameterError
+from ndcg_report.files import OWNED_MARKER, mark_owned, new_owned_folder, overwritten_input, remove_owned_folder
+from ndcg_report.interrupts import deferred
+
+OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")
+_MARK_FILE = "summary.json"
+_MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
+
+
+def is_earlier_report(folder: Path) -> bool:
+    """True if folder holds a summary.json the tool wrote (a JSON object with its schema_version and
+    ndcg_report_version): the mark of an earlier report's folder."""
+    mark = folder / _MARK_FILE
+    try:
+        if mark.is_symlink() or not mark.is_file() or mark.stat().st_size > _MARK_BYTES:
+            return False
+        record = json.loads(mark.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return (isinstance(record, dict) and isinstance(record.get("schema_version"), int)
+            and isinstance(record.get("ndcg_report_version"), str))
+
+
+def out_dir_problem(out_dir: Path) -> str | None:
+    """Why a report may not be published as out_dir (None if it may): it must be absent, an empty
+    folder or an earlier report's folder (is_earlier_report), not a link or a mount point, writable
+    if it is to be emptied, and its entries named like the report's files must be regular files."""
+    if out_dir.is_symlink():
+        return "is a link; give the folder itself"
+    if not out_dir.exists():
+        return None
+    if not out_dir.is_dir():
+        return "is a file; give a folder for the report"
+    if os.path.ismount(out_dir):
+        return ("is a mount point: a report is published by renaming its folder into place, which a mount point "
+                "cannot be; give a folder inside it")
+    try:
+        entries = sorted(entry.name for entry in out_dir.iterdir())
+    except OSError as exc:
+        return f"is a folder that cannot be read ({exc.strerror or exc}); give a folder you can write to"
+    if not entries:
+        return None
+    odd = [name for name in entries if name in OUTPUTS and ((out_dir / name).is_symlink() or not (out_dir / name).is_file())]
+    if odd:
+        return (f"{odd[0]} is a folder or a link, not a report's file, and would be replaced; give an empty folder or "
+                "the folder of an earlier report")
+    if not is_earlier_report(out_dir):
+        others = [name for name in entries if name not in OUTPUTS]
+        if others:
+            shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+            return (f"holds files that are not a report's ({shown}) and would be replaced; give an empty folder or "
+                    "the folder of an earlier report")
+        return (f"is not an earlier report's folder (its {', '.join(entries)} {'was' if len(entries) == 1 else 'were'} "
+                "not written by ndcg-report: an earlier report has a summary.json with the tool's fields) and would "
+                "be replaced; give an empty folder or the folder of an earlier report")
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        return (f"is not writable{_owner(out_dir)}: the old report's files in it could not be removed; give a folder "
+                "you can write to")
+    return None
+
+
+def check_out_dir(out_dir: Path, inputs: Iterable[Path] = ()) -> None:
+    """ParameterError unless out_dir can be made and a report may be published there (out_dir_problem),
+    and no input is out_dir or inside it."""
+    out_dir = Path(os.path.abspath(out_dir))
+    problem = creation_problem(out_dir.parent)  # the report is made in a folder beside it, then renamed
+    if problem:
+        raise ParameterError(f"--out {out_dir}: {problem}; give a folder you can write to")
+    clash = overwritten_input(out_dir, inputs, folder=True)
+    if clash is not None:
+        raise ParameterError(f"--out {out_dir} holds the input {clash}, which the build would replace; "
+                             "write the report to another folder")
+    problem = out_dir_problem(out_dir)
+    if problem:
+        raise ParameterError(f"--out {out_dir}{_joined(problem)}")
+
+
+def creation_problem(folder: Path) -> str | None:
+    """Why folder could not be made (a part of the path is a file, the nearest existing folder is not
+    writable or on a read-only file system), without making anything; None if nothing is in the way."""
+    existing = folder
+    while not existing.exists():
+        if existing.parent == existing:
+            return "no part of the path exists"
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    target = folder if existing == folder else existing
+    if not os.access(target, os.W_OK | os.X_OK):
+        return f"{target} is not writable"
+    try:
+        if os.statvfs(target).f_flag & os.ST_RDONLY:
+            return f"{target} is on a read-only file system"
+    except (OSError, AttributeError):
+        pass
+    return None
+
+
+def publish(staging: Path, out_dir: Path) -> list[str]:
+    """Swap the finished staging folder into place as out_dir, with Ctrl-C, SIGTERM and SIGHUP held
+    (a publish is never cut in half; once it is done the build is done); return notes on what was
+    kept. out_dir is checked again first: ParameterError, nothing published, if it changed into
+    something a report may not replace. Once swapped in, nothing fails the build: what cannot be
+    tidied is a note.
+
+    Linux: one renameat2(RENAME_EXCHANGE) swaps the two folders atomically (staging then holds the
+    old report). Elsewhere, or on a file system without it: the old report is renamed away, then
+    staging into place (out_dir is absent between the two renames).
+    """
+    with deferred():
+        for _ in range(2):
+            problem = out_dir_problem(out_dir)
+            if problem:
+                raise ParameterError(f"nothing is published: --out {out_dir} changed during the build and now"
+                                     f"{_joined(problem)}")
+            if not os.path.lexists(out_dir):
+                if _rename(staging, out_dir, _RENAME_NOREPLACE):
+                    return []
+                continue  # made meanwhile: check it again, then swap
+            if _rename(staging, out_dir, _RENAME_EXCHANGE):
+                return retire_old_report(staging, out_dir)
+            old = new_owned_folder(out_dir.parent, f".{out_dir.name}.old")
+            (old / OWNED_MARKER).unlink()
+            old.rmdir()
+            out_dir.rename(old)
+            staging.rename(out_dir)
+            return retire_old_report(old, out_dir)
+        raise ParameterError(f"--out {out_dir} keeps changing during the build; nothing is published")
+
+
+def retire_old_report(old: Path, out_dir: Path) -> list[str]:
+    """Remove the old report's own files from old (its folder after the swap); move anything else
+    into the new out_dir; remove old. Never raises: what cannot be done is a note."""
+    try:
+        own = [entry.name for entry in old.iterdir()
+               if entry.name in OUTPUTS and entry.is_file() and not entry.is_symlink()]
+        mark_owned(old, only=own)  # so that if this process dies now, a clean-up removes only those
+    except OSError as exc:
+        return [f"the previous report stays in {old}: it cannot be removed ({exc.strerror or exc}); remove it yourself"]
+    kept = sorted(entry.name for entry in old.iterdir() if entry.name not in own and entry.name != OWNED_MARKER)
+    remove_owned_folder(old, home=out_dir)
+    notes = []
+    if kept:
+        shown = ", ".join(kept[:3]) + (", ..." if len(kept) > 3 else "")
+        notes.append(f"kept {shown} in {out_dir}: not a report's file{'s' if len(kept) > 1 else ''}, "
+                     "so carried over into the new report's folder")
+    if old.exists():
+        notes.append(f"the previous report's folder {old} could not be removed completely; what is left in it is "
+                     "not the tool's to remove")
+    return notes
+
+
+def _joined(problem: str) -> str:
+    """' is a file; ...' after `--out DIR`, or ': report.html is a folder ...' where the problem has its own subject."""
+    return f" {problem}" if problem.startswith(("is ", "holds ")) else f": {problem}"
+
+
+def _owner(path: Path) -> str:
+    try:
+        import pwd
+
+        return f" (it belongs to {pwd.getpwuid(path.stat().st_uid).pw_name})"
+    except (OSError, KeyError, ImportError):
+        return ""
+
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+_RENAME_EXCHANGE = 2
+
+
+def _rename(source: Path, target: Path, flags: int) -> bool:
+    """rename(2) source to target: with _RENAME_EXCHANGE, swap the two atomically (False if the file
+    system or kernel cannot); with _RENAME_NOREPLACE, only if target does not exist (False if it does)."""
+    import errno
+
+    if sys.platform.startswith("linux"):
+        result = _renameat2(source, target, flags)
+        if result == 0:
+            return True
+        if result == errno.EEXIST and flags == _RENAME_NOREPLACE:
+            return False
+        if result not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, None):
+            raise OSError(result, os.strerror(result), str(target))
+    if flags == _RENAME_EXCHANGE:
+        return False
+    if os.path.lexists(target):
+        return False
+    source.rename(target)
+    return True
+
+
+def _renameat2(source: Path, target: Path, flags: int) -> int | None:
+    """Linux renameat2: 0, or the errno; None if libc lacks it (glibc < 2.28, some other libc)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target), flags) == 0:
+        return 0
+    return ctypes.get_errno()
