@@ -184,6 +184,12 @@ def build_parser() -> argparse.ArgumentParser:
     bm25.add_argument("--out", required=True, help="the TREC run to write (tag bm25)")
     _add_bm25_options(bm25)
 
+    pool = commands.add_parser("pool", help="write the unjudged documents of the runs' top k, for a judging round")
+    pool.add_argument("qrels", help="the qrels (what is judged already)")
+    pool.add_argument("runs", nargs="+", metavar="[NAME=]RUN", help="the runs to pool (a plain RUN is named by its file)")
+    pool.add_argument("-k", "--depth", type=int, default=10, help="pool depth: each run's top k")
+    pool.add_argument("--out", required=True, help="the TSV to write: qid, docid, best_rank, n_systems, systems")
+
     demo = commands.add_parser("demo", help="build an embedded demo report (default: TREC DL 2019 passage)")
     demo.add_argument("dataset", nargs="?", default="dl19", choices=("dl19", "cranfield"),
                       help="dl19: monoT5, two fusions and a re-ranking depth ablation against Anserini BM25; "
@@ -306,6 +312,38 @@ def run_bm25(args: argparse.Namespace) -> str:
     )
     copy_file_atomic(run_path, out)
     return f"wrote {out}\n"
+
+
+def run_pool(args: argparse.Namespace) -> str:
+    """The depth-k pool of unjudged documents over the runs (core.toplists.unjudged_pool), as TSV."""
+    from pathlib import Path
+
+    from ndcg_report.core.toplists import pool_tsv, rankings, unjudged_pool
+    from ndcg_report.files import folder_problem, overwritten_input, write_text_atomic
+    from ndcg_report.inputs.trec import read_qrels, read_run
+    from ndcg_report.report.systems import check_distinct_paths, derived_name, split_run_option, unique_names
+
+    if not 1 <= args.depth <= 100_000:
+        raise ParameterError(f"--depth must be a whole number from 1 to 100,000; got {args.depth}")
+    out = Path(args.out)
+    given = [split_run_option(text) for text in args.runs]
+    paths = [Path(path) for _, path in given]
+    if out.is_dir():
+        raise ParameterError(f"--out {out} is a folder; give the path of the TSV file to write")
+    clash = overwritten_input(out, [Path(args.qrels), *paths])
+    if clash is not None:
+        raise ParameterError(f"--out {out} is the input {clash}, which would be replaced; write the pool to another file")
+    check_distinct_paths(paths, [f"run {i}" for i in range(1, len(paths) + 1)])
+    names = unique_names([name for name, _ in given], [derived_name("", path, i) for i, path in enumerate(paths, 1)])
+    qrels = read_qrels(args.qrels)
+    tops = {name: rankings(read_run(path), qrels, args.depth).top for name, path in zip(names, paths)}
+    pool = unjudged_pool(tops)
+    problem = folder_problem(out.parent)
+    if problem:
+        raise ParameterError(f"--out {out}: its folder {problem}")
+    write_text_atomic(out, pool_tsv(pool))
+    queries = len(set(pool["qid"].to_pylist()))
+    return f"wrote {out}: {pool.num_rows:,} unjudged documents in the top {args.depth} of {len(names)} run(s), {queries:,} queries\n"
 
 
 def _log(message: str) -> None:
@@ -472,6 +510,8 @@ def _main(argv: Sequence[str] | None) -> int:
             output = run_eval(args)
         elif args.command == "bm25":
             output = run_bm25(args)
+        elif args.command == "pool":
+            output = run_pool(args)
         else:
             from ndcg_report.report.supervisor import die_with_supervisor
 

@@ -28,15 +28,17 @@ from ndcg_report.report.parameters import PACKAGE_PREFIX
 from ndcg_report.report.systems import check_name, control_character
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
-FILE_KEYS = ("qrels", "baseline", "corpus", "topics")  # the inputs besides the runs
+FILE_KEYS = ("qrels", "baseline", "corpus", "topics", "docs")  # the inputs besides the runs
 BM25_KEYS = ("k1", "b", "top_k")
 MEASURE_KEYS = ("measures", "preset", "k", "rel_level", "headline", "judged_only")
-OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "title", "run_name", "baseline_name", "seed", "timeout",
+OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "drilldown", "drilldown_depth", "title", "run_name",
+               "baseline_name", "seed", "timeout",
                *BM25_KEYS)
 REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS)
 DEFAULT_OPTIONS: dict[str, Any] = {
     "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "judged_only": False, "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
-    "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, **BM25_DEFAULTS,
+    "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, "drilldown": 200, "drilldown_depth": 10,
+    **BM25_DEFAULTS,
 }
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 RESERVED_NAMES = frozenset({"index.html"})
@@ -60,6 +62,8 @@ class ReportOptions:
     baseline_name: str
     seed: int
     timeout: int
+    drilldown: int
+    drilldown_depth: int
     k1: float
     b: float
     top_k: int
@@ -207,7 +211,8 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         measures=values["measures"], preset=values["preset"], cutoffs=values["k"], rel_level=values["rel_level"],
         headline=values["headline"], judged_only=values["judged_only"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
         title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
-        seed=values["seed"], timeout=values["timeout"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
+        seed=values["seed"], timeout=values["timeout"], drilldown=values["drilldown"],
+        drilldown_depth=values["drilldown_depth"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
     )
     given = [item.name for item in runs] + [options.run_name]
     if options.baseline_name and options.baseline_name.casefold() in {n.casefold() for n in given if n}:
@@ -281,8 +286,8 @@ def _option(key: str, value: object, where: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIMEOUT:
             raise ParameterError(f"{where}: {_shown(value)} must be a whole number of seconds from 1 to {MAX_TIMEOUT:,}")
         return value
-    if key in ("seed", "timeout", "top_k"):
-        lowest = {"seed": 0, "timeout": 1, "top_k": 1}[key]
+    if key in ("seed", "timeout", "top_k", "drilldown", "drilldown_depth"):
+        lowest = {"seed": 0, "timeout": 1, "top_k": 1, "drilldown": 0, "drilldown_depth": 1}[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
             raise ParameterError(f"{where}: {_shown(value)} must be a whole number >= {lowest}")
         return value

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import html
+from urllib.parse import quote
 import json
 import math
 from dataclasses import dataclass, field
@@ -101,6 +102,16 @@ report.</p>
 """
 
 
+def _largest_loss(name: str, record: dict) -> str:
+    """A link to the drill-down of the best system's largest loss, if the report has one."""
+    loss = record.get("largest_loss")
+    if not isinstance(loss, dict) or not isinstance(loss.get("qid"), str):
+        return ""
+    target = f"{quote(name)}/report.html#q-{quote(loss['qid'], safe='')}"
+    return (f'<div class="detail">largest loss: <a href="{_e(target)}">{_e(loss["qid"])}</a> '
+            f'({format_signed(loss.get("delta"))})</div>')
+
+
 def measure_label(record: dict) -> str:
     """The headline measure of a history record: its label ('nDCG@10', 'RR@10'); a record written
     before other measures existed names only its nDCG cut-off."""
@@ -131,7 +142,7 @@ def _row(state: ReportState) -> str:
             f'<td class="num">{format_number(last.get("run_mean"))}<div class="detail">{_e(last.get("run_name", ""))}, {k}</div></td>',
             f'<td class="num">{format_number(last.get("baseline_mean"))}<div class="detail">{_e(last.get("baseline_name", ""))}</div></td>',
             f'<td class="num">{format_signed(last.get("delta"))}<div class="detail">95% CI [{format_signed(last.get("ci_low"))}, '
-            f'{format_signed(last.get("ci_high"))}]</div></td>',
+            f'{format_signed(last.get("ci_high"))}]</div>{_largest_loss(state.name, last)}</td>',
             f'<td class="num{" sig" if significant else ""}">{p_text}</td>',
             f'<td class="num">{_above(last)}</td>',
             f'<td class="num">{_e(str(last.get("n", "–")))}</td>',

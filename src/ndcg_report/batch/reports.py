@@ -24,7 +24,7 @@ def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
     """
     files = {}
     for item in report.inputs:
-        path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics"))
+        path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics", "docs"))
         files[item.role] = {"path": str(path), "sha256": path_sha256(path)}
     options = asdict(report.options)
     if not report.uses_corpus:
@@ -47,6 +47,7 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
                                                          ("headline", o.headline)) if value]
     command += ["--judged-only"] if o.judged_only else []
     command += [f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
+                f"--drilldown={o.drilldown}", f"--drilldown-depth={o.drilldown_depth}",
                 f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
     if o.run_name:
         command.append(f"--run-name={o.run_name}")
@@ -77,6 +78,9 @@ def headline(summary: dict) -> dict:
     best = max(systems, key=lambda system: (system["run_mean"] if system["run_mean"] is not None else -1.0))
     best_row = summary["comparisons"][best["name"]][k]
     record = {key: best_row.get(key) for key in keys}
+    drilldown = summary.get("drilldown") or {}
+    loss = ((drilldown.get("largest_changes") or {}).get(best["name"]) or {}).get("loss")
+    record["largest_loss"] = loss if loss and loss["qid"] in drilldown.get("queries", ()) else None
     record.update(measure=k, run_name=best["name"], baseline_name=summary["baseline"], systems=systems,
                   n_systems=len(systems), n_above=sum(system["significantly_above"] for system in systems),
                   warnings=len(summary.get("warnings", [])))

@@ -70,6 +70,17 @@ def label_distribution(report: "Report") -> pd.DataFrame:
     return pd.DataFrame({"label": [number(v) for v in labels.index], "qrels lines": labels.to_numpy()})
 
 
+def pool_note(report: "Report") -> str:
+    """The unjudged pool in one sentence of HTML, with a link to unjudged.tsv beside the report."""
+    experiment = report.experiment
+    pool = experiment.unjudged_pool()
+    queries = len(set(pool["qid"].to_pylist()))
+    return (f'<p class="note">Unjudged pool: {pool.num_rows:,} documents in the top {experiment.rank_depth} of some '
+            f"system or the baseline have no label, over {queries:,} queries; they count as not relevant. "
+            '<a href="unjudged.tsv">unjudged.tsv</a> lists them for the next judging round (by query, the documents '
+            "more systems retrieved and higher first; the systems that did).</p>")
+
+
 def judged_share(evaluation: Evaluation, k: int | None) -> float:
     """Mean judged@k over the queries the run retrieved for (NaN if none)."""
     shares = evaluation.judged_at(k)[evaluation.in_run]
@@ -98,7 +109,8 @@ def data_warnings(report: "Report") -> list[str]:
         if share < LOW_JUDGED:
             warnings.append(
                 f"{name}: only {share:.0%} of the top {depth} is judged; unjudged documents count as not relevant, "
-                f"so {headline.label} may understate this system."
+                f"so {headline.label} may understate this system (unjudged.tsv lists them for judging; "
+                "--judged-only shows nDCG over the judged documents alone beside it)."
             )
         ties = experiment.tie_ranges.get(name)
         tie_text = tie_warning(name, ties, evaluation, headline) if ties is not None else ""

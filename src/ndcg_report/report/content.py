@@ -124,7 +124,8 @@ def figure_drawers(report: Report) -> list[tuple[str, Callable[[], Figure]]]:
     if many:
         bins = min(plots.HEATMAP_BINS, n)
         figures += [
-            (f"Per-query {label} minus {base}'s, systems x queries" + (
+            (f"Per-query {label} minus {base}'s, systems x queries (a query's rankings: follow its qid in the "
+             "per-query table, section 5)" + (
                 f" ({n:,} queries, sorted by mean delta, binned: {bins} bins of about {n // bins:,}, "
                 "each cell a bin's mean)" if n > plots.MAX_HEATMAP_QUERIES else ""), experiment.plot_delta_heatmap),
             (f"Queries won, tied and lost against {base} on {label}", experiment.plot_wins_ties_losses),

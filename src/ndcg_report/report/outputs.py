@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chunks
-from ndcg_report.core.toplists import pool_tsv
+from ndcg_report.core.toplists import RBO_PERSISTENCE, pool_tsv
+from ndcg_report.report.drilldown import drilldown_queries
 from ndcg_report.core.measures import Measure
 from ndcg_report.report.report_model import Report
 from ndcg_report.report.results import family_note, interval_name, verdicts
@@ -78,10 +79,32 @@ def summary_record(report: Report) -> dict:
             "pvalues": {a: {b: _json_number(test.pvalues.at[a, b]) for b in test.names} for a in test.names},
             "letters": {name: test.letters[name] for name in test.names},
         },
+        "unjudged": {"file": "unjudged.tsv", "depth": experiment.rank_depth,
+                     "documents": experiment.unjudged_pool().num_rows},
+        "drilldown": {"depth": experiment.rank_depth, "queries": drilldown_queries(experiment, p.drilldown)[0],
+                      "anchor": "report.html#q-<qid, percent-encoded>", "largest_changes": largest_changes(experiment)},
+        "rank_overlap": {"measure": f"rank-biased overlap (p = {RBO_PERSISTENCE}) of each system's top "
+                                    f"{experiment.rank_depth} with the baseline's, mean over the paired queries",
+                         "systems": {name: _json_number(value) for name, value in
+                                     experiment.rank_overlap().mean().items()}},
         "verdicts": verdicts(experiment),
         "warnings": report.warnings,
         "command": report.command,
     }
+
+
+def largest_changes(experiment) -> dict:
+    """Per system, its largest loss and largest win against the baseline on the headline measure
+    ({"loss": {"qid", "delta"}, "win": ...}; None where it has none)."""
+    changes = {}
+    deltas = experiment.deltas()
+    for name in experiment.names:
+        column = deltas[name].sort_values(kind="stable")
+        loss = column.index[0] if len(column) and column.iloc[0] < 0 else None
+        win = column.index[-1] if len(column) and column.iloc[-1] > 0 else None
+        changes[name] = {key: None if qid is None else {"qid": qid, "delta": float(column[qid])}
+                         for key, qid in (("loss", loss), ("win", win))}
+    return changes
 
 
 def per_query_csv_chunks(report: Report) -> Iterator[bytes | memoryview]:

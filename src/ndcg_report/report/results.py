@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.core.measures import Measure, level_text
+from ndcg_report.report.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
 from ndcg_report.report.experiment import Experiment
 from ndcg_report.report.html import DEEPER, details_html, escape, leaderboard_html, text_html
 from ndcg_report.report.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
@@ -240,15 +241,19 @@ def wins_and_losses(report: "Report", name: str, measure: Measure | str | int | 
 def query_table_html(report: "Report", measure: Measure | str | int | None = None, limit: int = MAX_QUERY_ROWS) -> str:
     """Every paired query (up to limit; beyond, the best and worst halves) x every system on a measure
     (default: the headline): the baseline's and each system's value (cells tinted by the difference),
-    the mean difference, query text."""
+    the mean difference, how much each system's top k differs from the baseline's (rank-biased
+    overlap), query text; a qid links to its drill-down where it has one."""
     experiment = report.experiment
     table = experiment.scores(measure)
     deltas = experiment.deltas(measure)
+    linked = set(drilldown_queries(experiment, _drilldowns(report))[0])
+    overlap = experiment.rank_overlap().reindex(table.index)
     mean_delta = deltas.mean(axis=1)
     order = np.lexsort((np.arange(len(table)), -mean_delta.to_numpy()))
     shown = order if len(order) <= limit else np.concatenate([order[: limit // 2], order[-(limit - limit // 2):]])
     base = experiment.baseline_name
-    headers = ["qid"] + (["query"] if report.topics is not None else []) + [base, *experiment.names, "mean Δ"]
+    headers = (["qid"] + (["query"] if report.topics is not None else []) + [base, *experiment.names, "mean Δ"]
+               + [f"RBO: {name}" for name in experiment.names])
     head = "".join(f'<th class="{"text" if h in ("qid", "query") else "num"}">{escape(h)}</th>' for h in headers)
     rows = []
     for position, row in enumerate(shown):
@@ -256,7 +261,8 @@ def query_table_html(report: "Report", measure: Measure | str | int | None = Non
             rows.append(f'<tr><td class="text" colspan="{len(headers)}">… {len(order) - len(shown):,} queries '
                         "in between are in per_query.csv …</td></tr>")
         qid = table.index[row]
-        cells = [f'<td class="text">{escape(qid)}</td>']
+        shown_qid = (f'<a class="qlink" href="#{anchor(qid)}">{escape(qid)}</a>' if qid in linked else escape(qid))
+        cells = [f'<td class="text">{shown_qid}</td>']
         if report.topics is not None:
             cells.append(f'<td class="text query">{escape(report.topics.get(qid, ""))}</td>')
         cells.append(f'<td class="num">{table.iat[row, table.columns.get_loc(base)]:.4f}</td>')
@@ -264,6 +270,8 @@ def query_table_html(report: "Report", measure: Measure | str | int | None = Non
             delta = deltas.iat[row, deltas.columns.get_loc(name)]
             cells.append(f'<td class="num" style="background:{tint(delta)}">{table.iat[row, table.columns.get_loc(name)]:.4f}</td>')
         cells.append(f'<td class="num">{mean_delta.iat[row]:+.4f}</td>')
+        cells += [f'<td class="num">{_overlap_text(overlap.iat[row, overlap.columns.get_loc(name)])}</td>'
+                  for name in experiment.names]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table class="ndcg-table queries"><thead><tr>{head}</tr></thead><tbody>' + "".join(rows)
             + "</tbody></table>")
@@ -276,6 +284,9 @@ def query_table_note(report: "Report", measure: Measure | str | int | None = Non
     note = (f"Per-query {label} of all {n:,} queries averaged in every system, sorted by the mean difference "
             f"from {experiment.baseline_name} (largest gains first). Cells are tinted green where the system beats "
             f"{experiment.baseline_name} on that query and red where it loses, darker for larger differences. "
+            f"RBO: how much of its top {experiment.rank_depth} a system shares with {experiment.baseline_name}'s, "
+            "in rank-biased overlap (1: the same list; near 0: a different one), so a reranker that reorders "
+            "everything and one that moves two documents are told apart. A linked qid opens its rankings below. "
             "per_query.csv has every query, system and measure.")
     if n > MAX_QUERY_ROWS:
         note += f" With more than {MAX_QUERY_ROWS} queries, the {MAX_QUERY_ROWS // 2} best and worst are shown."
@@ -290,3 +301,13 @@ def query_section_html(report: "Report", measure: Measure | str | int | None = N
         return body
     n = len(report.experiment.scores(measure))
     return details_html(f"All {n:,} queries (click to open)", body)
+
+
+def _drilldowns(report: "Report") -> int:
+    """How many queries get a drill-down (the report's --drilldown)."""
+    params = getattr(report, "params", None)
+    return params.drilldown if params is not None else MAX_DRILLDOWNS
+
+
+def _overlap_text(value: float) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:.2f}"
