@@ -28,7 +28,7 @@ from ndcg_report.batch.history import append_history, history_file, read_history
 
 SMALL = Path(__file__).parent / "data" / "small"
 EXAMPLES = Path(__file__).parent.parent / "examples"
-OUTPUTS = ["per_query.csv", "report.html", "report.ipynb", "summary.json"]
+OUTPUTS = ["per_query.csv", "report.html", "report.ipynb", "summary.json", "unjudged.tsv"]
 TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
 
 
@@ -158,7 +158,8 @@ def test_one_bad_report_fails_alone_and_the_index_shows_it(first_batch):
     above = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] > 0  # 8 queries: it is not
     assert rows["good-a"][6] == ("yes" if above else "no")
     assert rows["good-a"][2].startswith(f"{summary['run_mean']:.4f}")
-    assert rows["good-a"][4] == f"{summary['delta']:+.4f} 95% CI [{summary['ci_low']:+.4f}, {summary['ci_high']:+.4f}]"
+    assert rows["good-a"][4].startswith(
+        f"{summary['delta']:+.4f} 95% CI [{summary['ci_low']:+.4f}, {summary['ci_high']:+.4f}] largest loss: ")
     assert '<a href="good-a/report.html">' in snap["index"] and '<a href="bad-nan/report.html">' not in snap["index"]
     assert (out / ".history" / "bad-nan.log").read_text().count("bad.txt:6") == 1
 
@@ -215,8 +216,9 @@ def test_index_is_offline_escaped_and_embeds_the_history_plots(first_batch):
     parser.feed(page)
     assert not re.search(r"https?://", page)
     assert "<script" not in page and "<link" not in page and "@import" not in page
-    assert all(link.startswith(("data:image/png;base64,", "#")) or re.fullmatch(r"[\w.-]+/report\.html", link)
-               for link in parser.links), parser.links
+    assert all(link.startswith(("data:image/png;base64,", "#"))
+               or re.fullmatch(r"[\w.-]+/report\.html(#q-[\w%.-]+)?", link) for link in parser.links), parser.links
+    assert any(re.fullmatch(r"good-a/report\.html#q-\w+", link) for link in parser.links)  # the largest loss
     images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
     assert len(images) == 2  # good-a and good-b have a history; bad-nan has none yet
     import base64

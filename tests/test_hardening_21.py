@@ -60,8 +60,8 @@ def fake_summary(run_mean: float) -> dict:
     row = {"n": 8, "run_mean": run_mean, "baseline_mean": 0.4, "delta": run_mean - 0.4, "ci_low": -0.1, "ci_high": 0.2,
            "randomization_pvalue": 0.5, "holm_randomization_pvalue": 0.5, "t_pvalue": 0.5, "holm_t_pvalue": 0.5,
            "wilcoxon_pvalue": 0.5, "holm_wilcoxon_pvalue": 0.5}
-    return {"schema_version": 2, "ndcg_report_version": "test", "parameters": {"headline_k": "10", "alpha": 0.05},
-            "comparisons": {"monot5": {"10": row}}, "baseline": "bm25", "warnings": []}
+    return {"schema_version": 3, "ndcg_report_version": "test", "parameters": {"headline": "nDCG@10", "alpha": 0.05},
+            "comparisons": {"monot5": {"nDCG@10": row}}, "baseline": "bm25", "warnings": []}
 
 
 @pytest.fixture
@@ -79,6 +79,7 @@ def fake_steps(monkeypatch):
             action()
         executed.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
         (executed.parent / "per_query.csv").write_text("system,qid\n")
+        (executed.parent / "unjudged.tsv").write_text("qid\tdocid\tbest_rank\tn_systems\tsystems\n")
         (executed.parent / "summary.json").write_text(json.dumps(fake_summary(0.5 + built["n"] / 100)))
 
     monkeypatch.setattr(build, "_execute", execute)
@@ -138,9 +139,9 @@ def test_01_files_added_to_out_during_a_build_are_kept(tmp_path, fake_steps):
     fake_steps.append(lambda: (out / "mydir" / "f.txt").write_text("mine too"))
     result = build_in_process(out)
     assert (out / "notes.txt").read_text() == "mine" and (out / "mydir" / "f.txt").read_text() == "mine too"
-    assert json.loads((out / "summary.json").read_text())["comparisons"]["monot5"]["10"]["run_mean"] == 0.52
+    assert json.loads((out / "summary.json").read_text())["comparisons"]["monot5"]["nDCG@10"]["run_mean"] == 0.52
     assert sorted(p.name for p in out.iterdir()) == ["mydir", "notes.txt", "per_query.csv", "report.html",
-                                                     "report.ipynb", "summary.json"]
+                                                     "report.ipynb", "summary.json", "unjudged.tsv"]
     assert any("kept mydir, notes.txt" in note for note in result.notes)
     assert not list(tmp_path.glob(".out.*"))
     fake_steps.clear()
@@ -160,7 +161,7 @@ def test_01_a_batch_keeps_a_file_added_to_its_report_folder_mid_build(tmp_path, 
     assert run_batch(config, force=True, builds=InProcessBuilds(), log=lambda line: None).exit_code == 0
     assert notes.read_text() == "the user's" and (tmp_path / "out" / "r1" / "report.html").is_file()
     assert read_status(tmp_path / "out", "r1")["status"] == "built" and len(read_history(tmp_path / "out", "r1")) == 1
-    assert json.loads((tmp_path / "out" / "r1" / "summary.json").read_text())["comparisons"]["monot5"]["10"][
+    assert json.loads((tmp_path / "out" / "r1" / "summary.json").read_text())["comparisons"]["monot5"]["nDCG@10"][
         "run_mean"] == 0.52
 
 
@@ -296,9 +297,9 @@ def test_07_once_published_a_build_succeeds_even_if_the_old_report_cannot_be_rem
     assert result.exit_code == 0 and not any("FAILED" in line for line in lines), lines
     assert read_status(tmp_path / "out", "r1")["status"] == "built" and len(read_history(tmp_path / "out", "r1")) == 2
     summary = json.loads((tmp_path / "out" / "r1" / "summary.json").read_text())
-    assert summary["comparisons"]["monot5"]["10"]["run_mean"] == 0.52  # the new report is the published one
+    assert summary["comparisons"]["monot5"]["nDCG@10"]["run_mean"] == 0.52  # the new report is the published one
     (left,) = glob.glob(str(tmp_path / "out" / ".r1.staging-*"))  # the old one, named in a note, untouched
-    assert sorted(os.listdir(left)) == ["per_query.csv", "report.html", "report.ipynb", "summary.json"]
+    assert sorted(os.listdir(left)) == ["per_query.csv", "report.html", "report.ipynb", "summary.json", "unjudged.tsv"]
 
 
 def test_09_a_timed_out_cell_is_named_with_the_limit(tmp_path):
