@@ -7,6 +7,7 @@ within that file).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 MAGIC = b"PAR1"
 SUFFIXES = (".parquet", ".pq", ".parq")
 _LARGE_STRINGS = (1 << 31) - (1 << 24)
+FIRST_FILES = 3  # files of a folder checked to be Parquet before it is taken for a dataset
+MAX_ENTRIES = 10_000  # folder entries listed while looking for them
+MAX_DATASET_ENTRIES = 1_000_000  # entries of a whole dataset's walk
 ALIASES = {"docid": ("docid", "docno"), "score": ("score",), "rel": ("rel", "label"), "qid": ("qid",)}
 
 
@@ -45,30 +49,94 @@ class ParquetRows:
 
 
 def is_parquet(path: Path) -> bool:
-    """A folder (a Parquet dataset), a file named *.parquet/.pq/.parq, or a file starting with PAR1."""
+    """A Parquet dataset (a folder whose first files are Parquet), a file named *.parquet/.pq/.parq,
+    or a file that is Parquet by its structure (`PAR1` at both ends, a footer that fits): told by
+    structure, so a text file whose first id starts with PAR1 stays text."""
     if path.is_dir():
-        return True
+        return dataset_problem(path) is None
     if path.suffix.lower() in SUFFIXES:
         return True
+    return has_parquet_structure(path)
+
+
+def has_parquet_structure(path: Path) -> bool:
+    """True if the file starts and ends with the Parquet magic and its footer length fits the file
+    (False for anything but a regular file: a pipe is never opened here)."""
     try:
+        if not path.is_file():
+            return False
         with open(path, "rb") as handle:
-            return handle.read(4) == MAGIC
+            if handle.read(4) != MAGIC:
+                return False
+            size = handle.seek(0, 2)
+            if size < 12:
+                return False
+            handle.seek(size - 8)
+            tail = handle.read(8)
     except OSError:
         return False
+    return tail[4:] == MAGIC and int.from_bytes(tail[:4], "little") <= size - 12
+
+
+def dataset_problem(folder: Path) -> str | None:
+    """None if the folder looks like a Parquet dataset: its first FIRST_FILES files (in path order)
+    are Parquet; else what it is instead. Stops at the first file that is not, and looks at no more
+    than MAX_ENTRIES entries, so a mistyped folder (/usr) costs milliseconds, not a walk."""
+    checked = 0
+    try:
+        for file in _walk(folder, [MAX_ENTRIES]):
+            if not has_parquet_structure(file):
+                return f"a folder, but not a Parquet dataset: its file {file.relative_to(folder)} is not Parquet"
+            checked += 1
+            if checked == FIRST_FILES:
+                break
+    except _TooLarge:
+        return f"a folder with more than {MAX_ENTRIES:,} entries before its first Parquet files: not a Parquet dataset"
+    except OSError as exc:
+        return f"a folder that cannot be read ({exc.strerror or exc})"
+    return None if checked else "a folder without any Parquet file"
 
 
 def parquet_files(path: Path) -> list[Path]:
     """The Parquet files of a file or a folder (recursively, sorted by path; names starting with '.'
-    or '_', as Spark's _SUCCESS and .crc files, are skipped); InputError if there is none."""
+    or '_', as Spark's _SUCCESS and .crc files, are skipped); InputError if there is none, or if the
+    folder's first files are not Parquet (a mistyped folder is not walked whole)."""
     if not path.exists():
         raise InputError(path, None, "no such file or folder", "check the path")
     if not path.is_dir():
         return [path]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and not any(
-        part.startswith((".", "_")) for part in p.relative_to(path).parts))
-    if not files:
-        raise InputError(path, None, "a folder without any Parquet file", "give a Parquet file or a folder of them")
-    return files
+    problem = dataset_problem(path)
+    if problem is not None:
+        raise InputError(path, None, problem, "give a Parquet file or a folder of them")
+    try:
+        return list(_walk(path, [MAX_DATASET_ENTRIES]))
+    except _TooLarge:
+        raise InputError(path, None, f"a folder with more than {MAX_DATASET_ENTRIES:,} entries",
+                         "give the Parquet dataset's own folder") from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot be read ({exc.strerror or exc})", "check the folder") from None
+
+
+class _TooLarge(Exception):
+    """A folder walk passed its budget of entries."""
+
+
+def _walk(folder: Path, budget: list[int]) -> Iterator[Path]:
+    """The files below folder in path order (as sorted(rglob) gives them), lazily, depth first; names
+    starting with '.' or '_' skipped, links to folders not followed; _TooLarge once more entries than
+    budget[0] were listed."""
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda entry: entry.name)
+    budget[0] -= len(entries)
+    if budget[0] < 0:
+        raise _TooLarge
+    for entry in entries:
+        if entry.name.startswith((".", "_")):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(Path(entry.path), budget)
+        elif entry.is_file():
+            yield Path(entry.path)
 
 
 def parquet_row_count(path: Path) -> int:
