@@ -33,7 +33,9 @@ from ndcg_report.inputs.text_files import (
     GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, line_pieces, line_too_long, read_prefix,
 )
 
-PIECE_BYTES = 16 << 20  # text parsed at a time
+PIECE_BYTES = 16 << 20  # TREC text whose rows are parsed at a time
+ROW_BYTES = 40  # of a TREC run line: pieces hold PIECE_BYTES / ROW_BYTES rows
+MAX_PIECE = 64 << 20
 _BOM = b"\xef\xbb\xbf"
 FORMS = {"run": ("flat", "retrieved", "docs"), "qrels": ("flat", "grades")}
 _LIST_KEYS = {"retrieved": "retrieved", "docs": "docs", "grades": "grades"}
@@ -41,19 +43,22 @@ _QID_TYPE = pa.dictionary(pa.int32(), pa.string())
 _LARGE_STRINGS = 1 << 31
 
 
-def _schema(kind: str) -> pa.Schema:
-    """What pyarrow's JSON reader is told to read (ids as strings: a number there sends the piece to
-    the Python reading, which takes whole numbers)."""
-    fields = [pa.field(key, pa.string()) for key in QID_KEYS + DOCID_KEYS]
-    fields += [pa.field(key, pa.float64()) for key in VALUE_KEYS[kind]]
-    if kind == "run":
+def _schema(kind: str, form: str, record: dict) -> pa.Schema:
+    """What pyarrow's JSON reader is told to read: the fields the file's first record uses (a line
+    that names its ids by other keys reads as nulls there and goes to the Python reading; every
+    field asked for halves pyarrow's speed). Ids as strings: a number there sends the piece to the
+    Python reading, which takes whole numbers."""
+    fields = [pa.field(key, pa.string()) for key in QID_KEYS if key in record]
+    if form == "flat":
+        fields += [pa.field(key, pa.string()) for key in DOCID_KEYS if key in record]
+        fields += [pa.field(key, pa.float64()) for key in VALUE_KEYS[kind] if key in record]
+    elif form == "retrieved":
         fields.append(pa.field("retrieved", pa.list_(pa.string())))
-        doc = pa.struct([pa.field(key, pa.string()) for key in DOCID_KEYS] + [pa.field("score", pa.float64())])
-        fields.append(pa.field("docs", pa.list_(doc)))
+    elif form == "docs":
+        first = next((item for item in record["docs"] if isinstance(item, dict)), {})
+        doc = [pa.field(key, pa.string()) for key in DOCID_KEYS if key in first] + [pa.field("score", pa.float64())]
+        fields.append(pa.field("docs", pa.list_(pa.struct(doc))))
     return pa.schema(fields)
-
-
-_SCHEMAS = {kind: _schema(kind) for kind in ("run", "qrels")}
 
 
 @dataclass
@@ -65,6 +70,7 @@ class _Reading:
     kind: str
     form: str = ""
     form_line: int = 0
+    schema: pa.Schema | None = None  # set from the first record
     queries: dict[str, int] = field(default_factory=dict)
 
 
@@ -79,14 +85,18 @@ def read_json_lines(path: Path, kind: str) -> tuple[pa.Table, Callable[[int], in
 
 
 def json_lines_chunks(path: Path, kind: str, piece_bytes: int | None = None) -> Iterator[tuple[pa.Table, int]]:
-    """(table of a piece's rows, rows before it), about piece_bytes of whole lines at a time, every
-    check made; an empty file is an InputError. Repeated (query, document) pairs are the caller's."""
+    """(table of a piece's rows, rows before it), every check made; an empty file is an InputError.
+    Repeated (query, document) pairs are the caller's. A piece holds about as many rows as
+    piece_bytes of TREC text would (ROW_BYTES a row): a ranked list of ids is denser than TREC text,
+    and a streamed block's memory follows its rows, not its bytes."""
     reading = _Reading(path, kind)
     _first_check(reading)
+    target_rows = max(1, (piece_bytes or PIECE_BYTES) // ROW_BYTES)
+    size = min(piece_bytes or PIECE_BYTES, 1 << 20)  # the first piece measures the bytes of a row
     rows = 0
     try:
         with open_maybe_gzip(path) as handle:
-            for piece, lines_before in line_pieces(handle, piece_bytes or PIECE_BYTES):
+            for piece, lines_before in line_pieces(handle, lambda: size):
                 if len(piece) > MAX_LINE and b"\n" not in piece[-MAX_LINE - 1:]:
                     raise line_too_long(path, lines_before + piece.count(b"\n") + 1)
                 table = _fast(piece, reading, lines_before) if reading.form != "grades" else None
@@ -95,6 +105,7 @@ def json_lines_chunks(path: Path, kind: str, piece_bytes: int | None = None) -> 
                 if table.num_rows:
                     yield table, rows
                     rows += table.num_rows
+                    size = int(min(max(len(piece) / table.num_rows * target_rows, 1 << 16), MAX_PIECE))
     except GZIP_ERRORS as exc:
         raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
     if rows == 0:
@@ -157,7 +168,7 @@ def _fast(piece: bytes, reading: _Reading, lines_before: int) -> pa.Table | None
             table = pajson.read_json(
                 pa.BufferReader(piece[start:] if start else piece),
                 read_options=pajson.ReadOptions(block_size=block),
-                parse_options=pajson.ParseOptions(explicit_schema=_SCHEMAS[reading.kind],
+                parse_options=pajson.ParseOptions(explicit_schema=reading.schema,
                                                   unexpected_field_behavior="ignore", newlines_in_values=False),
             )
             break
@@ -195,7 +206,7 @@ def _fast(piece: bytes, reading: _Reading, lines_before: int) -> pa.Table | None
         else:
             if items.null_count:
                 return None
-            fields = pa.table(dict(zip([*DOCID_KEYS, "score"], items.flatten())))
+            fields = pa.table(dict(zip([field.name for field in items.type], items.flatten())))
             docids, values = _one_of(fields, DOCID_KEYS), fields["score"].combine_chunks()
             if docids is None or values.null_count:
                 return None
@@ -284,6 +295,7 @@ def _record(record: object, reading: _Reading, line: int, qids: list, docids: li
     form = _form(record, reading.kind)
     if not reading.form:
         reading.form, reading.form_line = form, line
+        reading.schema = _schema(reading.kind, form, record)
     elif form != reading.form:
         raise RecordProblem(f"a record of the {form!r} form, but line {reading.form_line} is of the "
                             f"{reading.form!r} form", "give every line in one form")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -106,12 +106,12 @@ def _check_utf8(path: Path, prefix: bytes) -> None:
                              "re-save the file as UTF-8") from None
 
 
-def line_pieces(handle: IO[bytes], size: int) -> Iterator[tuple[bytes, int]]:
-    """(piece, lines before it): the text in pieces of about `size` bytes that end with \\n (the last
-    may not); a piece's last line is finished with readline. InputError-free: the caller's line checks
-    name a line longer than MAX_LINE (see line_too_long)."""
+def line_pieces(handle: IO[bytes], size: int | Callable[[], int]) -> Iterator[tuple[bytes, int]]:
+    """(piece, lines before it): the text in pieces of about `size` bytes (or size() before each
+    piece) that end with \\n (the last may not); a piece's last line is finished with readline. The
+    caller names a line longer than MAX_LINE (see line_too_long)."""
     lines = 0
-    while data := handle.read(size):
+    while data := handle.read(size() if callable(size) else size):
         if not data.endswith(b"\n"):
             data += handle.readline(MAX_LINE)
         yield data, lines
