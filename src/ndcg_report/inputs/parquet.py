@@ -1,7 +1,7 @@
 """Runs and qrels stored as Parquet: one file, or a folder of files (a dataset, read in path order).
 
-Columns qid, docid (or docno) and score (runs) or rel (or label, qrels); ids are strings or whole
-numbers, values numbers. Same checks as the text formats; errors name the file and the row (1-based,
+Columns qid, docid (or docno) and score (runs; without one, a rank column gives score = -rank) or rel
+(or label, qrels); ids are strings of any Arrow layout or whole numbers, values numbers. Same checks as the text formats; errors name the file and the row (1-based,
 within that file).
 """
 
@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import InputError
+from ndcg_report.inputs.columns import id_strings, is_text_type
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 MAGIC = b"PAR1"
 SUFFIXES = (".parquet", ".pq", ".parq")
 _LARGE_STRINGS = (1 << 31) - (1 << 24)
+RANK = "rank"  # a run without a score column is ranked by this one: score = -rank (1 is best)
 FIRST_FILES = 3  # files of a folder checked to be Parquet before it is taken for a dataset
 MAX_ENTRIES = 10_000  # folder entries listed while looking for them
 MAX_DATASET_ENTRIES = 1_000_000  # entries of a whole dataset's walk
@@ -225,6 +227,8 @@ def _open(file: Path, value_column: str, kind: str) -> tuple["pq.ParquetFile", d
     names = {}
     for wanted in ("qid", "docid", value_column):
         present = [name for name in ALIASES[wanted] if name in schema.names]
+        if wanted == "score" and not present and RANK in schema.names:
+            present = [RANK]  # no score: ranked by the rank column, score = -rank
         if len(present) != 1:
             problem = (f"has both {' and '.join(map(repr, present))} columns" if present else
                        f"lacks a {wanted!r} column (has {', '.join(map(repr, schema.names)) or 'none'})")
@@ -238,8 +242,9 @@ def _open(file: Path, value_column: str, kind: str) -> tuple["pq.ParquetFile", d
 def _checked(file: Path, table: pa.Table, names: dict[str, str], value_column: str, first_row: int) -> pa.Table:
     """qid and docid as strings, the value as float64; InputError naming the file's row (first_row
     rows of the file come before the table) of a null id or a null, NaN or infinite value."""
+    values = pc.cast(table[names[value_column]], pa.float64())
     table = pa.table({"qid": _strings(table[names["qid"]]), "docid": _strings(table[names["docid"]]),
-                      value_column: pc.cast(table[names[value_column]], pa.float64())})
+                      value_column: pc.negate(values) if names[value_column] == RANK else values})
     for name in ("qid", "docid"):
         if table[name].null_count:
             row = pc.index(pc.is_null(table[name]), True).as_py()
@@ -276,19 +281,16 @@ def _check_type(file: Path, name: str, kind: pa.DataType, numeric: bool) -> None
         ok = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
         wanted = "numbers"
     else:
-        ok = pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
+        ok = is_text_type(kind) or pa.types.is_integer(kind)
         wanted = "strings or whole numbers"
     if not ok:
         raise InputError(file, None, f"column {name!r} has type {kind}", f"store {name} as {wanted}")
 
 
 def _strings(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Ids as strings: dictionaries decoded, whole numbers written in decimal (as a text file holds them)."""
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if pa.types.is_large_string(column.type):
-        return column
-    return column.cast(pa.string())
+    """Ids as strings (columns.id_strings): dictionaries decoded, string_view and large_string cast,
+    whole numbers written in decimal (as a text file holds them)."""
+    return id_strings(column)
 
 
 def _first_line(exc: BaseException) -> str:

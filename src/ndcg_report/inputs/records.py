@@ -60,14 +60,16 @@ def identifier(value: object, name: str) -> str:
         return value
     if isinstance(value, Integral) and not isinstance(value, bool):
         return str(int(value))
-    raise RecordProblem(f"{name} is {kind_of(value)} ({shown(value)}), not a string", f"give {name} as a string")
+    what = kind_of(value) if value is None or isinstance(value, (Mapping, list, tuple)) else f"{kind_of(value)} ({shown(value)})"
+    raise RecordProblem(f"{name} is {what}, not a string", f"give {name} as a string")
 
 
 def number(value: object, kind: str) -> float:
     """A score (run) or grade (qrels) as a finite float; RecordProblem otherwise."""
     name = VALUE_NAME[kind]
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise RecordProblem(f"{name} is {kind_of(value)} ({shown(value)}), not a number", f"give every {name} as a number")
+        what = kind_of(value) if value is None or isinstance(value, (Mapping, list, tuple)) else f"{kind_of(value)} ({shown(value)})"
+        raise RecordProblem(f"{name} is {what}, not a number", f"give every {name} as a number")
     result = float(value)
     if not math.isfinite(result):
         raise RecordProblem(f"{name} is {result} (NaN or infinite)", f"give every {name} as a finite number")

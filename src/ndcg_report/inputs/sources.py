@@ -19,6 +19,7 @@ _COPY_BYTES = 1 << 20
 _STREAM_PATH = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/thread-self/fd|proc/(?P<pid>\d+)/fd)/(?P<fd>\d+)$")
 _STDIN_PATHS = ("/dev/stdin",)
 _copies: dict[tuple[int, int], Path] = {}  # (device, inode) of a pipe read -> its copy
+_given: dict[str, str] = {}  # a copy's path -> the path the user gave
 _lock = threading.Lock()
 _folder: Path | None = None
 
@@ -41,14 +42,15 @@ def source_path(path: str | Path) -> Path:
             key = (status.st_dev, status.st_ino)
             if key not in _copies:
                 _copies[key] = _copy(path)
+                _given[str(_copies[key])] = str(path)
             return _copies[key]
     raise InputError(path, None, f"is a {kind}, not a regular file (it would be read forever, or block)",
                      "give a file; to pass a command's output, use a process substitution <(command)")
 
 
-def is_copy(path: str | Path) -> bool:
-    """True for a path source_path made (the copy of a process substitution)."""
-    return _folder is not None and Path(path).parent == _folder
+def given_name(path: str | Path) -> str:
+    """The path the user gave for a copy source_path made (to name it in messages), else path itself."""
+    return _given.get(str(path), str(path))
 
 
 def _is_stream_path(path: Path) -> bool:
@@ -79,8 +81,10 @@ def _copy(path: Path) -> Path:
     if _folder is None:
         _folder = Path(tempfile.mkdtemp(prefix="ndcg-report-streams-"))
         atexit.register(shutil.rmtree, _folder, True)
-    match = _STREAM_PATH.match(os.path.abspath(str(path)))
-    target = _folder / (f"fd{match['fd']}-{len(_copies) + 1}" if match else f"stdin-{len(_copies) + 1}")
+    name = os.path.abspath(str(path)).strip("/").replace("/", "-")  # dev-fd-63: the report names the input so
+    target = _folder / name
+    if target.exists():  # the same descriptor number read again for another stream
+        target = _folder / f"{name}-{len(_copies) + 1}"
     try:
         with open(path, "rb") as source, open(target, "wb") as copy:
             shutil.copyfileobj(source, copy, _COPY_BYTES)

@@ -27,7 +27,7 @@ from ndcg_report.inputs.json_documents import read_json_document
 from ndcg_report.inputs.json_lines import json_lines_chunks, json_lines_line_of_row, read_json_lines
 from ndcg_report.inputs.pair_index import PairIndex, build_pair_index, rows_sharing_a_key
 from ndcg_report.inputs.parquet import duplicate_error, parquet_chunks, read_parquet
-from ndcg_report.inputs.sources import source_path
+from ndcg_report.inputs.sources import given_name, source_path
 from ndcg_report.inputs.text_files import MAX_LINE, PREFIX_BYTES, check_first_line
 from ndcg_report.inputs.text_files import check_encoding as _check_encoding
 from ndcg_report.inputs.text_files import check_readable as _check_readable
@@ -165,9 +165,9 @@ def _named_as(given: str | Path) -> Iterator[Path]:
     try:
         yield readable
     except InputError as exc:
-        if readable == Path(given) or exc.path != str(readable):
+        if given_name(exc.path) == exc.path:
             raise
-        raise InputError(str(given), exc.line, exc.problem, exc.fix) from None
+        raise InputError(given_name(exc.path), exc.line, exc.problem, exc.fix) from None
 
 
 def _read_parquet_indexed(path: Path, value_column: str, kind: str) -> tuple[pa.Table, PairIndex]:

@@ -17,6 +17,7 @@ import pandas as pd
 from ndcg_report.core.metrics import Evaluation
 from ndcg_report.core.ties import TieRange
 from ndcg_report.files import path_sha256, text_line_count
+from ndcg_report.inputs.formats import describe_input
 from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
 from ndcg_report.inputs.trec import Qrels
 from ndcg_report.report.experiment import HEADLINE_K, Experiment, compare_runs
@@ -82,10 +83,12 @@ def load_report(params: ReportParameters) -> Report:
 
 
 def file_record(role: str, path: Path) -> dict:
-    """Role, file name, sha256 of the bytes as stored (of a Parquet folder: over its files), and the
-    number of lines of its text (of a Parquet file or folder: its rows)."""
+    """Role, file name, the format it was read in, sha256 of the bytes as stored (of a Parquet folder:
+    over its files), and the number of lines of its text (of a Parquet file or folder: its rows)."""
     lines = parquet_row_count(path) if is_parquet(path) else text_line_count(path)
-    return {"role": role, "file": path.name, "sha256": path_sha256(path), "lines": lines}
+    kind = role.split(":")[0].replace("baseline", "run")
+    return {"role": role, "file": path.name, "format": describe_input(path, kind), "sha256": path_sha256(path),
+            "lines": lines}
 
 
 # --- verdicts and data checks ------------------------------------------------------------------
