@@ -326,9 +326,9 @@ def _evaluate_on_cluster(args: argparse.Namespace, cutoffs: tuple) -> Evaluation
         raise ParameterError(f"--{'stream' if args.reading == 'stream' else 'in-memory'} does not apply with --dask: "
                              "the workers read the Parquet run, one file per task; drop it")
     if run.exists() and not is_parquet(run):
-        raise ParameterError(f"--dask evaluates Parquet runs only (a folder of files partitioned by query, one task "
-                             f"per file); {run} is not Parquet (TREC text, JSON or JSON lines): evaluate it without "
-                             "--dask, or write it as Parquet")
+        raise ParameterError(f"--dask evaluates a Parquet run (a folder of files partitioned by query, one task per "
+                             f"file); {run} is a text run (TREC text, JSON or JSON lines; --dask reads Parquet only): "
+                             "evaluate it without --dask, or write it as Parquet")
     from ndcg_report.core.partitions import evaluate_partitioned
     from ndcg_report.dask_cluster import LOST, connect, lost_message
     from ndcg_report.inputs.parquet import parquet_files

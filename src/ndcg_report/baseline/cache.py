@@ -41,6 +41,11 @@ def cached_bm25_run(
     check_parameters(k1=k1, b=b, top_k=top_k)
     say = log if log is not None else _stderr
     corpus_path, topics_path = source_path(corpus_path), source_path(topics_path)  # <(...) read once
+    from ndcg_report.inputs.corpus import iter_corpus
+    from ndcg_report.inputs.trec import read_topics
+
+    read_topics(topics_path)  # bad topics fail here, and so does a corpus bad from its start (bounded
+    iter_corpus(corpus_path)  # first checks), before the whole files are hashed
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     _check_cache_folder(folder)
     corpus_sha = _input_sha256(corpus_path)
