@@ -10,7 +10,7 @@ from pathlib import Path
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.parquet import SUFFIXES as PARQUET_SUFFIXES
 from ndcg_report.inputs.parquet import dataset_problem, has_parquet_structure
-from ndcg_report.inputs.text_files import read_prefix
+from ndcg_report.inputs.text_files import check_encoding, read_prefix
 
 TREC = "trec"  # whitespace-separated TREC lines (run, qrels)
 BEIR_TSV = "beir-tsv"  # qrels: `query-id corpus-id score` header, then tab-separated lines
@@ -82,13 +82,14 @@ def detect_format(path: Path, kind: str) -> str:
         if prefix.startswith(magic) and (name != "bzip2" or prefix[3:4].isdigit() and prefix[4:10] == b"1AY&SY"):
             raise InputError(path, None, f"is {name}-compressed, which is not read",
                              "decompress it, or compress it with gzip")
+    check_encoding(path, prefix)  # UTF-16, binary: said as such, whatever the name
     start = _first_character(prefix)
     if suffix in JSON_SUFFIXES:
-        if start not in ("{", "["):
+        if start not in ("{", "[", ""):  # blank: the reader says it is empty
             raise _mismatch(path, kind, suffix, "a JSON object ({...})", _describe(prefix))
         return JSON
     if suffix in JSONL_SUFFIXES:
-        if start not in ("{", "["):
+        if start not in ("{", "[", ""):
             raise _mismatch(path, kind, suffix, "JSON lines (one {...} object per line)", _describe(prefix))
         return JSONL
     if start in ("{", "["):
