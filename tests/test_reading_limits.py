@@ -138,6 +138,11 @@ def test_process_substitutions_are_read_once_and_named_pipes_refused(tmp_path):
     result = bash(f"ndcg-report eval -k 10 <(cat {QRELS}) <(zcat {MONOT5})")
     assert result.returncode == 0, result.stderr
     assert result.stdout == cli("eval", "-k", "10", QRELS, MONOT5).stdout
+    corpus = Path(__file__).parent / "data" / "corpus"
+    built = bash(f"ndcg-report bm25 --corpus <(cat {corpus / 'tiny.jsonl'}) --topics <(zcat -f {corpus / 'tiny_topics.tsv'}) "
+                 f"--out {tmp_path / 'bm25.run'} --cache-dir {tmp_path / 'cache'}")
+    assert built.returncode == 0, built.stderr
+    assert read_run(tmp_path / "bm25.run").table.num_rows > 0
     bad = bash(f"ndcg-report eval {QRELS} <(printf 'q1 Q0 d1 1 x t\\n')")
     assert bad.returncode == 2 and bad.stderr.startswith("ndcg-report: error: /dev/fd/")
     assert ":1: score 'x' is not a number" in bad.stderr
