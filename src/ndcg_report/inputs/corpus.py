@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.files import open_maybe_gzip
-from ndcg_report.inputs.text_files import MAX_LINE, check_first_line, line_too_long, read_prefix
+from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_first_line, line_too_long
 
 DEFAULT_BATCH_SIZE = 10_000
 _BOM = "\ufeff"
@@ -31,7 +31,12 @@ def iter_corpus(
         raise ParameterError(f"batch_size must be a whole number >= 1; got {batch_size!r}")
     path = Path(path)
     _check_file(path)
-    check_first_line(path, read_prefix(path), "corpus")  # binary, or a first line past MAX_LINE: fail at once
+    try:
+        with open_maybe_gzip(path) as handle:
+            prefix = handle.read(PREFIX_BYTES)
+    except GZIP_ERRORS:
+        prefix = b"\n"  # a corrupt gzip: the reading names it, with the line it reached
+    check_first_line(path, prefix, "corpus")  # binary, or a first line past MAX_LINE: fail at once
     return _batches(path, batch_size)
 
 

@@ -9,7 +9,10 @@ One record per line, in one of these forms (the file's first record sets it; eve
 - `grades` (qrels): one query with its grades: {"qid", "grades": {docid: grade}}.
 Other keys are ignored. pyarrow's JSON reader reads a clean piece; any piece it cannot read, or that
 breaks a rule, is read again line by line in Python, which names the first bad line: the Python
-reading is the definition, the fast one only ever gives the same table.
+reading is the definition, and the fast one gives the same table where both read a piece. The fast
+one reads only the keys the first record uses: a later line naming its query by another alias reads
+as null there and goes to the Python reading; one giving a second alias beside the first's is read
+by the first's key (the Python reading would refuse it only if that piece fell to it).
 """
 
 from __future__ import annotations
