@@ -229,7 +229,7 @@ def test_bad_input_at_the_command_line_is_exit_2_and_one_line(tmp_path, capfdbin
                                         r"but it starts with 'q1 Q0"),
     ("run.json", "q1 Q0 d1 1 1.0 t\n", r"named .json, so a JSON object \(\{...\}\) was expected"),
     ("run.txt", '{"q1": {"d1": 1}}', r"named .txt, so text lines was expected, but JSON"),
-    ("run.parquet", "q1 Q0 d1 1 1.0 t\n", r"named .parquet, so Parquet was expected, but it starts with 'q1 Q0"),
+    ("run.parquet", "q1 Q0 d1 1 1.0 t\n", r"cannot be read as Parquet \(named .parquet, but it starts with .q1 Q0"),
     ("run.csv", "qid,docid,score\n", r"unknown run format \(.csv\); give TREC text"),
     ("run.bz2", b"BZh91AY&SY\x00\x00", r"unknown run format \(.bz2\)"),
     ("run", b"BZh91AY&SY\x00\x00", r"run: is bzip2-compressed, which is not read; decompress it, or compress it with gzip"),

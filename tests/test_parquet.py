@@ -144,7 +144,7 @@ def test_folders_name_the_file_of_the_row(tmp_path):
     assert "a folder without any Parquet file" in cli("eval", QRELS, tmp_path / "empty").stderr
     (tmp_path / "bad.parquet").write_bytes(b"PAR1 not really")
     result = cli("eval", QRELS, tmp_path / "bad.parquet")
-    assert result.returncode == 2 and "bad.parquet: named .parquet, so Parquet was expected, but it starts with" in result.stderr
+    assert result.returncode == 2 and "bad.parquet: cannot be read as Parquet" in result.stderr
 
 
 def test_whole_number_ids_read_as_their_decimal_text(tmp_path):

@@ -72,8 +72,10 @@ def detect_format(path: Path, kind: str) -> str:
     if suffix in UNSUPPORTED_SUFFIXES or (kind == "topics" and suffix in (*PARQUET_SUFFIXES, *JSON_SUFFIXES)):
         raise InputError(path, None, f"unknown {kind} format ({suffix})", f"give {ACCEPTED[kind]}")
     if kind != "topics" and (suffix in PARQUET_SUFFIXES or has_parquet_structure(path)):
-        if not has_parquet_structure(path):
-            raise _mismatch(path, kind, suffix, "Parquet", _describe(read_prefix(path, 64)))
+        if not has_parquet_structure(path):  # worded as the Parquet reader words a bad file inside a folder
+            raise InputError(path, None, f"cannot be read as Parquet (named {suffix}, but {_describe(read_prefix(path, 64))}"
+                             ", without Parquet's structure)", f"give a Parquet file, or the {kind} in a format its "
+                             f"name says ({ACCEPTED[kind]})")
         return PARQUET
     if has_parquet_structure(path):
         raise _mismatch(path, kind, suffix or "(no extension)", "text", "a Parquet file")
