@@ -567,3 +567,24 @@ def test_unusable_output_root_and_odd_yaml_keys_are_one_line_errors(tmp_path):
     result = batch_cli(config)
     assert result.returncode == 2 and "a mapping key must be a plain name" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_config_values_take_every_input_format_with_the_same_checks(tmp_path):
+    """Issue 20: a batch reads runs, qrels and topics in any format, with the readers' checks (here
+    each report fails at validation, before any kernel, naming the file and line)."""
+    copy_inputs(tmp_path)
+    inputs = tmp_path / "inputs"
+    (inputs / "run.jsonl").write_text('{"qid": "1037798", "retrieved": ["8760866"]}\n{"qid": "q2", "retrieved": "x"}\n')
+    (inputs / "qrels.json").write_text('{"1037798": {"8760866": null}}')
+    (inputs / "queries.jsonl").write_text('{"_id": "1037798"}\n')
+    config = write_config(tmp_path / "formats.yml", [
+        {**BAD, "name": "jsonl-run", "run": "inputs/run.jsonl"},
+        {**BAD, "name": "json-qrels", "run": "inputs/monot5.txt", "qrels": "inputs/qrels.json"},
+        {**BAD, "name": "beir-topics", "run": "inputs/monot5.txt", "topics": "inputs/queries.jsonl"},
+    ])
+    result = batch_cli(config)
+    assert result.returncode == 1
+    failures = "\n".join(line for line in result.stderr.splitlines() if "FAILED" in line)
+    assert "run.jsonl:2: 'retrieved' is a string, where a list belongs" in failures
+    assert "qrels.json:1: query '1037798', document '8760866': relevance label is null, not a number" in failures
+    assert "queries.jsonl:1: no `text`" in failures

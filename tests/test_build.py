@@ -166,12 +166,38 @@ def assert_reproduce_block_keeps_paths_whole(out: Path) -> None:
 
 
 def test_small_build_escapes_text_from_inputs(tmp_path):
-    topics = tmp_path / "topics.txt"
+    """Also inputs in other formats (issues 20 and 21): the topics through `<(zcat t.tsv.gz)`, a second
+    run as JSON lines of ranked lists, another as pandas 3 writes Parquet (large_string ids, which broke
+    build when mixed with text), the qrels as BEIR TSV; the report names the format of each."""
+    import gzip
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ndcg_report import read_qrels, read_run
+
     lines = (SMALL / "topics.txt").read_text().splitlines()
     qid = lines[0].split("\t")[0]
     lines = [f"{line.split(chr(9))[0]}\t<script>alert('x')</script> & <b>bold</b>" for line in lines]
-    topics.write_text("\n".join(lines) + "\n")
-    result = cli(*small_build_args(tmp_path / "out", topics))
+    (tmp_path / "t.tsv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    run = read_run(SMALL / "monot5.txt").table
+    ranked: dict[str, list] = {}
+    for q, docid, _ in sorted(zip(run["qid"].to_pylist(), run["docid"].to_pylist(), run["score"].to_pylist()),
+                              key=lambda row: (row[0], -row[2])):
+        ranked.setdefault(q, []).append(docid)
+    (tmp_path / "ranked.jsonl").write_text("".join(json.dumps({"qid": q, "retrieved": ids}) + "\n"
+                                                   for q, ids in ranked.items()))
+    pq.write_table(pa.table({"qid": pa.array(run["qid"].cast(pa.string()).to_pylist(), pa.large_string()),
+                             "docid": pa.array(run["docid"].to_pylist(), pa.large_string()),
+                             "score": run["score"]}), tmp_path / "pandas3.parquet")
+    qrels = read_qrels(SMALL / "qrels.txt").table
+    (tmp_path / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        f"{q}\t{d}\t{int(r)}\n" for q, d, r in zip(qrels["qid"].to_pylist(), qrels["docid"].to_pylist(),
+                                                   qrels["rel"].to_pylist())))
+    command = (f'cd {tmp_path} && "{sys.executable}" -m ndcg_report.cli build --run {SMALL / "monot5.txt"} '
+               "--run ranked=ranked.jsonl --run pandas=pandas3.parquet --qrels qrels.tsv "
+               f"--baseline {SMALL / 'bm25.txt'} --topics <(zcat t.tsv.gz) -k 1,5,10,100,all --out out")
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     page = (tmp_path / "out" / "report.html").read_text()
     assert "<script" not in page and "<b>bold</b>" not in page
@@ -181,6 +207,11 @@ def test_small_build_escapes_text_from_inputs(tmp_path):
     assert any("injected-parameters" in cell.metadata.get("tags", []) for cell in executed.cells)
     assert qid in page
     assert_reproduce_block_keeps_paths_whole(tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert {record["role"]: record["format"] for record in summary["files"]} == {
+        "run: pyterrier": "TREC text", "run: ranked": "JSON lines", "run: pandas": "Parquet",
+        "baseline: Anserini": "TREC text", "qrels": "BEIR TSV", "topics": "TSV"}
+    assert "BEIR TSV" in page and "JSON lines" in page
 
 
 def test_broken_notebook_exits_1_naming_the_cell_and_keeps_the_previous_report(tmp_path):

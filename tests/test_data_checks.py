@@ -168,7 +168,8 @@ def test_the_file_table_shows_short_hashes_and_full_ones_stay_in_the_summary():
                                  qrels=str(DL19 / "qrels.dl19-passage.txt"), ks="10")
     report = content.load_report(params)
     shown = content.files_table(report)
-    assert list(shown.columns) == ["role", "file", "sha256 (first 12)", "lines"]
+    assert list(shown.columns) == ["role", "file", "format", "sha256 (first 12)", "lines"]
+    assert shown["format"].tolist() == ["TREC text (gzip)", "TREC text (gzip)", "TREC text"]
     assert all(len(digest) == 12 for digest in shown["sha256 (first 12)"])
     assert [full[:12] for full in report.files["sha256"]] == shown["sha256 (first 12)"].tolist()
     assert all(len(full) == 64 for full in report.files["sha256"])

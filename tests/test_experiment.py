@@ -209,7 +209,7 @@ def test_bad_tables_are_one_line_parameter_errors():
     for message, frame in cases.items():
         with pytest.raises(ParameterError, match=message):
             compare_runs({"x": frame}, QRELS, BM25, cutoffs="10", n_resamples=100)
-    with pytest.raises(ParameterError, match="path, a pyarrow Table or a pandas DataFrame"):
+    with pytest.raises(ParameterError, match="path, a pyarrow Table, a pandas DataFrame or a dict"):
         compare_runs({"x": 42}, QRELS, BM25)
     with pytest.raises(ParameterError, match="no query in common"):
         compare_runs({"x": pa.table({"qid": ["zzz"], "docid": ["d"], "score": [1.0]})}, QRELS, BM25, n_resamples=100)

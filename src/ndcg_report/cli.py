@@ -130,8 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     evaluate = commands.add_parser("eval", help="print nDCG@k and the other measures of a run (trec_eval's argument order and layout)")
-    evaluate.add_argument("qrels", help="qrels file: qid iter docid rel (plain or .gz)")
-    evaluate.add_argument("run", help="run file: qid Q0 docid rank score tag (plain or .gz)")
+    evaluate.add_argument("qrels", help="qrels: TREC `qid iter docid rel` lines, BEIR TSV, JSON, JSON lines (plain or "
+                                        ".gz) or Parquet")
+    evaluate.add_argument("run", help="run: TREC `qid Q0 docid rank score tag` lines, JSON, JSON lines (plain or .gz) "
+                                      "or Parquet")
     _add_metric_options(evaluate)
     evaluate.add_argument("-q", "--per-query", action="store_true", help="one row per query as well as the mean")
     evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout: trec_eval's lines, CSV or JSON")
@@ -147,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="read the whole run at once (any line order)")
     evaluate.add_argument("--dask", default="", metavar="ADDRESS",
                           help="evaluate a Parquet run partitioned by query on the Dask cluster at ADDRESS "
-                               "(tcp://HOST:8786), one task per file; paths must be readable by the workers")
+                               "(tcp://HOST:8786), one task per file; paths must be readable by the workers. "
+                               "Parquet runs only (other formats: evaluate without --dask)")
     build = commands.add_parser("build", help="build the HTML report of one or more runs against a baseline")
     build.add_argument("--run", required=True, action="append", metavar="[NAME=]PATH",
                        help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is "
@@ -156,7 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--baseline", default="", help="the baseline run (e.g. Anserini BM25)")
     source.add_argument("--corpus", default="", help="JSON-lines corpus: build (and cache) a BM25 baseline from it")
-    build.add_argument("--topics", default="", help="qid<TAB>query text: shown in the tables; required with --corpus")
+    build.add_argument("--topics", default="", help="qid<TAB>query text lines, BEIR queries.jsonl or a TREC topic file: "
+                                                    "shown in the tables; required with --corpus")
     build.add_argument("--docs", default="", metavar="CORPUS",
                        help="document text for the drill-downs: BEIR corpus.jsonl or docid<TAB>text, plain or gzip "
                             "(default: the --corpus, if any); only the documents shown are read")
@@ -356,9 +360,12 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     from ndcg_report.core.partitions import Options
     from ndcg_report.core.presets import measure_set
 
+    from ndcg_report.inputs.sources import source_path
+
     asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level, args.judged_only)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
+    args.qrels, args.run = str(source_path(args.qrels)), str(source_path(args.run))  # <(...) read once; FIFOs refused
     # trec_eval's layout averages as trec_eval does, unless told otherwise; csv and json leave such queries out
     no_relevant = args.no_relevant or ("zero" if args.format == "trec" else "skip")
     options = Options(asked.measures, asked.rel_level, args.gain, args.missing, no_relevant)
@@ -448,7 +455,8 @@ def _evaluate_on_cluster(args: argparse.Namespace, options: "Options") -> Evalua
                              "the workers read the Parquet run, one file per task; drop it")
     if run.exists() and not is_parquet(run):
         raise ParameterError(f"--dask evaluates a Parquet run (a folder of files partitioned by query, one task per "
-                             f"file); {run} is a text run: evaluate it without --dask, or write it as Parquet")
+                             f"file); {run} is a text run (TREC text, JSON or JSON lines; --dask reads Parquet only): "
+                             "evaluate it without --dask, or write it as Parquet")
     from ndcg_report.core.partitions import evaluate_partitioned
     from ndcg_report.dask_cluster import LOST, connect, lost_message
     from ndcg_report.inputs.parquet import parquet_files

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ndcg_report.baseline.settings import METHOD, STEMMER_LANGUAGE, STOPWORDS, check_parameters
 from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
+from ndcg_report.inputs.sources import source_path
 
 CACHE_ENV = "NDCG_REPORT_CACHE"
 _FORMAT = 1  # bump when the run a key stands for changes meaning
@@ -39,7 +40,12 @@ def cached_bm25_run(
     """
     check_parameters(k1=k1, b=b, top_k=top_k)
     say = log if log is not None else _stderr
-    corpus_path, topics_path = Path(corpus_path), Path(topics_path)
+    corpus_path, topics_path = source_path(corpus_path), source_path(topics_path)  # <(...) read once
+    from ndcg_report.inputs.corpus import iter_corpus
+    from ndcg_report.inputs.trec import read_topics
+
+    read_topics(topics_path)  # bad topics fail here, and so does a corpus bad from its start (bounded
+    iter_corpus(corpus_path)  # first checks), before the whole files are hashed
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     _check_cache_folder(folder)
     corpus_sha = _input_sha256(corpus_path)

@@ -75,3 +75,23 @@ def bools(values: np.ndarray) -> pa.Array:
     """A null-free Arrow boolean array of a NumPy array (see strings: no pandas import)."""
     return pc.cast(from_numpy(np.ascontiguousarray(values, dtype=bool).view(np.uint8)), pa.bool_())
 
+
+
+def is_text_type(kind: pa.DataType) -> bool:
+    """A string type of any layout: string, large_string, string_view (pyarrow >= 16)."""
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or getattr(pa.types, "is_string_view",
+                                                                                  lambda _: False)(kind)
+
+
+def id_strings(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """Ids in the one type every reader gives: string (large_string only past 2 GiB of text):
+    dictionaries decoded, string_view and large_string cast (pandas >= 2 and 3 write those), whole
+    numbers written in decimal. Mixing inputs written by different tools then never mixes types."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if pa.types.is_string(column.type):
+        return column
+    try:
+        return column.cast(pa.string())
+    except (pa.ArrowInvalid, pa.ArrowCapacityError):  # more than 2 GiB of text in one chunk
+        return column.cast(pa.large_string())

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.files import open_maybe_gzip
+from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_first_line, line_too_long
 
 DEFAULT_BATCH_SIZE = 10_000
 _BOM = "\ufeff"
@@ -30,6 +31,12 @@ def iter_corpus(
         raise ParameterError(f"batch_size must be a whole number >= 1; got {batch_size!r}")
     path = Path(path)
     _check_file(path)
+    try:
+        with open_maybe_gzip(path) as handle:
+            prefix = handle.read(PREFIX_BYTES)
+    except GZIP_ERRORS:
+        prefix = b"\n"  # a corrupt gzip: the reading names it, with the line it reached
+    check_first_line(path, prefix, "corpus")  # binary, or a first line past MAX_LINE: fail at once
     return _batches(path, batch_size)
 
 
@@ -79,7 +86,10 @@ def _numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     number = 0
     try:
         with open_maybe_gzip(path) as handle:
-            for number, raw in enumerate(handle, start=1):
+            while raw := handle.readline(MAX_LINE + 1):
+                number += 1
+                if len(raw) > MAX_LINE:
+                    raise line_too_long(path, number)
                 yield number, raw.rstrip(b"\r\n")
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise InputError(

@@ -1,12 +1,13 @@
 """Runs and qrels stored as Parquet: one file, or a folder of files (a dataset, read in path order).
 
-Columns qid, docid (or docno) and score (runs) or rel (or label, qrels); ids are strings or whole
-numbers, values numbers. Same checks as the text formats; errors name the file and the row (1-based,
+Columns qid, docid (or docno) and score (runs; without one, a rank column gives score = -rank) or rel
+(or label, qrels); ids are strings of any Arrow layout or whole numbers, values numbers. Same checks as the text formats; errors name the file and the row (1-based,
 within that file).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import InputError
+from ndcg_report.inputs.columns import id_strings, is_text_type
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -24,6 +26,10 @@ if TYPE_CHECKING:
 MAGIC = b"PAR1"
 SUFFIXES = (".parquet", ".pq", ".parq")
 _LARGE_STRINGS = (1 << 31) - (1 << 24)
+RANK = "rank"  # a run without a score column is ranked by this one: score = -rank (1 is best)
+FIRST_FILES = 3  # files of a folder checked to be Parquet before it is taken for a dataset
+MAX_ENTRIES = 10_000  # folder entries listed while looking for them
+MAX_DATASET_ENTRIES = 1_000_000  # entries of a whole dataset's walk
 ALIASES = {"docid": ("docid", "docno"), "score": ("score",), "rel": ("rel", "label"), "qid": ("qid",)}
 
 
@@ -45,30 +51,94 @@ class ParquetRows:
 
 
 def is_parquet(path: Path) -> bool:
-    """A folder (a Parquet dataset), a file named *.parquet/.pq/.parq, or a file starting with PAR1."""
+    """A Parquet dataset (a folder whose first files are Parquet), a file named *.parquet/.pq/.parq,
+    or a file that is Parquet by its structure (`PAR1` at both ends, a footer that fits): told by
+    structure, so a text file whose first id starts with PAR1 stays text."""
     if path.is_dir():
-        return True
+        return dataset_problem(path) is None
     if path.suffix.lower() in SUFFIXES:
         return True
+    return has_parquet_structure(path)
+
+
+def has_parquet_structure(path: Path) -> bool:
+    """True if the file starts and ends with the Parquet magic and its footer length fits the file
+    (False for anything but a regular file: a pipe is never opened here)."""
     try:
+        if not path.is_file():
+            return False
         with open(path, "rb") as handle:
-            return handle.read(4) == MAGIC
+            if handle.read(4) != MAGIC:
+                return False
+            size = handle.seek(0, 2)
+            if size < 12:
+                return False
+            handle.seek(size - 8)
+            tail = handle.read(8)
     except OSError:
         return False
+    return tail[4:] == MAGIC and int.from_bytes(tail[:4], "little") <= size - 12
+
+
+def dataset_problem(folder: Path) -> str | None:
+    """None if the folder looks like a Parquet dataset: its first FIRST_FILES files (in path order)
+    are Parquet; else what it is instead. Stops at the first file that is not, and looks at no more
+    than MAX_ENTRIES entries, so a mistyped folder (/usr) costs milliseconds, not a walk."""
+    checked = 0
+    try:
+        for file in _walk(folder, [MAX_ENTRIES]):
+            if not has_parquet_structure(file):
+                return f"a folder, but not a Parquet dataset: its file {file.relative_to(folder)} is not Parquet"
+            checked += 1
+            if checked == FIRST_FILES:
+                break
+    except _TooLarge:
+        return f"a folder with more than {MAX_ENTRIES:,} entries before its first Parquet files: not a Parquet dataset"
+    except OSError as exc:
+        return f"a folder that cannot be read ({exc.strerror or exc})"
+    return None if checked else "a folder without any Parquet file"
 
 
 def parquet_files(path: Path) -> list[Path]:
     """The Parquet files of a file or a folder (recursively, sorted by path; names starting with '.'
-    or '_', as Spark's _SUCCESS and .crc files, are skipped); InputError if there is none."""
+    or '_', as Spark's _SUCCESS and .crc files, are skipped); InputError if there is none, or if the
+    folder's first files are not Parquet (a mistyped folder is not walked whole)."""
     if not path.exists():
         raise InputError(path, None, "no such file or folder", "check the path")
     if not path.is_dir():
         return [path]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and not any(
-        part.startswith((".", "_")) for part in p.relative_to(path).parts))
-    if not files:
-        raise InputError(path, None, "a folder without any Parquet file", "give a Parquet file or a folder of them")
-    return files
+    problem = dataset_problem(path)
+    if problem is not None:
+        raise InputError(path, None, problem, "give a Parquet file or a folder of them")
+    try:
+        return list(_walk(path, [MAX_DATASET_ENTRIES]))
+    except _TooLarge:
+        raise InputError(path, None, f"a folder with more than {MAX_DATASET_ENTRIES:,} entries",
+                         "give the Parquet dataset's own folder") from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot be read ({exc.strerror or exc})", "check the folder") from None
+
+
+class _TooLarge(Exception):
+    """A folder walk passed its budget of entries."""
+
+
+def _walk(folder: Path, budget: list[int]) -> Iterator[Path]:
+    """The files below folder in path order (as sorted(rglob) gives them), lazily, depth first; names
+    starting with '.' or '_' skipped, links to folders not followed; _TooLarge once more entries than
+    budget[0] were listed."""
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda entry: entry.name)
+    budget[0] -= len(entries)
+    if budget[0] < 0:
+        raise _TooLarge
+    for entry in entries:
+        if entry.name.startswith((".", "_")):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(Path(entry.path), budget)
+        elif entry.is_file():
+            yield Path(entry.path)
 
 
 def parquet_row_count(path: Path) -> int:
@@ -157,6 +227,8 @@ def _open(file: Path, value_column: str, kind: str) -> tuple["pq.ParquetFile", d
     names = {}
     for wanted in ("qid", "docid", value_column):
         present = [name for name in ALIASES[wanted] if name in schema.names]
+        if wanted == "score" and not present and RANK in schema.names:
+            present = [RANK]  # no score: ranked by the rank column, score = -rank
         if len(present) != 1:
             problem = (f"has both {' and '.join(map(repr, present))} columns" if present else
                        f"lacks a {wanted!r} column (has {', '.join(map(repr, schema.names)) or 'none'})")
@@ -170,8 +242,9 @@ def _open(file: Path, value_column: str, kind: str) -> tuple["pq.ParquetFile", d
 def _checked(file: Path, table: pa.Table, names: dict[str, str], value_column: str, first_row: int) -> pa.Table:
     """qid and docid as strings, the value as float64; InputError naming the file's row (first_row
     rows of the file come before the table) of a null id or a null, NaN or infinite value."""
+    values = pc.cast(table[names[value_column]], pa.float64())
     table = pa.table({"qid": _strings(table[names["qid"]]), "docid": _strings(table[names["docid"]]),
-                      value_column: pc.cast(table[names[value_column]], pa.float64())})
+                      value_column: pc.negate(values) if names[value_column] == RANK else values})
     for name in ("qid", "docid"):
         if table[name].null_count:
             row = pc.index(pc.is_null(table[name]), True).as_py()
@@ -208,19 +281,16 @@ def _check_type(file: Path, name: str, kind: pa.DataType, numeric: bool) -> None
         ok = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
         wanted = "numbers"
     else:
-        ok = pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
+        ok = is_text_type(kind) or pa.types.is_integer(kind)
         wanted = "strings or whole numbers"
     if not ok:
         raise InputError(file, None, f"column {name!r} has type {kind}", f"store {name} as {wanted}")
 
 
 def _strings(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Ids as strings: dictionaries decoded, whole numbers written in decimal (as a text file holds them)."""
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if pa.types.is_large_string(column.type):
-        return column
-    return column.cast(pa.string())
+    """Ids as strings (columns.id_strings): dictionaries decoded, string_view and large_string cast,
+    whole numbers written in decimal (as a text file holds them)."""
+    return id_strings(column)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,9 +1,11 @@
 """Runs and qrels given in any accepted form, as the readers make them: a path (read and checked),
 what read_run / read_qrels returned, a pyarrow Table or a pandas DataFrame (PyTerrier's `docno`
-and `label` column names too)."""
+and `label` column names too), or what pytrec_eval, ranx and ir_measures take (inputs.python_data:
+{qid: {docid: value}}, {qid: [docid, ...]}, a ranx Run/Qrels, a list of namedtuples)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
@@ -12,32 +14,42 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import ParameterError
+from ndcg_report.inputs.columns import id_strings
+from ndcg_report.inputs.python_data import python_table, python_tag
 from ndcg_report.inputs.trec import Qrels, Run, index_pairs, read_qrels, read_run
 
 if TYPE_CHECKING:
     import pandas as pd
 
-RunLike = Union[str, Path, Run, pa.Table, "pd.DataFrame"]
-QrelsLike = Union[str, Path, Qrels, pa.Table, "pd.DataFrame"]
+RunLike = Union[str, Path, Run, pa.Table, "pd.DataFrame", Mapping]
+QrelsLike = Union[str, Path, Qrels, pa.Table, "pd.DataFrame", Mapping]
 ALIASES = {"docno": "docid", "label": "rel"}  # PyTerrier's names for our columns
 
 
 def load_run(data: RunLike) -> Run:
-    """A checked, indexed Run from a path, a Run, or a table with qid, docid (or docno) and score."""
+    """A checked, indexed Run from a path, a Run, a table with qid, docid (or docno) and score, or a
+    run held in Python (inputs.python_data)."""
     if isinstance(data, Run):
         return data
     if isinstance(data, (str, Path)):
         return read_run(data)
+    table = python_table(data, "run")
+    if table is not None:
+        return Run(path="", table=table, tag=python_tag(data), pairs=_index(table, "run"))
     table = normalise_table(data, "score", "run")
     return Run(path="", table=table, tag="", pairs=_index(table, "run"))
 
 
 def load_qrels(data: QrelsLike) -> Qrels:
-    """Checked, indexed Qrels from a path, a Qrels, or a table with qid, docid (or docno) and rel (or label)."""
+    """Checked, indexed Qrels from a path, a Qrels, a table with qid, docid (or docno) and rel (or
+    label), or qrels held in Python (inputs.python_data)."""
     if isinstance(data, Qrels):
         return data
     if isinstance(data, (str, Path)):
         return read_qrels(data)
+    table = python_table(data, "qrels")
+    if table is not None:
+        return Qrels(path="", table=table, pairs=_index(table, "qrels"))
     table = normalise_table(data, "rel", "qrels")
     return Qrels(path="", table=table, pairs=_index(table, "qrels"))
 
@@ -46,7 +58,8 @@ def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: st
     """qid as a dictionary of strings (only the values present), docid one chunk of strings, the
     value float64; ParameterError for a missing column, a null id or a NaN or infinite value."""
     if not isinstance(data, pa.Table) and not hasattr(data, "columns"):
-        raise ParameterError(f"a {kind} must be a path, a pyarrow Table or a pandas DataFrame; got {type(data).__name__}")
+        raise ParameterError(f"a {kind} must be a path, a pyarrow Table, a pandas DataFrame or a dict "
+                             f"{{qid: {{docid: {value_column}}}}}; got {type(data).__name__}")
     names = list(data.column_names) if isinstance(data, pa.Table) else [str(c) for c in data.columns]
     if (data.num_rows if isinstance(data, pa.Table) else len(data)) == 0:
         raise ParameterError(f"the {kind} table is empty; give at least one row")
@@ -123,11 +136,10 @@ def _first_null_row(column: pa.ChunkedArray) -> int:
 
 
 def _as_strings(column: pa.ChunkedArray) -> pa.Array:
-    """One chunk of (large) strings from a column of strings, dictionary-encoded strings or numbers."""
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        column = column.cast(pa.string())
-    if column.num_chunks > 1 and pa.types.is_string(column.type):  # may exceed 2 GiB of text
-        column = column.cast(pa.large_string())
-    return column.combine_chunks()
+    """One chunk of strings (large_string past 2 GiB) from a column of strings of any layout,
+    dictionary-encoded strings or numbers (columns.id_strings)."""
+    column = id_strings(column)
+    try:
+        return column.combine_chunks()
+    except (pa.ArrowInvalid, pa.ArrowCapacityError):  # the chunks together exceed 2 GiB of text
+        return column.cast(pa.large_string()).combine_chunks()

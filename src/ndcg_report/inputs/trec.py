@@ -1,4 +1,5 @@
-"""Read TREC runs, qrels and topics column-wise with pyarrow; reject bad input with file:line."""
+"""The readers of runs, qrels and topics in every accepted format (told by inputs.formats), and TREC
+text read column-wise with pyarrow; bad input is rejected with file:line."""
 
 from __future__ import annotations
 
@@ -19,9 +20,20 @@ import pyarrow.csv as pacsv
 from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import InputError
 from ndcg_report.files import is_gzip, open_maybe_gzip
+from ndcg_report.inputs.beir_tsv import read_beir_qrels
 from ndcg_report.inputs.fingerprints import pair_keys
+from ndcg_report.inputs.formats import BEIR_TSV, JSON, JSONL, PARQUET, detect_format
+from ndcg_report.inputs.json_documents import read_json_document
+from ndcg_report.inputs.json_lines import json_lines_chunks, json_lines_line_of_row, read_json_lines
 from ndcg_report.inputs.pair_index import PairIndex, build_pair_index, rows_sharing_a_key
-from ndcg_report.inputs.parquet import duplicate_error, is_parquet, read_parquet
+from ndcg_report.inputs.parquet import duplicate_error, parquet_chunks, read_parquet
+from ndcg_report.inputs.sources import given_name, source_path
+from ndcg_report.inputs.text_files import MAX_LINE, PREFIX_BYTES, check_first_line
+from ndcg_report.inputs.text_files import check_encoding as _check_encoding
+from ndcg_report.inputs.text_files import check_readable as _check_readable
+from ndcg_report.inputs.text_files import io_errors_as_input_errors as _io_errors_as_input_errors
+from ndcg_report.inputs.text_files import line_ends as _line_ends
+from ndcg_report.inputs.topics import read_topics_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,8 +43,8 @@ _NUMBER = re.compile(  # ASCII digits only: pyarrow (and trec_eval) read no othe
     r"^[+-]?([0-9]+\.?[0-9]*([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?|nan|inf|infinity)$", re.IGNORECASE
 )
 _BLOCK_SIZE = 1 << 22  # 4 MiB: fastest here, and peak memory stays about twice the file
-_MAX_BLOCK = 1 << 30  # the longest line read: longer ones are refused with their line number
-_PREFIX_BYTES = 1 << 20  # text checked before the whole file is read: garbage fails at once
+_MAX_BLOCK = MAX_LINE  # the longest line read: longer ones are refused with their line number
+_PREFIX_BYTES = PREFIX_BYTES  # text checked before the whole file is read: garbage fails at once
 _CHUNK_BYTES = 64 << 20  # text normalised and parsed at a time when the fast path cannot read a file
 _LARGE_STRINGS = 1 << 31  # docid columns this large become large_string (one chunk holds < 2 GiB of string)
 
@@ -81,17 +93,21 @@ class Qrels:
 
 
 def read_run(path: str | Path) -> Run:
-    """Read a TREC run (`qid Q0 docid rank score tag`), plain or gzip, or a Parquet file or folder
-    (qid, docid, score); raise InputError if bad."""
-    with _io_errors_as_input_errors(path):
-        return _read_run(path)
+    """Read a run in any accepted format (TREC `qid Q0 docid rank score tag` text, JSON, JSON lines,
+    plain or gzip; a Parquet file or folder); raise InputError if bad."""
+    with _io_errors_as_input_errors(path), _named_as(path) as readable:
+        return _read_run(readable)
 
 
-def _read_run(path: str | Path) -> Run:
-    if is_parquet(Path(path)):
-        table, pairs = _read_parquet_indexed(Path(path), "score", "run")
+def _read_run(path: Path) -> Run:
+    form = _format(path, "run")
+    if form == PARQUET:
+        table, pairs = _read_parquet_indexed(path, "score", "run")
         return Run(path=str(path), table=table, tag="", pairs=pairs)
-    table, line_of_row = _read_table(Path(path), RUN_LAYOUT)
+    if form in (JSON, JSONL):
+        table, line_of_row = read_json_document(path, "run") if form == JSON else read_json_lines(path, "run")
+        return Run(path=str(path), table=table, tag="", pairs=_reject_duplicates(path, line_of_row, table, "run"))
+    table, line_of_row = _read_table(path, RUN_LAYOUT)
     scores = column_numpy(table, "score")
     bad = np.flatnonzero(~np.isfinite(scores))
     if bad.size:
@@ -100,21 +116,26 @@ def _read_run(path: str | Path) -> Run:
             "give every retrieved document a finite score",
         )
     pairs = _reject_duplicates(path, line_of_row, table, "run")
-    return Run(path=str(path), table=table, tag=_first_tag(Path(path)), pairs=pairs)
+    return Run(path=str(path), table=table, tag=_first_tag(path), pairs=pairs)
 
 
 def read_qrels(path: str | Path) -> Qrels:
-    """Read TREC qrels (`qid iter docid rel`), plain or gzip, or a Parquet file or folder (qid,
-    docid, rel); raise InputError if bad."""
-    with _io_errors_as_input_errors(path):
-        return _read_qrels(path)
+    """Read qrels in any accepted format (TREC `qid iter docid rel` text, BEIR TSV, JSON, JSON lines,
+    plain or gzip; a Parquet file or folder); raise InputError if bad."""
+    with _io_errors_as_input_errors(path), _named_as(path) as readable:
+        return _read_qrels(readable)
 
 
-def _read_qrels(path: str | Path) -> Qrels:
-    if is_parquet(Path(path)):
-        table, pairs = _read_parquet_indexed(Path(path), "rel", "qrels")
+def _read_qrels(path: Path) -> Qrels:
+    form = _format(path, "qrels")
+    if form == PARQUET:
+        table, pairs = _read_parquet_indexed(path, "rel", "qrels")
         return Qrels(path=str(path), table=table, pairs=pairs)
-    table, line_of_row = _read_table(Path(path), QRELS_LAYOUT)
+    if form in (JSON, JSONL, BEIR_TSV):
+        reader = {JSON: read_json_document, JSONL: read_json_lines}.get(form)
+        table, line_of_row = reader(path, "qrels") if reader else read_beir_qrels(path)
+        return Qrels(path=str(path), table=table, pairs=_reject_duplicates(path, line_of_row, table, "qrels"))
+    table, line_of_row = _read_table(path, QRELS_LAYOUT)
     labels = column_numpy(table, "rel")
     bad = np.flatnonzero(~np.isfinite(labels))
     if bad.size:
@@ -124,6 +145,29 @@ def _read_qrels(path: str | Path) -> Qrels:
         )
     pairs = _reject_duplicates(path, line_of_row, table, "qrels")
     return Qrels(path=str(path), table=table, pairs=pairs)
+
+
+def _format(path: Path, kind: str) -> str:
+    """The input's format (inputs.formats.detect_format), after checking that it exists and, if a
+    file, that it is readable and not empty."""
+    if not path.exists():
+        raise InputError(path, None, "no such file or folder" if kind != "topics" else "no such file", "check the path")
+    if not path.is_dir():
+        _check_readable(path)
+    return detect_format(path, kind)
+
+
+@contextmanager
+def _named_as(given: str | Path) -> Iterator[Path]:
+    """The path to read for `given` (inputs.sources: a process substitution is read once into a copy);
+    an InputError about the copy names the path the user gave."""
+    readable = source_path(given)
+    try:
+        yield readable
+    except InputError as exc:
+        if given_name(exc.path) == exc.path:
+            raise
+        raise InputError(given_name(exc.path), exc.line, exc.problem, exc.fix) from None
 
 
 def _read_parquet_indexed(path: Path, value_column: str, kind: str) -> tuple[pa.Table, PairIndex]:
@@ -136,60 +180,14 @@ def _read_parquet_indexed(path: Path, value_column: str, kind: str) -> tuple[pa.
 
 
 def read_topics(path: str | Path) -> "pd.Series":
-    """Read topics as `qid<TAB>text` lines; return query text indexed by qid (strings)."""
-    import pandas as pd
-
-    path = Path(path)
-    with _io_errors_as_input_errors(path):
-        text = _decode_utf8(path, _load_bytes(path))
-    qids: list[str] = []
-    queries: list[str] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(re.split(r"\r\n?|\n", text), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        qid, tab, query = line.partition("\t")
-        qid = qid.strip()
-        if not tab or not qid:
-            raise InputError(path, number, "expected `qid<TAB>query text`", "separate the id and the text with a tab")
-        if any(char.isspace() for char in qid):
-            raise InputError(path, number, f"topic id {qid!r} contains white space",
-                             "use the query ids of the qrels (no spaces)")
-        if qid in seen:
-            raise InputError(path, number, f"topic {qid!r} already given on line {seen[qid]}", "keep one line per topic")
-        seen[qid] = number
-        qids.append(qid)
-        queries.append(query.strip())
-    if not qids:
-        raise InputError(path, None, "empty file (no topics)", "give one `qid<TAB>query text` line per topic")
-    return pd.Series(queries, index=pd.Index(qids, name="qid"), name="query", dtype=object)
+    """Read topics (`qid<TAB>text` lines, BEIR queries.jsonl or a TREC topic file, plain or gzip);
+    return query text indexed by qid (strings)."""
+    with _io_errors_as_input_errors(path), _named_as(path) as readable:
+        _format(readable, "topics")
+        return read_topics_file(readable)
 
 
 # --- loading and normalising text ---------------------------------------------------------
-
-
-@contextmanager
-def _io_errors_as_input_errors(path: str | Path) -> Iterator[None]:
-    """An operating-system error while reading an input (EIO, EISDIR, ...) is the user's InputError."""
-    try:
-        yield
-    except OSError as exc:
-        raise InputError(path, None, f"cannot be read ({exc.strerror or exc})", "check the file and the disk") from None
-
-
-def _check_readable(path: Path) -> None:
-    """Raise InputError unless path is an existing, readable, non-empty file."""
-    if not path.exists():
-        raise InputError(path, None, "no such file", "check the path")
-    if not path.is_file():
-        raise InputError(path, None, "not a regular file", "give the path of a file")
-    try:
-        with path.open("rb") as handle:
-            if not handle.read(1):
-                raise InputError(path, None, "empty file", "give a file with data lines")
-    except PermissionError:
-        raise InputError(path, None, "permission denied", "make the file readable") from None
 
 
 def _head(path: Path, size: int = 4) -> bytes:
@@ -199,29 +197,6 @@ def _head(path: Path, size: int = 4) -> bytes:
             return handle.read(size)
     except (OSError, EOFError, zlib.error):
         return b""
-
-
-def _load_bytes(path: Path) -> bytes:
-    """The whole text of the file, decompressed if gzip."""
-    _check_readable(path)
-    raw = path.read_bytes()
-    if raw[:2] != b"\x1f\x8b":
-        return raw
-    try:
-        return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
-
-
-def _check_encoding(path: Path, data: bytes, lines_before: int = 0, at_start: bool = True) -> None:
-    """Reject UTF-16/32 and other binary files before parsing (line numbers after lines_before; a
-    UTF-16 byte-order mark is looked for only if data is the start of the file)."""
-    if at_start and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise InputError(path, 1, "file is UTF-16 encoded, not UTF-8", "re-save it as UTF-8 text")
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise InputError(path, lines_before + _line_ends(data, 0, nul) + 1, "NUL byte: not UTF-8 text",
-                         "re-save it as UTF-8 text")
 
 
 def _lines_before(path: Path, offset: int) -> int:
@@ -242,22 +217,6 @@ def _lines_before(path: Path, offset: int) -> int:
 def _later_by(exc: InputError, lines: int) -> InputError:
     """The same error with its line number counted `lines` lines further into the file."""
     return InputError(exc.path, None if exc.line is None else exc.line + lines, exc.problem, exc.fix)
-
-
-def _line_ends(data: bytes, start: int = 0, end: int | None = None) -> int:
-    """How many line ends (\\n, \\r\\n or a lone \\r, as pyarrow reads them) data[start:end] holds."""
-    part = data[start:end]
-    return part.count(b"\n") + part.count(b"\r") - part.count(b"\r\n")
-
-
-def _decode_utf8(path: Path, data: bytes) -> str:
-    _check_encoding(path, data)
-    raw = bytes(data)
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError(path, line, "not valid UTF-8 text", "re-save the file as UTF-8") from None
 
 
 def _normalise(data: bytes) -> bytes:
@@ -367,8 +326,12 @@ def _prefix_problem(path: Path, layout: _Layout) -> InputError | None:
     except (OSError, EOFError, zlib.error):
         return None  # the full read says what is wrong
     end = max(prefix.rfind(b"\n"), prefix.rfind(b"\r"))
-    if end < 0:
-        return None  # not one whole line yet: a long line, left to the full read
+    if end < 0:  # not one whole line yet: binary, or a first line longer than the limit, fail here
+        try:
+            check_first_line(path, prefix, layout.kind)
+        except InputError as exc:
+            return exc
+        return None
     text = prefix[: end + 1]
     try:  # a clean prefix is read by pyarrow as it is, in milliseconds; only others are normalised and diagnosed
         _check_encoding(path, text)
@@ -398,45 +361,63 @@ def _parse_in_chunks(path: Path, layout: _Layout) -> pa.Table:
 
 
 def run_chunks(path: str | Path, chunk_bytes: int | None = None) -> Iterator[tuple[pa.Table, int]]:
-    """A text run read about chunk_bytes of whole lines at a time, for streaming: (table of the
-    chunk's rows as read_run's table has them, rows before it). Checks as read_run, with file:line:
-    bad lines, non-finite scores; an empty file is an InputError. Repeated pairs are the caller's
-    (they may straddle chunks)."""
-    path = Path(path)
-    with _io_errors_as_input_errors(path):
-        _check_readable(path)
-        problem = _prefix_problem(path, RUN_LAYOUT)
-        if problem is not None:
-            raise problem
-        rows_before = offset = 0  # data rows and bytes of text before the chunk
-        try:
-            with open_maybe_gzip(path) as handle:
-                for chunk in _whole_line_chunks(path, handle, chunk_bytes):
-                    try:  # line numbers counted from the chunk's start; the lines before it only on error
-                        _check_encoding(path, chunk, at_start=offset == 0)
-                        table = _parse_chunk(path, chunk, RUN_LAYOUT, 0)
-                    except InputError as exc:
-                        raise _later_by(exc, _lines_before(path, offset)) from None
-                    offset += len(chunk)
-                    if table is None or table.num_rows == 0:
-                        continue
-                    scores = column_numpy(table, "score")
-                    bad = np.flatnonzero(~np.isfinite(scores))
-                    if bad.size:
-                        raise InputError(path, _line_of_row(path, rows_before + int(bad[0])),
-                                         f"score is {scores[bad[0]]} (NaN or infinite)",
-                                         "give every retrieved document a finite score")
-                    yield table, rows_before
-                    rows_before += table.num_rows
-        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-            raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
-        if rows_before == 0:
-            raise InputError(path, None, "empty run file (no data lines)", "give a file with data lines")
+    """A run file (TREC text, JSON lines or JSON) read about chunk_bytes of whole lines at a time, for
+    streaming: (table of the chunk's rows as read_run's table has them, rows before it). Checks as
+    read_run, with file:line: bad lines, non-finite scores; an empty file is an InputError. Repeated
+    pairs are the caller's (they may straddle chunks)."""
+    with _io_errors_as_input_errors(path), _named_as(path) as readable:
+        form = _format(readable, "run")
+        if form == JSONL:
+            yield from json_lines_chunks(readable, "run", chunk_bytes)
+        elif form == JSON:
+            yield read_json_document(readable, "run")[0], 0
+        elif form == PARQUET:
+            yield from parquet_chunks(readable, "score", "run", 1 << 19)
+        else:
+            yield from _trec_run_chunks(readable, chunk_bytes)
 
 
-def line_of_row(path: str | Path, row: int) -> int:
-    """The 1-based line of the file holding data row `row` (0-based; comment and blank lines skipped)."""
-    return _line_of_row(Path(path), row)
+def _trec_run_chunks(path: Path, chunk_bytes: int | None) -> Iterator[tuple[pa.Table, int]]:
+    """run_chunks of a TREC text run."""
+    problem = _prefix_problem(path, RUN_LAYOUT)
+    if problem is not None:
+        raise problem
+    rows_before = offset = 0  # data rows and bytes of text before the chunk
+    try:
+        with open_maybe_gzip(path) as handle:
+            for chunk in _whole_line_chunks(path, handle, chunk_bytes):
+                try:  # line numbers counted from the chunk's start; the lines before it only on error
+                    _check_encoding(path, chunk, at_start=offset == 0)
+                    table = _parse_chunk(path, chunk, RUN_LAYOUT, 0)
+                except InputError as exc:
+                    raise _later_by(exc, _lines_before(path, offset)) from None
+                offset += len(chunk)
+                if table is None or table.num_rows == 0:
+                    continue
+                scores = column_numpy(table, "score")
+                bad = np.flatnonzero(~np.isfinite(scores))
+                if bad.size:
+                    raise InputError(path, _line_of_row(path, rows_before + int(bad[0])),
+                                     f"score is {scores[bad[0]]} (NaN or infinite)",
+                                     "give every retrieved document a finite score")
+                yield table, rows_before
+                rows_before += table.num_rows
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
+    if rows_before == 0:
+        raise InputError(path, None, "empty run file (no data lines)", "give a file with data lines")
+
+
+def line_of_row(path: str | Path, row: int) -> int | None:
+    """The 1-based line of the file holding data row `row` (0-based; comment and blank lines skipped),
+    in any text format (None where a JSON document does not show it plainly)."""
+    readable = source_path(path)
+    form = detect_format(readable, "run")
+    if form == JSONL:
+        return json_lines_line_of_row(readable, "run", row)
+    if form == JSON:
+        return read_json_document(readable, "run")[1](row)
+    return _line_of_row(readable, row)
 
 
 def _parse_chunk(path: Path, chunk: bytes, layout: _Layout, lines_before: int) -> pa.Table | None:

@@ -15,6 +15,7 @@ import pandas as pd
 from ndcg_report.core.measures import FAMILIES, level_text
 from ndcg_report.core.presets import preset as find_preset
 from ndcg_report.files import path_sha256, text_line_count
+from ndcg_report.inputs.formats import describe_input
 from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
 from ndcg_report.report.checks import data_warnings
 from ndcg_report.report.experiment import compare_runs
@@ -55,10 +56,12 @@ def load_report(params: ReportParameters) -> Report:
 
 
 def file_record(role: str, path: Path) -> dict:
-    """Role, file name, sha256 of the bytes as stored (of a Parquet folder: over its files), and the
-    number of lines of its text (of a Parquet file or folder: its rows)."""
+    """Role, file name, the format it was read in, sha256 of the bytes as stored (of a Parquet folder:
+    over its files), and the number of lines of its text (of a Parquet file or folder: its rows)."""
     lines = parquet_row_count(path) if is_parquet(path) else text_line_count(path)
-    return {"role": role, "file": path.name, "sha256": path_sha256(path), "lines": lines}
+    kind = role.split(":")[0].replace("baseline", "run")
+    return {"role": role, "file": path.name, "format": describe_input(path, kind), "sha256": path_sha256(path),
+            "lines": lines}
 
 
 # --- tables ----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from ndcg_report.core.measures import Measure, measure_of
 from ndcg_report.core.metrics import Evaluation, evaluate
 from ndcg_report.core.presets import HEADLINE, choose_headline, measure_set
 from ndcg_report.errors import ParameterError
+from ndcg_report.inputs.python_data import is_one_run
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rank_biased_overlap, rankings, unjudged_pool
@@ -486,7 +487,9 @@ def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:
 
 def _named_runs(runs: Mapping[str, RunLike] | Sequence | RunLike) -> tuple[list[str], list[RunLike]]:
     """(given names, '' where none; the runs) in the order given."""
-    if isinstance(runs, Mapping):
+    if is_one_run(runs):  # a pytrec_eval/ranx dict of one run, not a mapping of names to runs
+        pairs = [("", runs)]
+    elif isinstance(runs, Mapping):
         if any(not isinstance(name, str) for name in runs):
             raise ParameterError("the names of runs (the mapping's keys) must be text")
         pairs = list(runs.items())

@@ -14,6 +14,7 @@ from ndcg_report.core.measures import Measure, level_text, parse_cutoffs
 from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.inputs.sources import source_path
 from ndcg_report.report.demos import DEFAULT_DEMO, DEMOS
 from ndcg_report.report.systems import (
     CORPUS_BASELINE_NAME, check_distinct_paths, check_name, control_character, derived_name, split_run_option,
@@ -85,6 +86,7 @@ def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool =
     else:
         path = Path(value).expanduser()
     path = Path(os.path.abspath(path))  # absolute, with a link's own name (the report shows the name given)
+    path = source_path(path)  # a process substitution <(...) read once into a copy; a named pipe refused
     if not (path.is_file() or (folder_ok and path.is_dir())):
         what = "no such file or folder" if folder_ok and not path.exists() else "no such file"
         raise InputError(path, None, what, f"check the {name} path")

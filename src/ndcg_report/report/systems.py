@@ -32,10 +32,10 @@ def control_character(text: str, allowed: str = "") -> str | None:
 def split_run_option(text: str) -> tuple[str, str]:
     """('name', 'path') of `NAME=PATH`, or ('', 'path') of a plain path.
 
-    An existing file is always a plain path (even with '=' in it); otherwise text before the
-    first '=' is a name if it holds no path separator.
+    An existing path (a file, or a folder such as a Hive-style `date=2024`) is always a plain path
+    (even with '=' in it); otherwise text before the first '=' is a name if it holds no path separator.
     """
-    if Path(text).expanduser().is_file():
+    if Path(text).expanduser().exists():
         return "", text
     match = _NAME_PREFIX.match(text)
     if match:

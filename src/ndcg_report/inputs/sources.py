@@ -1,0 +1,95 @@
+"""What a reader may open: regular files and folders as they are; a process substitution (`<(zcat
+x.gz)`, /dev/fd/N) or /dev/stdin copied once into a temporary file that every later read uses; a
+named pipe, device or socket refused with one line instead of blocking or reading forever."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+from ndcg_report.errors import InputError
+
+_COPY_BYTES = 1 << 20
+_STREAM_PATH = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/thread-self/fd|proc/(?P<pid>\d+)/fd)/(?P<fd>\d+)$")
+_STDIN_PATHS = ("/dev/stdin",)
+_copies: dict[tuple[int, int], Path] = {}  # (device, inode) of a pipe read -> its copy
+_given: dict[str, str] = {}  # a copy's path -> the path the user gave
+_lock = threading.Lock()
+_folder: Path | None = None
+
+
+def source_path(path: str | Path) -> Path:
+    """The path to read for an input path: itself if it is a regular file, a folder or missing (the
+    reader says what is missing); for a process substitution or /dev/stdin that is a pipe, a copy of
+    its bytes, read once (the same copy on every later call, for as long as the process lives).
+    InputError for a named pipe, a device or a socket."""
+    path = Path(path)
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return path
+    if stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode):
+        return path
+    kind = _kind(status.st_mode)
+    if _is_stream_path(path) and (stat.S_ISFIFO(status.st_mode) or stat.S_ISSOCK(status.st_mode)):
+        with _lock:
+            key = (status.st_dev, status.st_ino)
+            if key not in _copies:
+                _copies[key] = _copy(path)
+                _given[str(_copies[key])] = str(path)
+            return _copies[key]
+    raise InputError(path, None, f"is a {kind}, not a regular file (it would be read forever, or block)",
+                     "give a file; to pass a command's output, use a process substitution <(command)")
+
+
+def given_name(path: str | Path) -> str:
+    """The path the user gave for a copy source_path made (to name it in messages), else path itself."""
+    return _given.get(str(path), str(path))
+
+
+def _is_stream_path(path: Path) -> bool:
+    """/dev/fd/N, /proc/self/fd/N (and of this process's id) or /dev/stdin: what a shell passes for
+    `<(command)`, and standard input; never a named pipe in a folder."""
+    text = os.path.abspath(str(path))
+    if text in _STDIN_PATHS:
+        return True
+    match = _STREAM_PATH.match(text)
+    return bool(match) and (match["pid"] is None or int(match["pid"]) == os.getpid())
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
+
+
+def _copy(path: Path) -> Path:
+    """Copy the stream's bytes into a file of the process's temporary folder (removed at exit)."""
+    global _folder
+    if _folder is None:
+        _folder = Path(tempfile.mkdtemp(prefix="ndcg-report-streams-"))
+        atexit.register(shutil.rmtree, _folder, True)
+    name = os.path.abspath(str(path)).strip("/").replace("/", "-")  # dev-fd-63: the report names the input so
+    target = _folder / name
+    if target.exists():  # the same descriptor number read again for another stream
+        target = _folder / f"{name}-{len(_copies) + 1}"
+    try:
+        with open(path, "rb") as source, open(target, "wb") as copy:
+            shutil.copyfileobj(source, copy, _COPY_BYTES)
+    except OSError as exc:
+        target.unlink(missing_ok=True)
+        raise InputError(path, None, f"cannot be read ({exc.strerror or exc})",
+                         "check the command that writes it") from None
+    return target
