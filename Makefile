@@ -27,4 +27,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/scale_benchmark.py
 
 clean:
-	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/nightly build src/*.egg-info .pytest_cache .hypothesis benchmarks/data-scale
+	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/demo-rag reports/nightly build src/*.egg-info .pytest_cache .hypothesis benchmarks/data-scale

@@ -31,3 +31,21 @@ def test_the_cascade_equals_monot5_down_to_rank_20_and_differs_below():
     for k in (5, 10, 20):
         assert (cascade.table(k) == monot5.table(k)).all().all()
     assert cascade.mean(100) != monot5.mean(100)
+
+
+def test_the_rag_demo_reads_its_json_lines_and_reports_the_rag_preset():
+    from ndcg_report.report import content
+    from ndcg_report.report.parameters import demo_values, validate_parameters
+
+    values = demo_values("rag")
+    report = content.load_report(validate_parameters(**values, drilldown=5))
+    experiment = report.experiment
+    assert experiment.names == ("parent document", "RRF chunks + documents") and experiment.baseline_name == "BM25 chunks"
+    assert experiment.labels[:4] == ["R@1", "R@3", "R@5", "R@10"] and len(experiment.labels) == 16
+    assert experiment.headline.label == "nDCG@10" and report.params.docs.name == "chunks.jsonl.gz"
+    assert experiment.baseline.counts.in_qrels == 225
+    formats = dict(zip(report.files["role"], report.files["format"]))
+    assert formats["run: parent document"] == formats["qrels"] == "JSON lines"
+    rag = Path(str(resources.files("ndcg_report") / "data" / "rag-cranfield"))
+    again = evaluate(rag / "bm25-parent-doc.jsonl", rag / "qrels.jsonl", measures="nDCG@10 RR@10")
+    assert experiment.evaluations["parent document"].mean("nDCG@10") == again.mean("nDCG@10")

@@ -193,16 +193,16 @@ def test_a_drilldown_block_against_a_hand_computation(tmp_path):
     block = page[page.index('id="q-q1"'):page.index("</details>", page.index('id="q-q1"'))]
     rows = block.split("<tr>")[2:]  # the header, then ranks 1-3
     # B: a b c; S: e c x. e: unjudged, new; c: judged 1, up 1 (B's rank 3); x: unjudged, new
-    assert 'class="text doc relevant"><span class="label">2</span> <span class="docid">a</span>' in rows[0]
-    assert '<span class="label unjudged">?</span> <span class="docid">e</span> <span class="move new">new</span>' in rows[0]
-    assert '<span class="label">1</span> <span class="docid">c</span> <span class="move up">↑1</span>' in rows[1]
-    assert '<span class="label">0</span> <span class="docid">b</span>' in rows[1]  # judged 0: a label, not "?"
-    assert '<span class="docid">x</span> <span class="move new">new</span>' in rows[2]
-    assert '<div class="snippet">Alpha: first document</div>' in rows[0]
+    assert '<td class="d r"><b class="l">2</b> <code>a</code></td>' in rows[0]
+    assert '<td class="d u"><b class="l u">?</b> <code>e</code> <i class="mv new">new</i></td>' in rows[0]
+    assert '<td class="d r"><b class="l">1</b> <code>c</code> <i class="mv up">↑1</i></td>' in rows[1]  # level 1
+    assert '<td class="d j"><b class="l">0</b> <code>b</code></td>' in rows[1]  # judged 0: a label, not "?"
+    assert '<td class="d u"><b class="l u">?</b> <code>x</code> <i class="mv new">new</i></td>' in rows[2]
+    assert "<dt>a</dt><dd>Alpha: first document</dd>" in block and block.count("<dt>a</dt>") == 1  # once per block
     # relevant documents left out of the top 3: B misses f (3, not retrieved); S misses f and a (2, rank 4)
-    assert "<b>S</b> left 2 relevant documents out of its top 3: <span class=\"docid\">f</span> (3, not retrieved), " \
-           "<span class=\"docid\">a</span> (2, rank 4)" in block
-    assert "<b>B</b> left 1 relevant document out of its top 3: <span class=\"docid\">f</span> (3, not retrieved)" in block
+    assert "<b>S</b> left 2 relevant documents out of its top 3: <code>f</code> (3, not retrieved), " \
+           "<code>a</code> (2, rank 4)" in block
+    assert "<b>B</b> left 1 relevant document out of its top 3: <code>f</code> (3, not retrieved)" in block
     # the hostile text is text: escaped, the block still closes where it should
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;&lt;/details&gt;" in page
     assert page.count("<details") == page.count("</details>") == 2

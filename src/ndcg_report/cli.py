@@ -195,10 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
     pool.add_argument("--out", required=True, help="the TSV to write: qid, docid, best_rank, n_systems, systems")
 
     demo = commands.add_parser("demo", help="build an embedded demo report (default: TREC DL 2019 passage)")
-    demo.add_argument("dataset", nargs="?", default="dl19", choices=("dl19", "cranfield"),
+    demo.add_argument("dataset", nargs="?", default="dl19", choices=("dl19", "cranfield", "rag"),
                       help="dl19: monoT5, two fusions and a re-ranking depth ablation against Anserini BM25; "
-                           "cranfield: BM25+RM3 against BM25 built from the corpus")
-    demo.add_argument("--out", default="", help="output folder (default: reports/demo, reports/demo-cranfield)")
+                           "cranfield: BM25+RM3 against BM25 built from the corpus; rag: chunk retrievers for RAG "
+                           "(JSON-lines grades and ranked lists, the rag preset)")
+    demo.add_argument("--out", default="", help="output folder (default: reports/demo, reports/demo-cranfield, "
+                                                "reports/demo-rag)")
     demo.add_argument("--cache-dir", default="", dest="cache_dir",
                       help="folder of cached BM25 runs, for cranfield (default: $NDCG_REPORT_CACHE/bm25 or the "
                            "user cache)")

@@ -63,7 +63,8 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 0.3rem 0.45rem; text-align: le
 th {{ background: #f4f4f4; }}
 td.num {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}
 td.state {{ min-width: 6.5rem; max-width: 19rem; }}
-td.name {{ min-width: 8rem; max-width: 12rem; }}
+td.name {{ min-width: 8rem; max-width: 12rem; overflow-wrap: anywhere; }}
+td.num .detail {{ white-space: normal; max-width: 11rem; margin-left: auto; }}
 .status {{ font-weight: 600; white-space: nowrap; }}
 .built {{ color: #1a7f37; }}
 .skipped {{ color: #555; }}
@@ -228,10 +229,9 @@ def history_figure(history: tuple[dict, ...]):
     low = [d[0] - d[1] for d in best_delta]
     high = [d[2] - d[0] for d in best_delta]
     ticks = _tick_positions(len(history))
-    labels = [_tick_label(history[i - 1].get("time", "")) for i in ticks]
+    labels = tick_labels([history[i - 1].get("time", "") for i in ticks])
     with matplotlib.rc_context(_RC):
-        legend_outside = len(names) > 3
-        figure = Figure(figsize=(9.6 if legend_outside else 7.6, 2.8), dpi=100, layout="constrained")
+        figure = Figure(figsize=(9.6, 2.8), dpi=100, layout="constrained")
         left, right = figure.subplots(1, 2, width_ratios=(3, 2))
         values = [v for v in base if not math.isnan(v)]
         handles, legend_labels = [], []
@@ -249,10 +249,9 @@ def history_figure(history: tuple[dict, ...]):
             left.set_ylim(max(0.0, min(values) - pad), min(1.0, max(values) + pad))
         left.set_ylabel(k)
         left.set_title(f"Mean {k} per build", fontsize=10)
-        if not legend_outside:  # handles and labels explicit: a name starting with '_' is not dropped
-            left.legend(handles, legend_labels, loc="best", fontsize=8)
-        else:
-            left.legend(handles, legend_labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=7)
+        # beside the axes, never over the points; handles and labels explicit: a name starting with '_' stays
+        left.legend(handles, legend_labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                    fontsize=7 if len(legend_labels) > 4 else 8)
         right.axhline(0.0, color="#999999", linewidth=0.8)
         for i, (xi, d, r) in enumerate(zip(x, delta, history)):
             significant = best_delta[i][3]
@@ -293,9 +292,23 @@ def _tick_positions(n: int, most: int = 8) -> list[int]:
     return positions
 
 
-def _tick_label(time: str) -> str:
-    """'2026-11-23T11:40:02Z' -> '11-23 11:40'."""
-    return f"{time[5:10]} {time[11:16]}" if len(time) >= 16 else time
+def _tick_label(time: str, seconds: bool = False) -> str:
+    """'2026-11-23T11:40:02Z' -> '11-23 11:40' (with seconds: '11-23 11:40:02')."""
+    return f"{time[5:10]} {time[11:19 if seconds else 16]}" if len(time) >= 16 else time
+
+
+def tick_labels(times: list[str]) -> list[str]:
+    """The builds' tick labels: to the minute, to the second where two builds share a minute, and
+    numbered (`#2`) where they share even that, so no two ticks read alike."""
+    labels = [_tick_label(time) for time in times]
+    if len(set(labels)) < len(labels):
+        labels = [_tick_label(time, seconds=True) for time in times]
+    seen: dict[str, int] = {}
+    unique = []
+    for text in labels:
+        seen[text] = seen.get(text, 0) + 1
+        unique.append(text if seen[text] == 1 else f"{text} #{seen[text]}")
+    return unique
 
 
 def _short_time(time: str) -> str:

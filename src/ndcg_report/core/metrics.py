@@ -171,6 +171,23 @@ class Evaluation:
         return pd.DataFrame({self.measures[j].label: self.values[keep, j]},
                             index=pd.Index(self.qids[keep].astype(str), name="qid"))
 
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the query counts and the summary as a small table (no array dumps)."""
+        import html
+
+        counts = self.counts
+        head = (f"<p>{counts.in_qrels:,} qrels queries, {counts.in_both:,} in the run, {counts.averaged:,} averaged; "
+                f"relevance level {html.escape(level_text(self.rel_level))}, {html.escape(self.gain)} gain</p>")
+        rows = []
+        for j, measure in enumerate(self.measures):
+            values = self.values[self.averaged[:, j], j]
+            mean = f"{values.mean():.4f}" if len(values) else "nan"
+            median = f"{np.median(values):.4f}" if len(values) else "nan"
+            rows.append(f"<tr><th>{html.escape(measure.label)}</th><td>{len(values):,}</td><td>{mean}</td>"
+                        f"<td>{median}</td></tr>")
+        return (head + "<table><thead><tr><th>measure</th><th>n</th><th>mean</th><th>median</th></tr></thead><tbody>"
+                + "".join(rows) + "</tbody></table>")
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{label} {self.mean(m):.4f}" for label, m in zip(self.labels[:6], self.measures))
         more = f", … {len(self.measures) - 6} more" if len(self.measures) > 6 else ""

@@ -191,10 +191,17 @@ def _is_cut(path: Path) -> bool:
 
 
 def _drop_run_specific_metadata(executed: Path) -> None:
-    """Make report.ipynb depend only on the inputs: fixed cell ids, no execution times."""
+    """Make report.ipynb depend only on the inputs: fixed cell ids, no execution times; its title (the
+    HTML page's <title>) is the report's, from the summary.json the notebook wrote beside it."""
     import nbformat
 
     notebook = _read_notebook(executed)
+    try:
+        title = json.loads((executed.parent / "summary.json").read_text(encoding="utf-8")).get("title")
+    except (OSError, ValueError, AttributeError):
+        title = None
+    if isinstance(title, str) and title:
+        notebook.metadata["title"] = title
     for index, cell in enumerate(notebook.cells):
         if "injected-parameters" in cell.metadata.get("tags", []):
             cell["id"] = "injected-parameters"

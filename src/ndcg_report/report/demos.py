@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DL19 = "package:dl19-passage/"
+RAG = "package:rag-cranfield/"
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class Demo:
     baseline_name: str = "BM25"
     out: str = ""  # default output folder of `ndcg-report demo`
     preset: str = ""  # the measures reported (core/presets), '' for nDCG at the default cut-offs
+    docs: str = ""  # document text for the drill-downs
 
 
 DEMOS = {
@@ -44,6 +46,17 @@ DEMOS = {
         qrels="package:cranfield/qrels.txt",
         topics="package:cranfield/topics.tsv",
         out="reports/demo-cranfield",
+    ),
+    "rag": Demo(
+        title="Retrieval for RAG on Cranfield chunks: a parent-document retriever and a fusion against BM25 over chunks",
+        runs=(("parent document", RAG + "bm25-parent-doc.jsonl"), ("RRF chunks + documents", RAG + "rrf-chunks-docs.jsonl")),
+        baseline=RAG + "bm25-chunks.jsonl",
+        qrels=RAG + "qrels.jsonl",
+        topics=RAG + "queries.jsonl",
+        baseline_name="BM25 chunks",
+        out="reports/demo-rag",
+        preset="rag",
+        docs=RAG + "chunks.jsonl.gz",
     ),
 }
 DEFAULT_DEMO = "dl19"

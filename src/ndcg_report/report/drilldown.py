@@ -105,13 +105,17 @@ def drilldown_html(experiment: "Experiment", qids: list[str], texts: dict[str, s
         blocks.append(_block(qid, topics.get(qid, "") if topics is not None else "", systems, scores.loc[qid],
                              {name: top[name].get(qid) for name in systems},
                              {name: relevant[name].get(qid) for name in systems},
-                             overlap.loc[qid] if qid in overlap.index else None, texts, depth, level,
+                             overlap.loc[qid] if qid in overlap.index else None, texts, depth,
                              experiment.headline.label))
-    return "".join(blocks)
+    legend = (f'<p class="note">In each block: labels <b class="l">2</b> on green are relevant (label {escape(level)} '
+              'or above), on grey judged but not relevant, <b class="l u">?</b> unjudged (counted as not relevant); '
+              f"↑n / ↓n: the document's move against {escape(experiment.baseline_name)}'s list, new: not in its top "
+              f"{depth}; the documents' text under the table, where given.</p>")
+    return legend + "".join(blocks)
 
 
 def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dict, relevants: dict,
-           overlap: pd.Series | None, texts: dict[str, str], depth: int, level: str, label: str) -> str:
+           overlap: pd.Series | None, texts: dict[str, str], depth: int, label: str) -> str:
     base = systems[0]
     head = " · ".join(f"{escape(name)} {values[name]:.4f}" + (f" ({signed(values[name] - values[base])})"
                                                                if name != base else "") for name in systems)
@@ -122,46 +126,45 @@ def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dic
     header = '<th class="num">rank</th>' + "".join(
         f'<th class="text">{escape(name)}' + (" <small>(baseline)</small>" if name == base else "") + "</th>"
         for name in systems)
-    rows = []
+    rows, shown = [], {}
     for rank in range(1, depth + 1):
         cells = [f'<td class="num">{rank}</td>']
         for name in systems:
-            cells.append(_document_cell(tops[name], rank, base_ranks if name != base else None, texts))
+            cells.append(_document_cell(tops[name], rank, base_ranks if name != base else None, shown))
         rows.append("<tr>" + "".join(cells) + "</tr>")
     missed = "".join(_missed(name, tops[name], relevants[name], depth) for name in systems)
     changed = ""
     if overlap is not None:
-        changed = ("<p class=\"note\">How much each ranking changed: rank-biased overlap of its top "
-                   f"{depth} with {escape(base)}'s (1 = the same list, 0 = no document in common): "
+        changed = ("<p class=\"note\">Rank-biased overlap with " + escape(base) + "'s top " + str(depth) + ": "
                    + ", ".join(f"{escape(name)} {_number(overlap[name])}" for name in systems[1:]) + ".</p>")
-    legend = (f'<p class="note">Labels: relevant at level {escape(level)} or above in green, judged but '
-              'not relevant in grey, <span class="label unjudged">?</span> unjudged (counts as not relevant). '
-              f'↑n / ↓n: rank against {escape(base)}\'s list; new: not in its top {depth}.</p>')
+    documents = [f"<dt>{escape(docid)}</dt><dd>{escape(_short(texts[docid]))}</dd>" for docid in shown if docid in texts]
+    listed = f'<dl class="texts">{"".join(documents)}</dl>' if documents else ""
     return (f'<details class="drill" id="{anchor(qid)}">{summary}<div class="drill-body">'
             f'<table class="ndcg-table drill"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-            f'{missed}{changed}{legend}</div></details>')
+            f'{listed}{missed}{changed}</div></details>')
 
 
-def _document_cell(top: pd.DataFrame | None, rank: int, base_ranks: dict | None, texts: dict[str, str]) -> str:
+def _document_cell(top: pd.DataFrame | None, rank: int, base_ranks: dict | None, shown: dict) -> str:
+    """One document of a top k: its label (`?` unjudged), its id and its move against the baseline;
+    the cell's class says relevant (r), judged (j) or unjudged (u). Adds the docid to `shown`."""
     if top is None or rank > len(top):
-        return '<td class="text doc empty">–</td>'
+        return '<td class="d e">–</td>'
     row = top.iloc[rank - 1]
     docid, label = row["docid"], row["label"]
+    shown.setdefault(docid, None)
     if label is None or (isinstance(label, float) and math.isnan(label)):
-        badge, css = '<span class="label unjudged">?</span>', "unjudged"
+        badge, css = '<b class="l u">?</b>', "u"
     else:
-        badge, css = f'<span class="label">{_number(label)}</span>', "relevant" if row["relevant"] else "judged"
+        badge, css = f'<b class="l">{_number(label)}</b>', "r" if row["relevant"] else "j"
     move = ""
     if base_ranks is not None:
         before = base_ranks.get(docid)
         if before is None:
-            move = '<span class="move new">new</span>'
+            move = ' <i class="mv new">new</i>'
         elif before != rank:
             up = before - rank
-            move = f'<span class="move {"up" if up > 0 else "down"}">{"↑" if up > 0 else "↓"}{abs(up)}</span>'
-    snippet = texts.get(docid)
-    shown = (f'<div class="snippet">{escape(_short(snippet))}</div>' if snippet else "")
-    return f'<td class="text doc {css}">{badge} <span class="docid">{escape(docid)}</span> {move}{shown}</td>'
+            move = f' <i class="mv {"up" if up > 0 else "down"}">{"↑" if up > 0 else "↓"}{abs(up)}</i>'
+    return f'<td class="d {css}">{badge} <code>{escape(docid)}</code>{move}</td>'
 
 
 def _missed(name: str, top: pd.DataFrame | None, relevant: pd.DataFrame | None, depth: int) -> str:
@@ -172,7 +175,7 @@ def _missed(name: str, top: pd.DataFrame | None, relevant: pd.DataFrame | None, 
     left = relevant[~relevant["docid"].isin(in_top)]
     if left.empty:
         return f'<p class="missed"><b>{escape(name)}</b>: every relevant document is in its top {depth}.</p>'
-    items = [f'<span class="docid">{escape(d)}</span> ({_number(l)}, '
+    items = [f'<code>{escape(d)}</code> ({_number(l)}, '
              + (f"rank {int(r)}" if r is not None and not (isinstance(r, float) and math.isnan(r)) else "not retrieved")
              + ")" for d, l, r in zip(left["docid"], left["label"], left["rank"])]
     shown = items[:20]

@@ -172,7 +172,7 @@ def demo_values(name: str) -> dict:
     return {
         "runs": [{"name": run_name, "path": path} for run_name, path in demo.runs], "qrels": demo.qrels,
         "baseline": demo.baseline, "corpus": demo.corpus, "topics": demo.topics, "title": demo.title,
-        "baseline_name": demo.baseline_name, "preset": demo.preset,
+        "baseline_name": demo.baseline_name, "preset": demo.preset, "docs": demo.docs,
     }
 
 

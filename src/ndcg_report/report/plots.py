@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
-from matplotlib.colors import LogNorm, TwoSlopeNorm
+from matplotlib.colors import LinearSegmentedColormap, LogNorm, TwoSlopeNorm
 from matplotlib.ticker import FuncFormatter
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -45,11 +45,21 @@ MAX_BARS = 1_000  # sorted delta bars: the sorted deltas as an area (their quant
 CURVE_POINTS = 2_000  # points that draw that curve (it is monotone: evenly spaced ranks trace it)
 SCATTER_BINS = 25
 _RC = {"text.usetex": False, "svg.hashsalt": "ndcg-report", "svg.fonttype": "path"}
+# One meaning for one colour in every figure: green where a system beats the baseline, vermillion where it loses
+DELTA_COLOURS = LinearSegmentedColormap.from_list("loss-none-win", [LOSS_COLOUR, "#ffffff", WIN_COLOUR])
+MAX_LABEL = 32  # characters of a system name in a tick label or legend (names may have 80)
+MAX_BANDED_SYSTEMS = 3  # above this many systems, the mean against k is drawn as small multiples
 
 
 def literal(text: object) -> str:
     """`text` as a string matplotlib draws verbatim: every `$` escaped, so no math text."""
     return str(text).replace("$", r"\$")
+
+
+def label(name: object, limit: int = MAX_LABEL) -> str:
+    """A system name for a tick label or a legend: literal, shortened to `limit` characters with '…'."""
+    text = str(name)
+    return literal(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def system_colour(position: int) -> str:
@@ -72,31 +82,46 @@ def by_cutoff(
     family: str = "nDCG",
 ) -> Figure:
     """Mean of one measure family against its cut-off k (categorical axis, 'all' last) per system
-    with its bootstrap band.
+    with its bootstrap band; above MAX_BANDED_SYSTEMS systems under test, small multiples (one panel
+    per system, with the baseline in each), where one panel of overlapping bands would be unreadable.
 
     intervals: index (system, k label) with columns mean, low, high; systems: the baseline last.
     """
     baseline_name = systems[-1]
     style = _style(systems, baseline_name)
     x = np.arange(len(labels))
-    with matplotlib.rc_context(_RC):
-        figure, ax = _new_figure((8.4, 4.2) if len(systems) > 3 else FIGSIZE)
-        band_alpha = 0.2 if len(systems) <= 3 else 0.1
+    ticks = [literal(text) for text in labels]
+    title = f"Mean {literal(family)}@k with {confidence:.0%} bootstrap CI, {n_queries:,} queries"
+
+    def draw(ax: Axes, names: Sequence[str]) -> list:
         handles = []
-        for name in systems:
+        for name in names:
             colour, marker, dashes = style[name]
             rows = intervals.loc[name].loc[list(labels)]
-            ax.fill_between(x, rows["low"].to_numpy(), rows["high"].to_numpy(), color=colour, alpha=band_alpha,
-                            linewidth=0)
+            ax.fill_between(x, rows["low"].to_numpy(), rows["high"].to_numpy(), color=colour, alpha=0.2, linewidth=0)
             handles += ax.plot(x, rows["mean"].to_numpy(), marker=marker, color=colour, linestyle=dashes,
-                               label=literal(name))
-        ax.set_xticks(x, [literal(label) for label in labels])
-        ax.set_xlabel("cut-off k")
-        ax.set_ylabel(f"mean {literal(family)}@k")
+                               label=label(name))
+        ax.set_xticks(x, ticks)
         ax.set_ylim(0, 1)
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(f"Mean {literal(family)}@k with {confidence:.0%} bootstrap CI, {n_queries:,} queries")
-        _legend(ax, handles, [literal(name) for name in systems])
+        return handles
+
+    with matplotlib.rc_context(_RC):
+        if len(systems) - 1 <= MAX_BANDED_SYSTEMS:
+            figure, ax = _new_figure(FIGSIZE)
+            handles = draw(ax, systems)
+            ax.set_xlabel("cut-off k")
+            ax.set_ylabel(f"mean {literal(family)}@k")
+            ax.set_title(title)
+            _legend(ax, handles, [label(name) for name in systems])
+            return figure
+        figure, axes = _panels(len(systems) - 1, square=False)
+        for ax, name in zip(axes, systems[:-1]):
+            draw(ax, [name, baseline_name])
+            _panel_title(ax, name, f"and {label(baseline_name)} (dashed)")
+            ax.set_xlabel("cut-off k", fontsize=8)
+            ax.set_ylabel(f"mean {literal(family)}@k", fontsize=8)
+        figure.suptitle(title, fontsize=10)
     return figure
 
 
@@ -161,9 +186,9 @@ def delta_heatmap(deltas: pd.DataFrame, measure: str, baseline_name: str, max_qu
     height = 1.3 + 0.32 * n_systems + (0.9 if labelled else 0.45 if binned else 0.3)
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((10.0, height))
-        image = ax.imshow(cells.T, aspect="auto", cmap="RdBu", interpolation="nearest",
+        image = ax.imshow(cells.T, aspect="auto", cmap=DELTA_COLOURS, interpolation="nearest",
                           norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit))
-        ax.set_yticks(np.arange(n_systems), [literal(name) for name in ordered.columns], fontsize=8)
+        ax.set_yticks(np.arange(n_systems), [label(name) for name in ordered.columns], fontsize=8)
         if labelled:
             ax.set_xticks(np.arange(n_queries), [literal(q) for q in ordered.index], rotation=90,
                           fontsize=6 if n_queries > MAX_QID_TICKS else 7)
@@ -178,8 +203,8 @@ def delta_heatmap(deltas: pd.DataFrame, measure: str, baseline_name: str, max_qu
             ax.set_xlabel(f"{n_queries:,} queries, sorted by mean delta over the systems")
         colourbar = figure.colorbar(image, ax=ax, fraction=0.04, pad=0.01)
         colourbar.set_label(f"{'mean ' if binned else ''}Δ {literal(measure)}", fontsize=8)
-        ax.set_title(f"Per-query {literal(measure)} minus {literal(baseline_name)}'s "
-                     f"(blue: system better, red: {literal(baseline_name)} better)", fontsize=10)
+        ax.set_title(f"Per-query {literal(measure)} minus {label(baseline_name)}'s "
+                     f"(green: system better, red: {label(baseline_name)} better)", fontsize=10)
     return figure
 
 
@@ -201,17 +226,17 @@ def wins_ties_losses(counts: pd.DataFrame, measure: str, baseline_name: str) -> 
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((FIGSIZE[0] + 1.0, 1.2 + 0.42 * len(names)))
         left = np.zeros(len(names))
-        for values, colour, label in ((wins, WIN_COLOUR, "wins"), (ties, TIE_COLOUR, "ties"), (losses, LOSS_COLOUR, "losses")):
+        for values, colour, kind in ((wins, WIN_COLOUR, "wins"), (ties, TIE_COLOUR, "ties"), (losses, LOSS_COLOUR, "losses")):
             share = values / total
-            ax.barh(y, share, left=left, color=colour, label=label, height=0.7)
+            ax.barh(y, share, left=left, color=colour, label=kind, height=0.7)
             for yi, start, part, count in zip(y, left, share, values):
                 if part >= 0.06:
                     ax.text(start + part / 2, yi, str(int(count)), ha="center", va="center", fontsize=8, color="white")
             left = left + share
-        ax.set_yticks(y, [literal(name) for name in names], fontsize=8)
+        ax.set_yticks(y, [label(name) for name in names], fontsize=8)
         ax.set_xlim(0, 1)
         ax.set_xlabel("share of queries")
-        ax.set_title(f"Queries won, tied and lost against {literal(baseline_name)} at {literal(measure)}", fontsize=10)
+        ax.set_title(f"Queries won, tied and lost against {label(baseline_name)} on {literal(measure)}", fontsize=10)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)
     return figure
 
@@ -225,7 +250,7 @@ def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, measure: str, n_q
     shade = np.clip(-np.log10(np.maximum(values, 1e-4)), 0, 4)
     np.fill_diagonal(shade, np.nan)
     side = max(4.5, 0.6 * m + 2.5)
-    label_room = 0.065 * min(90, max(len(str(name)) + 4 for name in names))  # inches for the longest tick label
+    label_room = 0.065 * (min(MAX_LABEL, max(len(str(name)) for name in names)) + 4)  # inches for the longest tick label
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((side + 1.2 + label_room, side + label_room * 0.6))
         image = ax.imshow(shade, cmap="Blues", vmin=0, vmax=4, interpolation="nearest")
@@ -238,7 +263,7 @@ def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, measure: str, n_q
                 ax.text(j, i, text, ha="center", va="center", fontsize=7 if m > 6 else 8,
                         color="white" if shade[i, j] > 2.2 else "black",
                         fontweight="bold" if p < alpha else "normal")
-        tick_labels = [f"{literal(name)} ({letters[name]})" for name in names]
+        tick_labels = [f"{label(name)} ({letters[name]})" for name in names]
         ax.set_xticks(np.arange(m), tick_labels, rotation=35, ha="right", fontsize=8)
         ax.set_yticks(np.arange(m), tick_labels, fontsize=8)
         colourbar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, ticks=[0, 1, 2, 3, 4])
@@ -273,17 +298,17 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
                 image = ax.imshow(shown, origin="lower", extent=(0, 1, 0, 1), cmap="magma_r",
                                   norm=LogNorm(vmin=1, vmax=max(most, 2)), interpolation="nearest")
                 for x, y, text, align in ((0.03, 0.97, "system better", "left"),
-                                          (0.97, 0.03, f"{literal(baseline_name)} better", "right")):
+                                          (0.97, 0.03, f"{label(baseline_name)} better", "right")):
                     ax.text(x, y, text, transform=ax.transAxes, ha=align, va="top" if y > 0.5 else "bottom", fontsize=7,
                             bbox={"facecolor": "white", "alpha": 0.8, "linewidth": 0, "pad": 1.5}, zorder=5)
             else:
-                colours = np.where(delta > 0, RUN_COLOUR, np.where(delta < 0, BASELINE_COLOUR, TIE_COLOUR))
+                colours = np.where(delta > 0, WIN_COLOUR, np.where(delta < 0, LOSS_COLOUR, TIE_COLOUR))
                 ax.scatter(table[baseline_name].to_numpy(), table[name].to_numpy(), s=size, c=list(colours), alpha=alpha,
                            linewidths=0, clip_on=False, zorder=3)
             ax.set_xlim(0, 1)
             ax.set_ylim(0, 1)
             ax.set_aspect("equal")
-            ax.set_xlabel(f"{literal(baseline_name)}: {literal(measure)}", fontsize=8)
+            ax.set_xlabel(f"{label(baseline_name)}: {literal(measure)}", fontsize=8)
             ax.set_ylabel(f"system: {literal(measure)}", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
@@ -294,16 +319,16 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
             colourbar.ax.tick_params(labelsize=7)
             width, height = figure.get_size_inches()
             figure.set_size_inches(width, height + 0.4)  # room for the colour bar
-            figure.suptitle(f"Per-query {literal(measure)} against {literal(baseline_name)},{chr(10) if len(names) == 1 else ' '}"
+            figure.suptitle(f"Per-query {literal(measure)} against {label(baseline_name)},{chr(10) if len(names) == 1 else ' '}"
                             f"{n:,} queries as a 2-D histogram", fontsize=10)
         else:
             handles = [
-                Line2D([], [], linestyle="", marker="o", color=RUN_COLOUR, label="system better"),
-                Line2D([], [], linestyle="", marker="o", color=BASELINE_COLOUR, label=f"{literal(baseline_name)} better"),
+                Line2D([], [], linestyle="", marker="o", color=WIN_COLOUR, label="system better"),
+                Line2D([], [], linestyle="", marker="o", color=LOSS_COLOUR, label=f"{label(baseline_name)} better"),
                 Line2D([], [], linestyle="", marker="o", color=TIE_COLOUR, label="equal"),
             ]
             figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8)
-            figure.suptitle(f"Per-query {literal(measure)} against {literal(baseline_name)}, {n:,} queries", fontsize=10)
+            figure.suptitle(f"Per-query {literal(measure)} against {label(baseline_name)}, {n:,} queries", fontsize=10)
     return figure
 
 
@@ -356,14 +381,14 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, measure: str, max_
             if len(names) > 1:
                 _panel_title(ax, name, counts)
             else:
-                ax.set_title(f"{literal(name)} − {literal(baseline_name)}: {counts}", fontsize=10)
+                ax.set_title(f"{label(name)} − {label(baseline_name)}: {counts}", fontsize=10)
         if len(names) == 1:
             axes[0].legend(handles=[
-                Patch(color=WIN_COLOUR, label=f"{literal(names[0])} better: {wins:,}"),
-                Patch(color=LOSS_COLOUR, label=f"{literal(baseline_name)} better: {losses:,}"),
+                Patch(color=WIN_COLOUR, label=f"{label(names[0])} better: {wins:,}"),
+                Patch(color=LOSS_COLOUR, label=f"{label(baseline_name)} better: {losses:,}"),
             ], loc="upper right")
         else:
-            figure.suptitle(f"Per-query {literal(measure)} difference from {literal(baseline_name)}, sorted, "
+            figure.suptitle(f"Per-query {literal(measure)} difference from {label(baseline_name)}, sorted, "
                             f"{n:,} queries{' (as an area)' if area else ''}", fontsize=10)
     return figure
 
@@ -390,21 +415,27 @@ def ecdf(table: pd.DataFrame, measure: str, baseline_name: str) -> Figure:
     style = _style(list(table.columns), baseline_name)
     with matplotlib.rc_context(_RC):
         figure, ax = _new_figure((8.4, 4.2) if table.shape[1] > 3 else FIGSIZE)
-        handles = [ax.ecdf(table[name].to_numpy(), color=style[name][0], label=literal(name), linestyle=style[name][2])
+        handles = [ax.ecdf(table[name].to_numpy(), color=style[name][0], label=label(name), linestyle=style[name][2])
                    for name in table.columns]
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel(f"{literal(measure)}")
         ax.set_ylabel("fraction of queries ≤ x")
         ax.grid(alpha=0.3)
-        _legend(ax, handles, [literal(name) for name in table.columns], inside="upper left")
+        _legend(ax, handles, [label(name) for name in table.columns], inside="upper left")
         ax.set_title(f"ECDF of per-query {literal(measure)}, {len(table):,} queries")
     return figure
 
 
 def figure_to_png_bytes(figure: Figure) -> bytes:
-    """PNG of `figure` at its dpi, with no Software/date metadata: identical bytes for identical figures."""
+    """PNG of `figure` at its dpi, with no Software/date metadata: identical bytes for identical figures.
+    matplotlib's warning that a layout could not be fitted is not let into the report (the figure is
+    drawn all the same)."""
+    import warnings
+
     buffer = io.BytesIO()
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(_RC), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*constrained_layout not applied.*")
+        warnings.filterwarnings("ignore", message=".*[Tt]ight.layout.*")
         figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
     return buffer.getvalue()
 
@@ -455,7 +486,7 @@ def _panel_title(ax: Axes, name: str, detail: str) -> None:
 def _name_ticks(ax: Axes, positions: np.ndarray, names: Sequence[str]) -> None:
     """System names under the positions, slanted when there are many or long names."""
     long = len(names) > 4 or max(len(str(name)) for name in names) > 14
-    ax.set_xticks(positions, [literal(name) for name in names], rotation=25 if long else 0,
+    ax.set_xticks(positions, [label(name) for name in names], rotation=25 if long else 0,
                   ha="right" if long else "center", fontsize=8 if long else 10)
 
 
