@@ -198,7 +198,8 @@ def test_a_drilldown_block_against_a_hand_computation(tmp_path):
     assert '<td class="d r"><b class="l">1</b> <code>c</code> <i class="mv up">↑1</i></td>' in rows[1]  # level 1
     assert '<td class="d j"><b class="l">0</b> <code>b</code></td>' in rows[1]  # judged 0: a label, not "?"
     assert '<td class="d u"><b class="l u">?</b> <code>x</code> <i class="mv new">new</i></td>' in rows[2]
-    assert "<dt>a</dt><dd>Alpha: first document</dd>" in block and block.count("<dt>a</dt>") == 1  # once per block
+    assert "<tr><td><code>a</code></td><td>Alpha: first document</td></tr>" in block  # the text, once per block
+    assert block.count("<td><code>a</code></td>") == 1
     # relevant documents left out of the top 3: B misses f (3, not retrieved); S misses f and a (2, rank 4)
     assert "<b>S</b> left 2 relevant documents out of its top 3: <code>f</code> (3, not retrieved), " \
            "<code>a</code> (2, rank 4)" in block

@@ -60,8 +60,10 @@ def _json_document(path: Path, number: int, line: bytes, wanted: set[str]) -> tu
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise InputError(path, number, f"document {docid!r} is not a valid JSON line",
                          'give one {"_id", "title", "text"} object per line') from None
-    title, text = record.get("title") or "", record.get("text") or ""
-    return docid, (f"{title}: {text}" if title and text else str(title or text))
+    title, text = str(record.get("title") or "").strip(), str(record.get("text") or "")
+    if title and text:
+        return docid, f"{title} {text}" if title[-1] in ".:;!?" else f"{title}: {text}"
+    return docid, title or text
 
 
 def _tsv_document(path: Path, number: int, line: bytes, wanted: set[str]) -> tuple[str | None, str]:

@@ -137,8 +137,9 @@ def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dic
     if overlap is not None:
         changed = ("<p class=\"note\">Rank-biased overlap with " + escape(base) + "'s top " + str(depth) + ": "
                    + ", ".join(f"{escape(name)} {_number(overlap[name])}" for name in systems[1:]) + ".</p>")
-    documents = [f"<dt>{escape(docid)}</dt><dd>{escape(_short(texts[docid]))}</dd>" for docid in shown if docid in texts]
-    listed = f'<dl class="texts">{"".join(documents)}</dl>' if documents else ""
+    documents = [f"<tr><td><code>{escape(docid)}</code></td><td>{escape(_short(texts[docid]))}</td></tr>"
+                 for docid in shown if docid in texts]
+    listed = f'<table class="texts"><tbody>{"".join(documents)}</tbody></table>' if documents else ""
     return (f'<details class="drill" id="{anchor(qid)}">{summary}<div class="drill-body">'
             f'<table class="ndcg-table drill"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
             f'{listed}{missed}{changed}</div></details>')

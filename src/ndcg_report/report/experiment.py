@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+
 
 import numpy as np
 import pandas as pd
@@ -22,15 +22,13 @@ from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rank_biased_overlap, rankings, unjudged_pool
 from ndcg_report.inputs.trec import Qrels, Run
+from ndcg_report.report.experiment_figures import ExperimentFigures
 from ndcg_report.report.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.stats.letters import compact_letters
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems, stream_label
 from ndcg_report.stats.resampling import LARGE_N, mean_interval
 from ndcg_report.stats.streams import stream
 from ndcg_report.stats.tukey_hsd import tukey_hsd
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 ALPHA = 0.05
 
@@ -58,7 +56,7 @@ class PairwiseTest:
 
 
 @dataclass(frozen=True, eq=False)
-class Experiment:
+class Experiment(ExperimentFigures):
     """Systems against one baseline on the same qrels: evaluations, comparisons, pairwise tests.
 
     Tables are DataFrames keyed by (measure, k), k an integer or NA (no cut-off): `leaderboard`
@@ -293,78 +291,6 @@ class Experiment:
         for measure in self.measures:
             found.setdefault(measure.measure, []).append(measure)
         return found
-
-    # --- figures ---------------------------------------------------------------------------
-
-    def plot_by_cutoff(self, family: str | None = None) -> "Figure":
-        """Mean of a measure family (default: the headline's) against its cut-offs for every system, with
-        bootstrap bands."""
-        from ndcg_report.report import plots
-
-        family = self.headline.measure if family is None else family
-        if family not in self.families:
-            raise ParameterError(f"no {family} measure was computed; have {', '.join(self.families)}")
-        measures = self.families[family]
-        self._paired_or_refuse(measures[0])
-        intervals = self.mean_intervals.xs(family, level="measure")
-        intervals.index = pd.MultiIndex.from_tuples([(name, "all" if pd.isna(k) else str(k))
-                                                     for name, k in intervals.index], names=["system", "k"])
-        labels = ["all" if m.k is None else str(m.k) for m in measures]
-        return plots.by_cutoff(intervals, self.systems, labels, self.confidence, len(self.scores(measures[0])),
-                               family)
-
-    def plot_ndcg_by_cutoff(self) -> "Figure":
-        """plot_by_cutoff of nDCG."""
-        return self.plot_by_cutoff("nDCG")
-
-    def plot_distribution(self, measure: Measure | str | int | None = None) -> "Figure":
-        """Per-query values of every system: box plot with every query as a point."""
-        from ndcg_report.report import plots
-
-        return plots.distribution(self._paired_or_refuse(measure), self._label(measure), self.baseline_name)
-
-    def plot_delta_heatmap(self, measure: Measure | str | int | None = None) -> "Figure":
-        """Queries x systems heatmap of a measure minus the baseline's, queries sorted by their mean delta."""
-        from ndcg_report.report import plots
-
-        self._paired_or_refuse(measure)
-        return plots.delta_heatmap(self.deltas(measure), self._label(measure), self.baseline_name)
-
-    def plot_wins_ties_losses(self, measure: Measure | str | int | None = None) -> "Figure":
-        """Per system, the queries it wins, ties and loses against the baseline on a measure."""
-        from ndcg_report.report import plots
-
-        chosen = self.measure(measure)
-        counts = self.comparisons.xs((chosen.measure, chosen.k), level=("measure", "k"))[["wins", "ties", "losses"]]
-        return plots.wins_ties_losses(counts, chosen.label, self.baseline_name)
-
-    def plot_pairwise(self) -> "Figure":
-        """The randomized Tukey HSD p-value matrix on the headline measure, with the letter groups."""
-        from ndcg_report.report import plots
-
-        self._paired_or_refuse(self.headline)
-        test = self.pairwise
-        return plots.pairwise_matrix(test.pvalues, test.letters, test.label, test.n_queries, test.alpha)
-
-    def plot_scatter(self, measure: Measure | str | int | None = None) -> "Figure":
-        """Per system, per-query values of the baseline (x) against the system (y), with the diagonal."""
-        from ndcg_report.report import plots
-
-        return plots.per_query_scatter(self._paired_or_refuse(measure), self.names, self.baseline_name,
-                                       self._label(measure))
-
-    def plot_delta_bars(self, measure: Measure | str | int | None = None) -> "Figure":
-        """Per system, the per-query difference from the baseline, sorted (topic-by-topic bars)."""
-        from ndcg_report.report import plots
-
-        self._paired_or_refuse(measure)
-        return plots.per_query_delta(self.deltas(measure), self.baseline_name, self._label(measure))
-
-    def plot_ecdf(self, measure: Measure | str | int | None = None) -> "Figure":
-        """Empirical CDF of the per-query values of every system."""
-        from ndcg_report.report import plots
-
-        return plots.ecdf(self._paired_or_refuse(measure), self._label(measure), self.baseline_name)
 
     # --- display ---------------------------------------------------------------------------
 

@@ -166,7 +166,7 @@ def _leaderboard_header(measures: list, letters: bool, headline: Measure) -> str
             top.append(f'<th class="num" rowspan="2">{escape(measures[j].label)}</th>')
         else:
             top.append(f'<th class="num family" colspan="{span}">{escape(measures[j].measure)}</th>')
-            bottom += [f'<th class="num">@{m.k}</th>' if m.k is not None else f'<th class="num">all</th>'
+            bottom += [f'<th class="num">@{m.k}</th>' if m.k is not None else '<th class="num">all</th>'
                        for m in measures[j:j + span]]
         j += span
     if letters:
