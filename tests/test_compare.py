@@ -242,3 +242,17 @@ def test_mismatched_cutoffs_or_policies_raise():
         compare(small(rows, QRELS, cutoffs=(1, 5)), small(rows, QRELS, cutoffs=(1, 10)))
     with pytest.raises(ParameterError, match="gain"):
         compare(small(rows, QRELS, cutoffs=(5,)), small(rows, QRELS, cutoffs=(5,), gain="exponential"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(st.floats(0, 1), st.just(float("nan")), st.sampled_from([0.0, 1.0, 0.05, 0.01])),
+                min_size=1, max_size=30))
+def test_holm_equals_statsmodels(pvalues):
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.array(pvalues)
+    finite = np.isfinite(p)
+    expected = np.full(len(p), np.nan)
+    if finite.any():
+        expected[finite] = multipletests(p[finite], method="holm")[1]
+    np.testing.assert_array_equal(holm(p), expected)
