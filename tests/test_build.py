@@ -209,8 +209,8 @@ def test_small_build_escapes_text_from_inputs(tmp_path):
     assert_reproduce_block_keeps_paths_whole(tmp_path / "out")
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert {record["role"]: record["format"] for record in summary["files"]} == {
-        "run: pyterrier": "TREC text", "run: ranked": "JSON lines", "run: pandas": "Parquet",
-        "baseline: Anserini": "TREC text", "qrels": "BEIR TSV", "topics": "TSV"}
+        "run: monot5": "TREC text", "run: ranked": "JSON lines", "run: pandas": "Parquet",
+        "baseline: bm25": "TREC text", "qrels": "BEIR TSV", "topics": "TSV"}
     assert "BEIR TSV" in page and "JSON lines" in page
 
 
