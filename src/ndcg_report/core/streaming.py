@@ -35,6 +35,9 @@ READ_BYTES = 16 << 20  # text parsed at a time: buffers this small are reused by
 _END = object()  # ReadAhead: the iterator is exhausted
 T = TypeVar("T")
 STREAM_ABOVE = 128 << 20  # text bytes past which eval streams by default: as fast or faster, and bounded memory
+# JSON lines of ranked lists hold a line of TREC text in a quarter of the bytes, and parse slower: streaming
+# (reading a block while the one before is evaluated) is faster past this (7M lines in 76 MB: 1.62 s against 2.6 s)
+JSON_STREAM_ABOVE = 32 << 20
 _IN_MEMORY_FACTOR = 4  # peak memory of an in-memory evaluation, as a multiple of the run's text size
 _GZIP_RATIO = 4  # how much larger a gzip run's text is than the file, for the estimate
 _TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth
@@ -192,9 +195,21 @@ def _compact(table: pa.Table) -> pa.Table:
 
 
 def streams_by_default(run: str | Path, available: int | None = None) -> bool:
-    """True for a run file whose text is past STREAM_ABOVE bytes, or that is unlikely to fit in memory:
-    streaming is as fast there and its memory stays bounded."""
-    return _text_bytes(Path(run)) > STREAM_ABOVE or not fits_in_memory(run, available)
+    """True for a run file whose text is past STREAM_ABOVE bytes (a JSON-lines run past
+    JSON_STREAM_ABOVE), or that is unlikely to fit in memory: streaming is as fast there and its
+    memory stays bounded."""
+    path = Path(run)
+    above = JSON_STREAM_ABOVE if not is_parquet(path) and _is_json_lines(path) else STREAM_ABOVE
+    return _text_bytes(path) > above or not fits_in_memory(run, available)
+
+
+def _is_json_lines(run: Path) -> bool:
+    from ndcg_report.inputs.formats import JSONL, detect_format
+
+    try:
+        return detect_format(run, "run") == JSONL
+    except (InputError, OSError):
+        return False
 
 
 def _text_bytes(run: Path) -> int:
