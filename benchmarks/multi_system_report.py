@@ -93,7 +93,9 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
                 topics: Path | None, out: Path) -> list[tuple[str, float]]:
     """One execution of the notebook's work in this process, stage by stage (seconds)."""
     from ndcg_report import evaluate
-    from ndcg_report.report import content, outputs
+    from ndcg_report.report import checks, content, outputs, results
+    from ndcg_report.report.drilldown import section_html
+    from ndcg_report.report.report_model import Report
     from ndcg_report.report.experiment import Experiment
     from ndcg_report.report.loading import load_inputs
     from ndcg_report.report.parameters import validate_parameters
@@ -105,7 +107,7 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
         baseline_name=baseline_name, qrels=str(qrels), topics=str(topics) if topics else "")
     runs, base_run, qrels_read, topics_read = timed("read and check the files", lambda: load_inputs(params), rows)
     read = {name: run for (name, _), run in zip(systems, runs)} | {baseline_name: base_run}
-    evaluations = timed("evaluate every system (7 cut-offs)",
+    evaluations = timed("evaluate every system (nDCG at 7 cut-offs)",
                         lambda: {name: evaluate(run, qrels_read) for name, run in read.items()}, rows)
     names = [name for name, _ in systems]
     comparisons = timed("statistics: paired tests against the baseline, every system x k", lambda: compare_systems(
@@ -117,22 +119,25 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
         timed("statistics: randomized Tukey HSD at k = 10, all systems", lambda: experiment.pairwise, rows)
     timed("statistics: bootstrap bands of every system x k", lambda: experiment.mean_intervals, rows)
     files = content.pd.DataFrame([content.file_record(name, path) for name, path in systems])
-    report = content.Report(params, experiment, qrels_read, files)
+    report = Report(params, experiment, qrels_read, files)
     timed("data checks: ties (worst and best order of every tied system)", lambda: experiment.tie_ranges, rows)
-    timed("data checks: warnings, counts, depth, labels, judged", lambda: (
-        report.warnings.extend(content.data_warnings(report)), content.query_checks(report),
-        content.depth_table(report), content.label_distribution(report), content.judged_table(report)), rows)
+    timed("rankings: every system's top 10 with labels", lambda: experiment.rankings, rows)
+    timed("data checks: warnings, counts, depth, labels, judged, the unjudged pool", lambda: (
+        report.warnings.extend(checks.data_warnings(report)), checks.query_checks(report),
+        checks.depth_table(report), checks.label_distribution(report), checks.judged_table(report),
+        checks.pool_note(report)), rows)
     timed("tables: leaderboard, comparisons, pairwise", lambda: (
-        content.leaderboard(report), [content.comparison_table(report, name) for name in names],
-        content.medians_table(report), content.pairwise_table(report) if len(names) > 1 else None), rows)
-    timed("tables: per query (wins/losses, all queries)", lambda: (
-        [content.wins_and_losses(report, name) for name in names[:1] if len(names) == 1],
-        content.query_section_html(report)), rows)
+        results.leaderboard(report), [results.comparison_table(report, name) for name in names],
+        results.medians_table(report), results.pairwise_table(report) if len(names) > 1 else None), rows)
+    timed("tables: per query (wins/losses, all queries, rank overlap)", lambda: (
+        [results.wins_and_losses(report, name) for name in names[:1] if len(names) == 1],
+        results.query_section_html(report)), rows)
+    timed("drill-downs", lambda: section_html(report), rows)
     from ndcg_report.report.plots import figure_to_png_bytes
     for caption, draw in content.figure_drawers(report):
         timed(f"figure: {caption[:54]}", lambda: figure_to_png_bytes(draw()), rows)
     out.mkdir(parents=True, exist_ok=True)
-    timed("outputs: per_query.csv and summary.json", lambda: outputs.save_outputs(report, out), rows)
+    timed("outputs: per_query.csv, summary.json, unjudged.tsv", lambda: outputs.save_outputs(report, out), rows)
     return rows
 
 

@@ -319,8 +319,8 @@ def run_pool(args: argparse.Namespace) -> str:
     """The depth-k pool of unjudged documents over the runs (core.toplists.unjudged_pool), as TSV."""
     from pathlib import Path
 
-    from ndcg_report.core.toplists import pool_tsv, rankings, unjudged_pool
-    from ndcg_report.files import folder_problem, overwritten_input, write_text_atomic
+    from ndcg_report.core.toplists import pool_tsv_chunks, rankings, unjudged_pool
+    from ndcg_report.files import folder_problem, overwritten_input, write_lines_atomic
     from ndcg_report.inputs.trec import read_qrels, read_run
     from ndcg_report.report.systems import check_distinct_paths, derived_name, split_run_option, unique_names
 
@@ -342,7 +342,7 @@ def run_pool(args: argparse.Namespace) -> str:
     problem = folder_problem(out.parent)
     if problem:
         raise ParameterError(f"--out {out}: its folder {problem}")
-    write_text_atomic(out, pool_tsv(pool))
+    write_lines_atomic(out, (bytes(chunk).decode("utf-8") for chunk in pool_tsv_chunks(pool)))
     queries = len(set(pool["qid"].to_pylist()))
     return f"wrote {out}: {pool.num_rows:,} unjudged documents in the top {args.depth} of {len(names)} run(s), {queries:,} queries\n"
 

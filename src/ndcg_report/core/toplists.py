@@ -5,7 +5,7 @@ rankings of a query agree (rank-biased overlap). Ranks are trec_eval's (core/ran
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,8 +13,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.core.metrics import judged_pairs, qid_codes
+from ndcg_report.core.number_text import integer_text, text_bytes
 from ndcg_report.core.ranking import rank_within_query
 from ndcg_report.inputs.columns import as_numpy, as_numpy_or, column_numpy, from_numpy, one_array
+from ndcg_report.inputs.columns import text as text_scalar
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
 RBO_PERSISTENCE = 0.9  # rank-biased overlap's p: the top 10 carries about 86% of the weight
@@ -23,8 +25,9 @@ RBO_PERSISTENCE = 0.9  # rank-biased overlap's p: the top 10 carries about 86% o
 @dataclass(frozen=True)
 class Rankings:
     """One run against the qrels. `top`: the first `depth` documents of every query that is both in the
-    run and in the qrels (qid, rank from 1, docid, label, relevant; label null where the document is
-    unjudged, relevant where label >= the level), by qid then rank. `relevant`: every judgement with label >= the level (qid, docid, label, rank in
+    run and in the qrels (qid, query: its number in byte order of the qrels' qids, rank from 1, docid,
+    label, relevant; label null where the document is unjudged, relevant where label >= the level),
+    by qid then rank. `relevant`: every judgement with label >= the level (qid, docid, label, rank in
     the run or null where the run did not retrieve it), by qid then label descending then docid."""
 
     top: pa.Table
@@ -49,13 +52,16 @@ def rankings(run: RunLike, qrels: QrelsLike, depth: int = 10, rel_level: float =
     label_of_row[judged_rows] = labels_all[judged_qrows]
 
     shown = np.flatnonzero((ranks < depth) & (run_to_code[run_codes] >= 0))
-    qids = run_qids.take(from_numpy(run_codes[shown]))
-    order = as_numpy(pc.sort_indices(pa.table({"qid": qids, "rank": from_numpy(ranks[shown])}),
-                                     sort_keys=[("qid", "ascending"), ("rank", "ascending")]))
-    shown = shown[order]
+    codes = run_to_code[run_codes[shown]]  # qrels codes: sorted by them, queries come in byte order of their ids
+    by_qid = as_numpy(pc.sort_indices(qrels_qids))
+    position = np.empty(len(by_qid), dtype=np.int64)
+    position[by_qid] = np.arange(len(by_qid))
+    shown = shown[np.lexsort((ranks[shown], position[codes]))]
     labels = label_of_row[shown]
     top = pa.table({
-        "qid": qids.take(from_numpy(order)), "rank": from_numpy(ranks[shown] + 1),
+        "qid": qrels_qids.take(from_numpy(run_to_code[run_codes[shown]])).cast(pa.string()),
+        "query": from_numpy(position[run_to_code[run_codes[shown]]]),  # the qid's place in byte order
+        "rank": from_numpy(ranks[shown] + 1),
         "docid": one_array(table["docid"]).take(from_numpy(shown)).cast(pa.string()),
         "label": pa.array(labels, mask=np.isnan(labels)),
         "relevant": pa.array(np.nan_to_num(labels, nan=-np.inf) >= rel_level),
@@ -79,29 +85,75 @@ def unjudged_pool(tops: Mapping[str, pa.Table]) -> pa.Table:
     docid) that some run put in its top k without a label, with the best rank any run gave it, how
     many runs did and which (a JSON list of names, in the order given); by qid, then the number of
     runs (most first), the best rank and the docid: the order to judge them in."""
-    parts = []
-    for position, (name, top) in enumerate(tops.items()):
-        unlabelled = top.filter(pc.is_null(top["label"]))
-        parts.append(pa.table({"qid": unlabelled["qid"], "docid": unlabelled["docid"], "rank": unlabelled["rank"],
-                               "system": pa.array(np.full(unlabelled.num_rows, position, dtype=np.int64))}))
     names = list(tops)
-    lines = pa.concat_tables(parts) if parts else pa.table({"qid": [], "docid": [], "rank": [], "system": []})
-    grouped = lines.group_by(["qid", "docid"], use_threads=False).aggregate(
-        [("rank", "min"), ("system", "count"), ("system", "list")])
-    systems = [json.dumps([names[i] for i in sorted(found)], ensure_ascii=False)
-               for found in grouped["system_list"].to_pylist()]
-    pool = pa.table({"qid": grouped["qid"], "docid": grouped["docid"], "best_rank": grouped["rank_min"],
-                     "n_systems": grouped["system_count"], "systems": pa.array(systems, pa.string())})
-    order = pc.sort_indices(pool, sort_keys=[("qid", "ascending"), ("n_systems", "descending"),
+    if len(names) > 62:
+        raise ValueError("pool at most 62 runs at once")
+    parts = []
+    for position, top in enumerate(tops.values()):
+        unlabelled = top.filter(pc.is_null(top["label"]))
+        parts.append(pa.table({"query": unlabelled["query"], "docid": unlabelled["docid"], "qid": unlabelled["qid"],
+                               "rank": unlabelled["rank"],
+                               "runs": pa.array(np.full(unlabelled.num_rows, 1 << position, dtype=np.int64))}))
+    empty = pa.table({"query": pa.array([], pa.int64()), "docid": pa.array([], pa.string()),
+                      "qid": pa.array([], pa.string()), "rank": pa.array([], pa.int64()), "runs": pa.array([], pa.int64())})
+    lines = pa.concat_tables(parts) if parts else empty
+    rep, best, masks = _group_pairs(lines)
+    present = np.flatnonzero(np.bincount(masks, minlength=2)) if len(names) <= 20 else np.unique(masks)
+    slot = np.zeros(int(present.max(initial=0)) + 1, dtype=np.int64)  # a mask's row in `present`
+    slot[present] = np.arange(len(present))
+    which = from_numpy(slot[masks] if len(names) <= 20 else np.searchsorted(present, masks))
+    members = [[names[i] for i in range(len(names)) if mask >> i & 1] for mask in present.tolist()]
+    rows = from_numpy(rep)
+    pool = pa.table({
+        "qid": one_array(lines["qid"]).take(rows), "docid": one_array(lines["docid"]).take(rows),
+        "best_rank": from_numpy(best),
+        "n_systems": from_numpy(np.array([len(found) for found in members], dtype=np.int64)).take(which),
+        "systems": pa.array([json.dumps(found, ensure_ascii=False) for found in members], pa.string()).take(which),
+        "query": one_array(lines["query"]).take(rows),
+    })
+    order = pc.sort_indices(pool, sort_keys=[("query", "ascending"), ("n_systems", "descending"),
                                              ("best_rank", "ascending"), ("docid", "ascending")])
-    return pool.take(order)
+    return pool.take(order).drop_columns(["query"])
+
+
+def _group_pairs(lines: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(a line of each distinct (query, docid), its best rank, the sum of its `runs` bits)."""
+    grouped = pa.table({"query": lines["query"], "docid": lines["docid"],
+                        "line": from_numpy(np.arange(lines.num_rows, dtype=np.int64)),
+                        "rank": lines["rank"], "runs": lines["runs"]}).group_by(["query", "docid"], use_threads=False)
+    grouped = grouped.aggregate([("line", "min"), ("rank", "min"), ("runs", "sum")])
+    return (as_numpy(one_array(grouped["line_min"])), as_numpy(one_array(grouped["rank_min"])),
+            as_numpy(one_array(grouped["runs_sum"])))
+
+
+POOL_HEADER = "qid\tdocid\tbest_rank\tn_systems\tsystems\n"
+_ROWS_PER_CHUNK = 500_000
+
+
+def pool_tsv_chunks(pool: pa.Table) -> Iterator[bytes | memoryview]:
+    """unjudged.tsv as byte chunks: a header, then `qid docid best_rank n_systems systems` tab-separated,
+    one line each, joined by vectorised Arrow string operations."""
+    yield POOL_HEADER.encode("utf-8")
+    tab = text_scalar("\t")
+    for start in range(0, pool.num_rows, _ROWS_PER_CHUNK):
+        part = pool.slice(start, _ROWS_PER_CHUNK)
+        cells = [one_array(part["qid"]), one_array(part["docid"]), integer_text(column_numpy(part, "best_rank")),
+                 integer_text(column_numpy(part, "n_systems")), one_array(part["systems"])]
+        yield text_bytes(_tsv_lines(cells, tab))
+
+
+def _tsv_lines(cells: list[pa.Array], tab: pa.Scalar) -> pa.Array:
+    """The cells joined by tabs, each line ended by a newline."""
+    parts = []
+    for cell in cells:
+        parts += [cell, tab]
+    parts[-1] = text_scalar("\n")
+    return pc.binary_join_element_wise(*parts, text_scalar(""))
 
 
 def pool_tsv(pool: pa.Table) -> str:
-    """unjudged.tsv: a header, then `qid docid best_rank n_systems systems` tab-separated, one line each."""
-    lines = ["qid\tdocid\tbest_rank\tn_systems\tsystems"]
-    lines += [f"{q}\t{d}\t{r}\t{n}\t{s}" for q, d, r, n, s in zip(*(pool[c].to_pylist() for c in pool.column_names))]
-    return "\n".join(lines) + "\n"
+    """unjudged.tsv as one string (pool_tsv_chunks joined)."""
+    return b"".join(bytes(chunk) for chunk in pool_tsv_chunks(pool)).decode("utf-8")
 
 
 def rank_biased_overlap(base: pa.Table, other: pa.Table, qids: list[str], depth: int,
@@ -121,14 +173,18 @@ def rank_biased_overlap(base: pa.Table, other: pa.Table, qids: list[str], depth:
         lists.append(grid)
     a, b = lists
     found = (a >= 0).any(axis=1) & (b >= 0).any(axis=1)
-    # where each of b's documents sits in a (depth if absent), so overlap at depth d counts b's first d
-    # documents that a has in its first d
+    # where each of b's documents sits in a (depth if absent): b's i-th document is in both first d
+    # documents from depth d = max(i, its place in a) + 1 on, so a histogram of those depths, summed
+    # up, gives the overlap at every depth
     position = np.full(b.shape, depth, dtype=np.int64)
     for i in range(depth):
         hit = (b == a[:, [i]]) & (b >= 0)
-        position[hit] = np.minimum(position[hit], i)
+        position[hit] = i
+    entering = np.maximum(np.arange(depth)[None, :], position)  # depth index (0-based) from which it counts
+    counts = np.bincount((np.arange(len(b))[:, None] * (depth + 1) + entering).ravel(),
+                         minlength=len(b) * (depth + 1)).reshape(len(b), depth + 1)
+    overlap = np.cumsum(counts[:, :depth], axis=1)
     d = np.arange(1, depth + 1)
-    overlap = np.stack([((np.arange(depth) < k)[None, :] & (position < k)).sum(axis=1) for k in d], axis=1)
     agreement = overlap / d
     weights = (1 - p) / p * p ** d
     rbo = agreement[:, -1] * p ** depth + (agreement * weights).sum(axis=1)  # RBO_ext at depth

@@ -94,8 +94,8 @@ def drilldown_html(experiment: "Experiment", qids: list[str], texts: dict[str, s
     texts = texts or {}
     systems = [experiment.baseline_name, *experiment.names]
     ranked = experiment.rankings
-    top = {name: _by_query(ranked[name].top) for name in systems}
-    relevant = {name: _by_query(ranked[name].relevant) for name in systems}
+    top = {name: _by_query(ranked[name].top, qids) for name in systems}
+    relevant = {name: _by_query(ranked[name].relevant, qids) for name in systems}
     overlap = experiment.rank_overlap()
     scores = experiment.scores()
     depth, level = experiment.rank_depth, level_text(experiment.rel_level)
@@ -185,9 +185,12 @@ def _missed(name: str, top: pd.DataFrame | None, relevant: pd.DataFrame | None, 
             f'{"s" if len(items) != 1 else ""} out of its top {depth}: {", ".join(shown)}{more}.</p>')
 
 
-def _by_query(table) -> dict[str, pd.DataFrame]:
-    """A Rankings table split by qid (a DataFrame per query, in the table's order)."""
-    frame = table.to_pandas()
+def _by_query(table, qids: list[str]) -> dict[str, pd.DataFrame]:
+    """The rows of `qids` in a Rankings table, split by qid (a DataFrame per query, in the table's order)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    frame = table.filter(pc.is_in(table["qid"], value_set=pa.array(qids, pa.string()))).to_pandas()
     return {qid: rows.reset_index(drop=True) for qid, rows in frame.groupby("qid", sort=False)}
 
 

@@ -274,6 +274,10 @@ class Experiment(ExperimentFigures):
         """How much each system's ranking of a query differs from the baseline's: rank-biased overlap of
         the two top rank_depth lists (1: the same list, 0: nothing in common), queries of scores() x
         systems under test."""
+        return self._rank_overlap
+
+    @cached_property
+    def _rank_overlap(self) -> pd.DataFrame:
         qids = list(self.scores().index)
         base = self.rankings[self.baseline_name].top
         return pd.DataFrame({name: rank_biased_overlap(base, self.rankings[name].top, qids, self.rank_depth)
@@ -282,6 +286,10 @@ class Experiment(ExperimentFigures):
     def unjudged_pool(self) -> pa.Table:
         """Every (qid, docid) without a label in the top rank_depth of any system or the baseline, for
         the next judging round (core.toplists.unjudged_pool)."""
+        return self._unjudged_pool
+
+    @cached_property
+    def _unjudged_pool(self) -> pa.Table:
         return unjudged_pool({name: self.rankings[name].top for name in self.systems})
 
     @cached_property

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chunks
-from ndcg_report.core.toplists import RBO_PERSISTENCE, pool_tsv
+from ndcg_report.core.toplists import RBO_PERSISTENCE, pool_tsv_chunks
 from ndcg_report.report.drilldown import drilldown_queries
 from ndcg_report.core.measures import Measure
 from ndcg_report.report.report_model import Report
@@ -121,7 +121,9 @@ def per_query_csv_chunks(report: Report) -> Iterator[bytes | memoryview]:
 def save_outputs(report: Report, folder: str | Path) -> None:
     """Write per_query.csv, summary.json and unjudged.tsv (the depth-k pool) into folder."""
     folder = Path(folder)
-    (folder / "unjudged.tsv").write_text(pool_tsv(report.experiment.unjudged_pool()), encoding="utf-8")
+    with open(folder / "unjudged.tsv", "wb") as out:
+        for chunk in pool_tsv_chunks(report.experiment.unjudged_pool()):
+            out.write(chunk)
     with open(folder / "per_query.csv", "wb") as out:
         for chunk in per_query_csv_chunks(report):
             out.write(chunk)
