@@ -12,13 +12,16 @@ from pathlib import Path
 
 import ir_measures
 import numpy as np
+import pyarrow.compute as pc
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndcg_report import compare_runs, evaluate
+from ndcg_report.core import toplists
 from ndcg_report.core.toplists import pool_tsv, rank_biased_overlap, rankings, unjudged_pool
+from ndcg_report.inputs import fingerprints
 
 SMALL = Path(__file__).parent / "data" / "small"
 
@@ -101,14 +104,25 @@ def test_rankings_hand_example():
         ("f", 3.0, None), ("d", 2.0, 2), ("e", 1.0, 5)]
 
 
-@settings(max_examples=40, deadline=None)
-@given(graded_runs(), graded_runs(), st.integers(1, 12))
-def test_the_pool_equals_plain_python_pooling(first, second, depth):
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+@settings(max_examples=60, deadline=None)
+@given(graded_runs(), graded_runs(), graded_runs(), st.integers(1, 12), st.booleans())
+def test_the_pool_equals_plain_python_pooling(monkeypatch_module, first, second, third, depth, colliding):
+    # colliding: every docid gets the same fingerprint, so the pool takes its exact (sorting) path
+    monkeypatch_module.setattr(toplists, "string_fingerprints",
+                               (lambda docids: np.zeros(len(docids), dtype=np.uint64)) if colliding
+                               else fingerprints.string_fingerprints)
     qrels = first[1]
-    runs = {"A": first[0], "B": second[0]}
+    runs = {"A": first[0], "B": second[0], "C": third[0]}
     expected: dict[tuple[str, str], list] = {}
+    first_at_best: dict[tuple[str, str], int] = {}  # the first run (in order) giving the best rank
     judged = set(zip(qrels["qid"], qrels["docid"]))
-    for name, run in runs.items():
+    for position, (name, run) in enumerate(runs.items()):
         for qid, lines in run.groupby("qid"):
             if qid not in set(qrels["qid"]):
                 continue
@@ -117,6 +131,8 @@ def test_the_pool_equals_plain_python_pooling(first, second, depth):
             for rank, row in enumerate(ordered[:depth], start=1):
                 if (qid, row.docid) not in judged:
                     entry = expected.setdefault((qid, row.docid), [math.inf, []])
+                    if rank < entry[0]:
+                        first_at_best[qid, row.docid] = position
                     entry[0] = min(entry[0], rank)
                     entry[1].append(name)
     pool = unjudged_pool({name: rankings(run, qrels, depth).top for name, run in runs.items()})
@@ -124,9 +140,9 @@ def test_the_pool_equals_plain_python_pooling(first, second, depth):
                                                             ("qid", "docid", "best_rank", "systems")))}
     assert got == expected
     assert pool["n_systems"].to_pylist() == [len(json.loads(s)) for s in pool["systems"].to_pylist()]
-    keys = list(zip(pool["qid"].to_pylist(), (-np.array(pool["n_systems"].to_pylist())).tolist(),
-                    pool["best_rank"].to_pylist(), pool["docid"].to_pylist()))
-    assert keys == sorted(keys, key=lambda key: (key[0].encode(), key[1], key[2], key[3].encode()))
+    keys = [(qid.encode(), -n, best, first_at_best[qid, docid]) for qid, docid, best, n in zip(
+        *(pool[c].to_pylist() for c in ("qid", "docid", "best_rank", "n_systems")))]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)  # a total order: one document per run and rank
 
 
 def test_pool_command_writes_the_pool_and_refuses_bad_input(tmp_path):
@@ -241,3 +257,28 @@ def test_above_the_bound_the_largest_wins_losses_and_spreads_get_blocks(dl19):
     everything, note = drilldown_queries(experiment, 200)
     assert len(everything) == 43 and note.startswith("Every one of the 43 queries")
     assert drilldown_queries(experiment, 0)[0] == []
+
+
+def reference_rbo(first: list[str], second: list[str], depth: int, p: float = 0.9) -> float:
+    """RBO_ext at depth (Webber, Moffat and Zobel 2010, eq. 32), set by set."""
+    agreement = [len(set(first[:d]) & set(second[:d])) / d for d in range(1, depth + 1)]
+    return agreement[-1] * p ** depth + (1 - p) / p * sum(a * p ** d for d, a in enumerate(agreement, start=1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(graded_runs(), graded_runs(), st.integers(1, 12), st.booleans())
+def test_rank_overlap_equals_a_set_by_set_reference(monkeypatch_module, first, second, depth, colliding):
+    # colliding: every docid gets the same fingerprint, so the overlap falls back to exact codes
+    monkeypatch_module.setattr(toplists, "string_fingerprints",
+                               (lambda docids: np.zeros(len(docids), dtype=np.uint64)) if colliding
+                               else fingerprints.string_fingerprints)
+    qrels = first[1]
+    base, other = (rankings(run, qrels, depth).top for run in (first[0], second[0]))
+    qids = sorted(set(qrels["qid"])) + ["absent"]
+    got = rank_biased_overlap(base, other, qids, depth)
+    for qid, value in zip(qids, got):
+        lists = [[r["docid"] for r in top.filter(pc.equal(top["qid"], qid)).to_pylist()] for top in (base, other)]
+        if not all(lists):
+            assert math.isnan(value)
+        else:
+            assert value == pytest.approx(reference_rbo(*lists, depth), abs=1e-12)

@@ -319,6 +319,8 @@ def run_pool(args: argparse.Namespace) -> str:
     """The depth-k pool of unjudged documents over the runs (core.toplists.unjudged_pool), as TSV."""
     from pathlib import Path
 
+    import pyarrow.compute as pc
+
     from ndcg_report.core.toplists import pool_tsv_chunks, rankings, unjudged_pool
     from ndcg_report.files import folder_problem, overwritten_input, write_lines_atomic
     from ndcg_report.inputs.trec import read_qrels, read_run
@@ -343,7 +345,7 @@ def run_pool(args: argparse.Namespace) -> str:
     if problem:
         raise ParameterError(f"--out {out}: its folder {problem}")
     write_lines_atomic(out, (bytes(chunk).decode("utf-8") for chunk in pool_tsv_chunks(pool)))
-    queries = len(set(pool["qid"].to_pylist()))
+    queries = len(pc.unique(pool["qid"]))
     return f"wrote {out}: {pool.num_rows:,} unjudged documents in the top {args.depth} of {len(names)} run(s), {queries:,} queries\n"
 
 

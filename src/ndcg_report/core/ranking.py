@@ -34,7 +34,6 @@ def rank_within_query(
     written, is ranked without sorting; then only `rows` get a rank.
     """
     n = len(qid_codes)
-    rows = np.arange(n, dtype=np.int64) if rows is None else rows
     if n == 0:
         return Ranks(rank=np.zeros(0, dtype=np.int64), lines_per_query=np.zeros(n_queries, dtype=np.int64), tied_lines=0)
     boundary = qid_codes[1:] != qid_codes[:-1]
@@ -44,6 +43,7 @@ def rank_within_query(
         lines_per_query[qid_codes[starts]] = np.diff(np.append(starts, n))  # one block per query
         rank, tied_lines = _presorted_ranks(qid_codes, scores, boundary, starts, docids, rows)
         return Ranks(rank=rank, lines_per_query=lines_per_query, tied_lines=tied_lines)
+    rows = np.arange(n, dtype=np.int64) if rows is None else rows
     lines_per_query = np.bincount(qid_codes, minlength=n_queries)
     order, tied_lines = _trec_eval_order(qid_codes, scores, docids, lines_per_query)
     position = np.empty(n, dtype=np.int64)  # where each line lands in that order
@@ -55,16 +55,25 @@ def rank_within_query(
 
 def _presorted_ranks(
     qid_codes: np.ndarray, scores: np.ndarray, boundary: np.ndarray, starts: np.ndarray, docids: pa.Array,
-    rows: np.ndarray,
+    rows: np.ndarray | None,
 ) -> tuple[np.ndarray, int]:
-    """(ranks of `rows`, tied lines) in a run grouped by query (blocks at `starts`) in score order."""
-    rank = rows - starts[np.searchsorted(starts, rows, side="right") - 1]
+    """(ranks of `rows` (None: every line), tied lines) in a run grouped by query (blocks at `starts`)
+    in score order."""
+    n = len(qid_codes)
+    every_line = rows is None  # a line's rank is then its place in its block
+    if every_line:
+        rank = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, n)))
+    else:
+        rank = rows - starts[np.searchsorted(starts, rows, side="right") - 1]
     tie_edge = ~boundary
     tie_edge &= scores[1:] == scores[:-1]
     if not tie_edge.any():
         return rank, 0
     positions, group = _tie_groups(tie_edge)
     lines = _exact_order(qid_codes, scores, docids, positions, group)  # line lines[i] moves to positions[i]
+    if every_line:
+        rank[lines] = rank[positions].copy()  # ties stay within a block: a move keeps the block's start
+        return rank, len(positions)
     by_line = np.argsort(lines)
     tied_sorted = lines[by_line]
     slot = np.minimum(np.searchsorted(tied_sorted, rows), len(tied_sorted) - 1)

@@ -16,6 +16,7 @@ from ndcg_report.core.metrics import judged_pairs, qid_codes
 from ndcg_report.core.number_text import integer_text, text_bytes
 from ndcg_report.core.ranking import rank_within_query
 from ndcg_report.inputs.columns import as_numpy, as_numpy_or, column_numpy, from_numpy, one_array
+from ndcg_report.inputs.fingerprints import string_fingerprints
 from ndcg_report.inputs.columns import text as text_scalar
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
@@ -84,46 +85,124 @@ def unjudged_pool(tops: Mapping[str, pa.Table]) -> pa.Table:
     """The depth-k pool of unlabelled documents over several runs' `Rankings.top`: one row per (qid,
     docid) that some run put in its top k without a label, with the best rank any run gave it, how
     many runs did and which (a JSON list of names, in the order given); by qid, then the number of
-    runs (most first), the best rank and the docid: the order to judge them in."""
+    runs (most first), the best rank, then the first run (in the order given) that ranked it there:
+    the order to judge them in."""
     names = list(tops)
-    if len(names) > 62:
-        raise ValueError("pool at most 62 runs at once")
-    parts = []
-    for position, top in enumerate(tops.values()):
-        unlabelled = top.filter(pc.is_null(top["label"]))
-        parts.append(pa.table({"query": unlabelled["query"], "docid": unlabelled["docid"], "qid": unlabelled["qid"],
-                               "rank": unlabelled["rank"],
-                               "runs": pa.array(np.full(unlabelled.num_rows, 1 << position, dtype=np.int64))}))
-    empty = pa.table({"query": pa.array([], pa.int64()), "docid": pa.array([], pa.string()),
-                      "qid": pa.array([], pa.string()), "rank": pa.array([], pa.int64()), "runs": pa.array([], pa.int64())})
-    lines = pa.concat_tables(parts) if parts else empty
-    rep, best, masks = _group_pairs(lines)
-    present = np.flatnonzero(np.bincount(masks, minlength=2)) if len(names) <= 20 else np.unique(masks)
-    slot = np.zeros(int(present.max(initial=0)) + 1, dtype=np.int64)  # a mask's row in `present`
-    slot[present] = np.arange(len(present))
-    which = from_numpy(slot[masks] if len(names) <= 20 else np.searchsorted(present, masks))
-    members = [[names[i] for i in range(len(names)) if mask >> i & 1] for mask in present.tolist()]
-    rows = from_numpy(rep)
-    pool = pa.table({
-        "qid": one_array(lines["qid"]).take(rows), "docid": one_array(lines["docid"]).take(rows),
-        "best_rank": from_numpy(best),
-        "n_systems": from_numpy(np.array([len(found) for found in members], dtype=np.int64)).take(which),
-        "systems": pa.array([json.dumps(found, ensure_ascii=False) for found in members], pa.string()).take(which),
-        "query": one_array(lines["query"]).take(rows),
+    if len(names) > _MAX_POOLED:
+        raise ValueError(f"pool at most {_MAX_POOLED} runs at once")
+    tables = list(tops.values())
+    unlabelled = np.flatnonzero(np.concatenate(
+        [np.zeros(0, dtype=bool)] + [as_numpy(pc.is_null(one_array(top["label"]))).astype(bool) for top in tables]))
+    if len(unlabelled) == 0:
+        return pa.table({"qid": pa.array([], pa.string()), "docid": pa.array([], pa.string()),
+                         "best_rank": pa.array([], pa.int64()), "n_systems": pa.array([], pa.int64()),
+                         "systems": pa.array([], pa.string())})
+    docids = pa.concat_arrays([one_array(top["docid"]) for top in tables])
+    query = np.concatenate([column_numpy(top, "query") for top in tables]).astype(np.int64)
+    rank = np.concatenate([column_numpy(top, "rank") for top in tables]).astype(np.int64)[unlabelled]
+    system = np.concatenate([np.full(top.num_rows, i, dtype=np.int64) for i, top in enumerate(tables)])[unlabelled]
+    qid_of_query = _qid_of_query(tables, query)
+    query = query[unlabelled]
+    order, starts = _pair_groups(query, rank, system, docids, unlabelled)  # groups of equal (query, docid)
+    first = order[starts]
+    # each group's best rank and, among the runs giving it, the first: rank * 64 + run, least first
+    best_key = np.minimum.reduceat(rank[order] * 64 + system[order], starts)
+    masks = np.bitwise_or.reduceat(np.left_shift(1, system[order]), starts)
+    group_query = query[first]
+    if len(names) <= 20:  # a mask's place among the masks present, without sorting them
+        present = np.flatnonzero(np.bincount(masks))
+        slot = np.zeros(int(present[-1]) + 1, dtype=np.int64)
+        slot[present] = np.arange(len(present))
+        which = slot[masks]
+    else:
+        present, which = np.unique(masks, return_inverse=True)
+    n_systems = _bit_counts(present)[which]
+    within = _judging_order(group_query, n_systems, best_key)
+    members = [json.dumps([names[i] for i in range(len(names)) if mask >> i & 1], ensure_ascii=False)
+               for mask in present.tolist()]
+    return pa.table({
+        "qid": qid_of_query.take(from_numpy(group_query[within])),
+        "docid": docids.take(from_numpy(unlabelled[first[within]])),
+        "best_rank": from_numpy(best_key[within] // 64), "n_systems": from_numpy(n_systems[within]),
+        "systems": pa.array(members, pa.string()).take(from_numpy(which.ravel()[within])),
     })
-    order = pc.sort_indices(pool, sort_keys=[("query", "ascending"), ("n_systems", "descending"),
-                                             ("best_rank", "ascending"), ("docid", "ascending")])
-    return pool.take(order).drop_columns(["query"])
 
 
-def _group_pairs(lines: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(a line of each distinct (query, docid), its best rank, the sum of its `runs` bits)."""
-    grouped = pa.table({"query": lines["query"], "docid": lines["docid"],
-                        "line": from_numpy(np.arange(lines.num_rows, dtype=np.int64)),
-                        "rank": lines["rank"], "runs": lines["runs"]}).group_by(["query", "docid"], use_threads=False)
-    grouped = grouped.aggregate([("line", "min"), ("rank", "min"), ("runs", "sum")])
-    return (as_numpy(one_array(grouped["line_min"])), as_numpy(one_array(grouped["rank_min"])),
-            as_numpy(one_array(grouped["runs_sum"])))
+def _qid_of_query(tops: list[pa.Table], query: np.ndarray) -> pa.Array:
+    """The qid of each query number of the tables (Rankings.top, rows by query; null if absent)."""
+    numbers, qids, offset = [], [], 0
+    for top in tops:
+        part = query[offset: offset + top.num_rows]
+        firsts = np.flatnonzero(np.concatenate(([True], part[1:] != part[:-1]))) if len(part) else part[:0]
+        numbers.append(part[firsts])
+        qids.append(one_array(top["qid"]).take(from_numpy(firsts)))
+        offset += top.num_rows
+    row = np.full(int(query.max(initial=0)) + 1, -1, dtype=np.int64)
+    row[np.concatenate(numbers)] = np.arange(sum(len(n) for n in numbers))
+    return pa.concat_arrays(qids).take(pa.array(row, mask=row < 0))
+
+
+_MAX_POOLED = 62  # runs of a pool: one bit each in an int64
+
+
+def _judging_order(query: np.ndarray, n_systems: np.ndarray, best_key: np.ndarray) -> np.ndarray:
+    """The order of the groups by query, then n_systems descending, then best_key ascending."""
+    span = int(best_key.max()) + 1
+    if (int(query.max()) + 1) * 64 * span < 1 << 63:
+        return np.argsort((query * 64 + (_MAX_POOLED - n_systems)) * span + best_key, kind="stable")
+    return np.lexsort((best_key, -n_systems, query))
+
+
+def _pair_groups(query: np.ndarray, rank: np.ndarray, system: np.ndarray, docids: pa.Array,
+                 rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(an order of the lines, where each group of equal (query, docid) starts in it), groups by query;
+    line i is docids[rows[i]] at query[i], rank[i] of run system[i].
+
+    Each query's lines sit in a row of a grid (a column per run and rank) that is sorted by a
+    fingerprint of the docid; every line is then checked against its group's first by its string.
+    If two docids of a query ever share a fingerprint, or the grid would be much larger than the
+    lines, the lines are sorted by (query, docid) exactly instead."""
+    depth = int(rank.max())
+    n_queries, width = int(query.max()) + 1, (int(system.max()) + 1) * depth
+    if n_queries * width <= 4 * len(query) + (1 << 20):
+        fingerprint = string_fingerprints(docids)[rows] >> np.uint64(1)  # below the empty cells' value
+        cell = query * width + system * depth + rank - 1
+        grid = np.full(n_queries * width, np.iinfo(np.uint64).max, dtype=np.uint64)
+        grid[cell] = fingerprint
+        source = np.full(n_queries * width, -1, dtype=np.int64)
+        source[cell] = np.arange(len(query))
+        grid = grid.reshape(n_queries, width)
+        columns = np.argsort(grid, axis=1)
+        keys = np.take_along_axis(grid, columns, axis=1).ravel()
+        order = np.take_along_axis(source.reshape(n_queries, width), columns, axis=1).ravel()
+        filled = order >= 0
+        keys, order = keys[filled], order[filled]
+        group_query = query[order]
+        new_group = np.concatenate(([True], (keys[1:] != keys[:-1]) | (group_query[1:] != group_query[:-1])))
+        starts = np.flatnonzero(new_group)
+        repeats = np.flatnonzero(~new_group)
+        if len(repeats) == 0:
+            return order, starts
+        group_first = order[starts][np.cumsum(new_group)[repeats] - 1]
+        if pc.all(pc.equal(docids.take(from_numpy(rows[order[repeats]])),
+                           docids.take(from_numpy(rows[group_first])))).as_py():
+            return order, starts
+    lines = docids.take(from_numpy(rows))
+    order = as_numpy(pc.sort_indices(pa.table({"query": from_numpy(query), "docid": lines}),
+                                     sort_keys=[("query", "ascending"), ("docid", "ascending")]))
+    pairs_differ = (query[order][1:] != query[order][:-1]) | ~as_numpy(pc.equal(
+        lines.take(from_numpy(order[1:])), lines.take(from_numpy(order[:-1])))).astype(bool)
+    return order, np.flatnonzero(np.concatenate(([True], pairs_differ)))
+
+
+def _bit_counts(masks: np.ndarray) -> np.ndarray:
+    """The number of set bits of each int64 mask."""
+    counts = np.zeros(len(masks), dtype=np.int64)
+    rest = masks.copy()
+    while rest.any():
+        counts += rest & 1
+        rest >>= 1
+    return counts
 
 
 POOL_HEADER = "qid\tdocid\tbest_rank\tn_systems\tsystems\n"
@@ -161,31 +240,85 @@ def rank_biased_overlap(base: pa.Table, other: pa.Table, qids: list[str], depth:
     """Extrapolated rank-biased overlap (Webber, Moffat and Zobel, TOIS 2010) of two runs' top `depth`
     (Rankings.top) for each of `qids`: 1 for the same list, 0 for no document in common; NaN where
     either run has nothing for the query. Vectorised over the queries."""
-    codes = pa.concat_arrays([one_array(base["docid"]), one_array(other["docid"])]).dictionary_encode()
-    doc_codes = as_numpy(codes.indices)
-    lists = []
-    for table, offset in ((base, 0), (other, base.num_rows)):
-        grid = np.full((len(qids), depth), -1, dtype=np.int64)
-        row = as_numpy_or(pc.index_in(one_array(table["qid"]), value_set=pa.array(qids, pa.string())), -1)
-        rank = as_numpy(one_array(table["rank"])) - 1
-        keep = (row >= 0) & (rank < depth)
-        grid[row[keep], rank[keep]] = doc_codes[offset: offset + table.num_rows][keep]
-        lists.append(grid)
-    a, b = lists
-    found = (a >= 0).any(axis=1) & (b >= 0).any(axis=1)
-    # where each of b's documents sits in a (depth if absent): b's i-th document is in both first d
-    # documents from depth d = max(i, its place in a) + 1 on, so a histogram of those depths, summed
-    # up, gives the overlap at every depth
-    position = np.full(b.shape, depth, dtype=np.int64)
+    return rank_overlaps(base, {"other": other}, qids, depth, p)["other"]
+
+
+def rank_overlaps(base: pa.Table, others: Mapping[str, pa.Table], qids: list[str], depth: int,
+                  p: float = RBO_PERSISTENCE) -> dict[str, np.ndarray]:
+    """rank_biased_overlap of base against each of others, sharing one pass over the docids.
+
+    Documents are matched by a 64-bit fingerprint of the docid, and each match is then confirmed by
+    its string; if one ever is not, by codes of the distinct docids instead (exact, slower)."""
+    tables = [base, *others.values()]
+    docids = pa.concat_arrays([one_array(table["docid"]) for table in tables])
+    wanted = pa.array(qids, pa.string())
+    lines, offset = [], 0  # each run's grid of lines (rows of docids), -1 where it has none
+    for table in tables:
+        lines.append(_top_grid(table, wanted, offset, depth))
+        offset += table.num_rows
+    codes = (string_fingerprints(docids) >> np.uint64(1)).astype(np.int64)
+    base_codes = _codes_at(lines[0], codes)
+    places = {name: _places_in(base_codes, _codes_at(grid, codes)) for name, grid in zip(others, lines[1:])}
+    if not all(_confirmed(docids, lines[0], grid, places[name]) for name, grid in zip(others, lines[1:])):
+        codes = as_numpy(docids.dictionary_encode().indices).astype(np.int64)
+        base_codes = _codes_at(lines[0], codes)
+        places = {name: _places_in(base_codes, _codes_at(grid, codes)) for name, grid in zip(others, lines[1:])}
+    found_base = (lines[0] >= 0).any(axis=1)
+    return {name: np.where(found_base & (grid >= 0).any(axis=1), _rbo(places[name], p), np.nan)
+            for name, grid in zip(others, lines[1:])}
+
+
+def _top_grid(top: pa.Table, qids: pa.Array, offset: int, depth: int) -> np.ndarray:
+    """A (len(qids), depth) grid of the rows of a Rankings.top (plus offset), -1 where it has none."""
+    grid = np.full((len(qids), depth), -1, dtype=np.int64)
+    if top.num_rows == 0:
+        return grid
+    query = column_numpy(top, "query").astype(np.int64)
+    first = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))  # a row of each query
+    place = as_numpy_or(pc.index_in(qids, value_set=one_array(top["qid"]).take(from_numpy(first))), -1)
+    row_of_query = np.full(int(query.max()) + 1, -1, dtype=np.int64)
+    found = place >= 0
+    row_of_query[query[first[place[found]]]] = np.flatnonzero(found)
+    row = row_of_query[query]
+    rank = column_numpy(top, "rank").astype(np.int64) - 1
+    keep = np.flatnonzero((row >= 0) & (rank < depth))
+    grid[row[keep], rank[keep]] = keep + offset
+    return grid
+
+
+def _codes_at(lines: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The codes of a grid of lines (-1 stays -1)."""
+    return np.where(lines >= 0, codes[np.maximum(lines, 0)], -1)
+
+
+def _places_in(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For each cell of grid b, the column of its code in the same row of grid a (a.shape[1] if absent)."""
+    depth = a.shape[1]
+    place = np.full(b.shape, depth, dtype=np.int64)
     for i in range(depth):
-        hit = (b == a[:, [i]]) & (b >= 0)
-        position[hit] = i
-    entering = np.maximum(np.arange(depth)[None, :], position)  # depth index (0-based) from which it counts
-    counts = np.bincount((np.arange(len(b))[:, None] * (depth + 1) + entering).ravel(),
-                         minlength=len(b) * (depth + 1)).reshape(len(b), depth + 1)
+        place[(b == a[:, [i]]) & (b >= 0)] = i
+    return place
+
+
+def _confirmed(docids: pa.Array, a: np.ndarray, b: np.ndarray, place: np.ndarray) -> bool:
+    """Whether every cell of b matched to a cell of a holds the same docid string."""
+    row, column = np.nonzero(place < a.shape[1])
+    if len(row) == 0:
+        return True
+    return bool(pc.all(pc.equal(docids.take(from_numpy(b[row, column])),
+                                docids.take(from_numpy(a[row, place[row, column]])))).as_py())
+
+
+def _rbo(place: np.ndarray, p: float) -> np.ndarray:
+    """RBO_ext at depth of each row, from where each of the second list's documents sits in the first."""
+    n, depth = place.shape
+    # b's i-th document is in both first d documents from depth d = max(i, its place in a) + 1 on, so
+    # a histogram of those depths, summed up, gives the overlap at every depth
+    entering = np.maximum(np.arange(depth)[None, :], place)  # depth index (0-based) from which it counts
+    counts = np.bincount((np.arange(n)[:, None] * (depth + 1) + entering).ravel(),
+                         minlength=n * (depth + 1)).reshape(n, depth + 1)
     overlap = np.cumsum(counts[:, :depth], axis=1)
     d = np.arange(1, depth + 1)
     agreement = overlap / d
     weights = (1 - p) / p * p ** d
-    rbo = agreement[:, -1] * p ** depth + (agreement * weights).sum(axis=1)  # RBO_ext at depth
-    return np.where(found, rbo, np.nan)
+    return agreement[:, -1] * p ** depth + (agreement * weights).sum(axis=1)  # RBO_ext at depth

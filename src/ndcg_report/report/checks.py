@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow.compute as pc
 import pandas as pd
 
 from ndcg_report.core.measures import Measure, level_text
@@ -74,7 +75,7 @@ def pool_note(report: "Report") -> str:
     """The unjudged pool in one sentence of HTML, with a link to unjudged.tsv beside the report."""
     experiment = report.experiment
     pool = experiment.unjudged_pool()
-    queries = len(set(pool["qid"].to_pylist()))
+    queries = pc.count_distinct(pool["qid"]).as_py()
     return (f'<p class="note">Unjudged pool: {pool.num_rows:,} documents in the top {experiment.rank_depth} of some '
             f"system or the baseline have no label, over {queries:,} queries; they count as not relevant. "
             '<a href="unjudged.tsv">unjudged.tsv</a> lists them for the next judging round (by query, the documents '

@@ -38,23 +38,24 @@ def drilldown_queries(experiment: "Experiment", limit: int = MAX_DRILLDOWNS) -> 
     if limit <= 0 or table.empty:
         return [], "No query has a drill-down (--drilldown 0)." if limit <= 0 else ""
     deltas = experiment.deltas()
-    order = list(table.index[np.lexsort((np.arange(len(table)), -deltas.mean(axis=1).to_numpy()))])
+    order = np.lexsort((np.arange(len(table)), -deltas.mean(axis=1).to_numpy()))  # positions, the table's order
     if len(order) <= limit:
-        return order, f"Every one of the {len(order):,} queries has its rankings below, in the table's order."
-    candidates = []
+        return list(table.index[order]), f"Every one of the {len(order):,} queries has its rankings below, in the table's order."
+    candidates = []  # positions of queries, most telling first
     for name in experiment.names:
-        ranked = deltas[name].sort_values(kind="stable")
-        candidates += [list(ranked.index), list(ranked.index[::-1])]  # largest losses, largest wins
-    spread = (table.max(axis=1) - table.min(axis=1)).sort_values(ascending=False, kind="stable")
-    candidates.append(list(spread.index))
-    chosen: dict[str, None] = {}
-    position = 0
-    while len(chosen) < limit:
+        ranked = np.argsort(deltas[name].to_numpy(), kind="stable")
+        candidates += [ranked, ranked[::-1]]  # largest losses, largest wins
+    values = table.to_numpy()
+    candidates.append(np.argsort(-(values.max(axis=1) - values.min(axis=1)), kind="stable"))
+    chosen = np.zeros(len(table), dtype=bool)
+    count, position = 0, 0
+    while count < limit:
         for candidate in candidates:
-            if len(chosen) < limit:
-                chosen.setdefault(candidate[position], None)
+            if count < limit and not chosen[candidate[position]]:
+                chosen[candidate[position]] = True
+                count += 1
         position += 1
-    shown = [qid for qid in order if qid in chosen]
+    shown = list(table.index[order[chosen[order]]])
     return shown, (f"{len(shown):,} of the {len(order):,} queries have their rankings below: each system's largest "
                    "wins and losses against the baseline and the queries with the largest spread across the "
                    "systems (--drilldown sets how many).")
@@ -114,7 +115,8 @@ def drilldown_html(experiment: "Experiment", qids: list[str], texts: dict[str, s
     return legend + "".join(blocks)
 
 
-def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dict, relevants: dict,
+def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dict[str, list[dict] | None],
+           relevants: dict[str, list[dict] | None],
            overlap: pd.Series | None, texts: dict[str, str], depth: int, label: str) -> str:
     base = systems[0]
     head = " · ".join(f"{escape(name)} {values[name]:.4f}" + (f" ({signed(values[name] - values[base])})"
@@ -122,7 +124,7 @@ def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dic
     summary = (f'<summary><span class="qid">{escape(qid)}</span>'
                + (f' <span class="qtext">{escape(text)}</span>' if text else "")
                + f' <span class="heads">{escape(label)}: {head}</span></summary>')
-    base_ranks = {} if tops[base] is None else dict(zip(tops[base]["docid"], tops[base]["rank"]))
+    base_ranks = {row["docid"]: row["rank"] for row in tops[base] or []}
     header = '<th class="num">rank</th>' + "".join(
         f'<th class="text">{escape(name)}' + (" <small>(baseline)</small>" if name == base else "") + "</th>"
         for name in systems)
@@ -145,12 +147,12 @@ def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dic
             f'{listed}{missed}{changed}</div></details>')
 
 
-def _document_cell(top: pd.DataFrame | None, rank: int, base_ranks: dict | None, shown: dict) -> str:
+def _document_cell(top: list[dict] | None, rank: int, base_ranks: dict | None, shown: dict) -> str:
     """One document of a top k: its label (`?` unjudged), its id and its move against the baseline;
     the cell's class says relevant (r), judged (j) or unjudged (u). Adds the docid to `shown`."""
     if top is None or rank > len(top):
         return '<td class="d e">–</td>'
-    row = top.iloc[rank - 1]
+    row = top[rank - 1]
     docid, label = row["docid"], row["label"]
     shown.setdefault(docid, None)
     if label is None or (isinstance(label, float) and math.isnan(label)):
@@ -168,30 +170,32 @@ def _document_cell(top: pd.DataFrame | None, rank: int, base_ranks: dict | None,
     return f'<td class="d {css}">{badge} <code>{escape(docid)}</code>{move}</td>'
 
 
-def _missed(name: str, top: pd.DataFrame | None, relevant: pd.DataFrame | None, depth: int) -> str:
+def _missed(name: str, top: list[dict] | None, relevant: list[dict] | None, depth: int) -> str:
     """The relevant documents a system left out of its top k, with their labels and ranks."""
-    if relevant is None or relevant.empty:
+    if not relevant:
         return ""
-    in_top = set() if top is None else set(top["docid"])
-    left = relevant[~relevant["docid"].isin(in_top)]
-    if left.empty:
+    in_top = {row["docid"] for row in top or []}
+    left = [row for row in relevant if row["docid"] not in in_top]
+    if not left:
         return f'<p class="missed"><b>{escape(name)}</b>: every relevant document is in its top {depth}.</p>'
     items = [f'<code>{escape(d)}</code> ({_number(l)}, '
              + (f"rank {int(r)}" if r is not None and not (isinstance(r, float) and math.isnan(r)) else "not retrieved")
-             + ")" for d, l, r in zip(left["docid"], left["label"], left["rank"])]
+             + ")" for d, l, r in ((row["docid"], row["label"], row["rank"]) for row in left)]
     shown = items[:20]
     more = f" and {len(items) - 20} more" if len(items) > 20 else ""
     return (f'<p class="missed"><b>{escape(name)}</b> left {len(items)} relevant document'
             f'{"s" if len(items) != 1 else ""} out of its top {depth}: {", ".join(shown)}{more}.</p>')
 
 
-def _by_query(table, qids: list[str]) -> dict[str, pd.DataFrame]:
-    """The rows of `qids` in a Rankings table, split by qid (a DataFrame per query, in the table's order)."""
+def _by_query(table, qids: list[str]) -> dict[str, list[dict]]:
+    """The rows of `qids` in a Rankings table, split by qid (a list of row dicts per query, in the table's order)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    frame = table.filter(pc.is_in(table["qid"], value_set=pa.array(qids, pa.string()))).to_pandas()
-    return {qid: rows.reset_index(drop=True) for qid, rows in frame.groupby("qid", sort=False)}
+    grouped: dict[str, list[dict]] = {}
+    for row in table.filter(pc.is_in(table["qid"], value_set=pa.array(qids, pa.string()))).to_pylist():
+        grouped.setdefault(row["qid"], []).append(row)
+    return grouped
 
 
 def _short(text: str) -> str:

@@ -20,7 +20,7 @@ from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.python_data import is_one_run
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.core.ties import TieRange, tie_range
-from ndcg_report.core.toplists import Rankings, rank_biased_overlap, rankings, unjudged_pool
+from ndcg_report.core.toplists import Rankings, rank_overlaps, rankings, unjudged_pool
 from ndcg_report.inputs.trec import Qrels, Run
 from ndcg_report.report.experiment_figures import ExperimentFigures
 from ndcg_report.report.systems import check_distinct_paths, check_name, derived_name, unique_names
@@ -123,7 +123,8 @@ class Experiment(ExperimentFigures):
     def leaderboard(self) -> pd.DataFrame:
         """Mean of every measure (rows: systems, the baseline last; columns: (measure, k)) over the
         queries every system is averaged on for that measure (see own_means for each system's own)."""
-        means = np.array([[self.scores(measure)[name].mean() for measure in self.measures] for name in self.systems])
+        tables = [self.scores(measure) for measure in self.measures]
+        means = np.array([[table[name].mean() for table in tables] for name in self.systems])
         return pd.DataFrame(means.reshape(len(self.systems), len(self.measures)), index=list(self.systems),
                             columns=pd.MultiIndex.from_tuples(list(self.measures), names=["measure", "k"]))
 
@@ -171,11 +172,19 @@ class Experiment(ExperimentFigures):
     def scores(self, measure: Measure | str | int | None = None) -> pd.DataFrame:
         """One measure (default: the headline), queries x systems (the baseline last), over the queries
         every system is averaged on for it."""
-        column = self.baseline.column(self.measure(measure))
-        averaged = np.logical_and.reduce([self.evaluations[name].averaged[:, column] for name in self.systems])
-        qids = pd.Index(self.baseline.qids[averaged].astype(str), name="qid")
-        return pd.DataFrame({name: self.evaluations[name].values[averaged, column] for name in self.systems},
-                            index=qids)
+        measure = self.measure(measure)
+        if measure not in self._scores:
+            column = self.baseline.column(measure)
+            averaged = np.logical_and.reduce([self.evaluations[name].averaged[:, column] for name in self.systems])
+            qids = pd.Index(self.baseline.qids[averaged].astype(str), name="qid")
+            self._scores[measure] = pd.DataFrame(
+                {name: self.evaluations[name].values[averaged, column] for name in self.systems}, index=qids)
+        return self._scores[measure].copy()
+
+    @cached_property
+    def _scores(self) -> dict[Measure, pd.DataFrame]:
+        """scores() of each measure asked for so far (a copy goes out: callers may change theirs)."""
+        return {}
 
     def deltas(self, measure: Measure | str | int | None = None) -> pd.DataFrame:
         """One measure of each system minus the baseline's, queries x systems under test."""
@@ -279,9 +288,9 @@ class Experiment(ExperimentFigures):
     @cached_property
     def _rank_overlap(self) -> pd.DataFrame:
         qids = list(self.scores().index)
-        base = self.rankings[self.baseline_name].top
-        return pd.DataFrame({name: rank_biased_overlap(base, self.rankings[name].top, qids, self.rank_depth)
-                             for name in self.names}, index=pd.Index(qids, name="qid"))
+        overlaps = rank_overlaps(self.rankings[self.baseline_name].top,
+                                 {name: self.rankings[name].top for name in self.names}, qids, self.rank_depth)
+        return pd.DataFrame(overlaps, index=pd.Index(qids, name="qid"))
 
     def unjudged_pool(self) -> pa.Table:
         """Every (qid, docid) without a label in the top rank_depth of any system or the baseline, for
