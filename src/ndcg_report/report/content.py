@@ -19,6 +19,7 @@ from ndcg_report.inputs.formats import describe_input
 from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
 from ndcg_report.report.checks import data_warnings
 from ndcg_report.report.experiment import compare_runs
+from ndcg_report.report.input_cache import cache_folder
 from ndcg_report.report.loading import load_inputs
 from ndcg_report.report.parameters import ReportParameters
 from ndcg_report.report.report_model import Report
@@ -34,20 +35,24 @@ if TYPE_CHECKING:
 
 
 def load_report(params: ReportParameters) -> Report:
-    """Read the inputs, evaluate every system and compare each with the baseline."""
-    runs, baseline, qrels, topics = load_inputs(params)
+    """Read the inputs (in a build, parsed once before any kernel: report.input_cache), evaluate every
+    system and compare each with the baseline."""
+    hashed = [item.path for item in params.runs] + [path for path in (params.baseline, params.qrels) if path]
+    digests = {path: path_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
+    runs, baseline, qrels, topics = load_inputs(params, cache_folder(), digests)
     experiment = compare_runs(
         [(item.name, run) for item, run in zip(params.runs, runs)], qrels, baseline, baseline_name=params.baseline_name,
         measures=params.measures, rel_level=params.rel_level, preset=params.preset, headline=params.headline,
         judged_only=params.judged_only, rank_depth=params.rank_depth,
         gain=params.gain, missing=params.missing, no_relevant=params.no_relevant, seed=params.seed, topics=topics,
     )
-    records = [file_record(f"run: {name}", item.path) for name, item in zip(experiment.names, params.runs)]
-    baseline = file_record(f"baseline: {experiment.baseline_name}", params.baseline)
+    records = [file_record(f"run: {name}", item.path, digests[item.path])
+               for name, item in zip(experiment.names, params.runs)]
+    baseline = file_record(f"baseline: {experiment.baseline_name}", params.baseline, digests[params.baseline])
     if params.corpus is not None:  # the run is a cache entry named by its 64-hex key
         baseline["file"] = f"BM25 of {params.corpus.name} (cached run)"
     records.append(baseline)
-    records += [file_record(role, path) for role, path in (("qrels", params.qrels), ("topics", params.topics),
+    records += [file_record(role, path, digests.get(path)) for role, path in (("qrels", params.qrels), ("topics", params.topics),
                                                             ("corpus", params.corpus), ("documents", params.docs))
                 if path is not None]
     report = Report(params, experiment, qrels, pd.DataFrame(records))
@@ -55,12 +60,13 @@ def load_report(params: ReportParameters) -> Report:
     return report
 
 
-def file_record(role: str, path: Path) -> dict:
+def file_record(role: str, path: Path, digest: str | None = None) -> dict:
     """Role, file name, the format it was read in, sha256 of the bytes as stored (of a Parquet folder:
-    over its files), and the number of lines of its text (of a Parquet file or folder: its rows)."""
+    over its files; digest if already known), and the number of lines of its text (of a Parquet file
+    or folder: its rows)."""
     lines = parquet_row_count(path) if is_parquet(path) else text_line_count(path)
     kind = role.split(":")[0].replace("baseline", "run")
-    return {"role": role, "file": path.name, "format": describe_input(path, kind), "sha256": path_sha256(path),
+    return {"role": role, "file": path.name, "format": describe_input(path, kind), "sha256": digest or path_sha256(path),
             "lines": lines}
 
 

@@ -3,34 +3,42 @@ matplotlib needed, so bad input fails fast)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ndcg_report.core.metrics import evaluate
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.trec import Qrels, Run, read_qrels, read_run, read_topics
+from ndcg_report.report.input_cache import load_parsed
 from ndcg_report.report.parameters import ReportParameters
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-def load_run_and_qrels(params: ReportParameters) -> tuple[list[Run], Qrels]:
-    """Read and check the runs and the qrels (before a BM25 baseline is built, so typos fail fast)."""
-    qrels = read_qrels(params.qrels)
+def load_run_and_qrels(params: ReportParameters, cache: Path | None = None,
+                       digests: dict[Path, str] | None = None) -> tuple[list[Run], Qrels]:
+    """Read and check the runs and the qrels (before a BM25 baseline is built, so typos fail fast);
+    cache: a build's folder of parsed inputs (report.input_cache), used where a file is unchanged;
+    digests: path_sha256 of inputs already hashed."""
+    digests = digests or {}
+    qrels = load_parsed(cache, params.qrels, "qrels", digests.get(params.qrels)) or read_qrels(params.qrels)
     runs = []
     for item in params.runs:
-        run = read_run(item.path)
+        run = load_parsed(cache, item.path, "run", digests.get(item.path)) or read_run(item.path)
         _check_common_query(run, "run", qrels)
         runs.append(run)
     return runs, qrels
 
 
-def load_inputs(params: ReportParameters) -> tuple[list[Run], Run, Qrels, pd.Series | None]:
-    """Read and check every input file; raise InputError for bad input or no query in common."""
+def load_inputs(params: ReportParameters, cache: Path | None = None,
+                digests: dict[Path, str] | None = None) -> tuple[list[Run], Run, Qrels, pd.Series | None]:
+    """Read and check every input file; raise InputError for bad input or no query in common. cache,
+    digests: as in load_run_and_qrels."""
     if params.baseline is None:
         raise ParameterError("no baseline run: build the corpus BM25 first (corpus_baseline.with_bm25_baseline)")
-    runs, qrels = load_run_and_qrels(params)
-    baseline = read_run(params.baseline)
+    runs, qrels = load_run_and_qrels(params, cache, digests)
+    baseline = load_parsed(cache, params.baseline, "run", (digests or {}).get(params.baseline)) or read_run(params.baseline)
     _check_common_query(baseline, "baseline", qrels)
     _check_paired_queries(runs, baseline, qrels, params)
     topics = read_topics(params.topics) if params.topics else None
