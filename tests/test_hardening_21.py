@@ -73,7 +73,7 @@ def fake_steps(monkeypatch):
     during: list = []
     built = {"n": 0}
 
-    def execute(params, template, executed, env, timeout):
+    def execute(params, template, executed, env, timeout, progress=False):
         built["n"] += 1
         for action in during:
             action()
@@ -84,10 +84,28 @@ def fake_steps(monkeypatch):
 
     monkeypatch.setattr(build, "_execute", execute)
     monkeypatch.setattr(build, "_drop_run_specific_metadata", lambda executed: None)
-    monkeypatch.setattr(build, "_validate_with_nbval", lambda executed, env, timeout: None)
+    monkeypatch.setattr(build, "_start_nbval", lambda executed, env, timeout, progress=False: PassedNbval())
     monkeypatch.setattr(build, "_read_notebook", lambda executed: None, raising=False)  # main: nbformat reads it
     monkeypatch.setattr(build, "notebook_to_html", lambda notebook: "<html><main></main></html>")
     return during
+
+
+class PassedNbval:
+    """Stands in for the nbval process of a build: it passed."""
+
+    def wait(self):
+        from ndcg_report.report.processes import Finished
+
+        return Finished(0, "", "")
+
+    def send(self, line):
+        pass
+
+    def stop(self, line):
+        pass
+
+    def kill(self):
+        pass
 
 
 def build_in_process(out: Path):
@@ -346,14 +364,23 @@ def test_15_dask_failures_are_one_line_and_dask_says_nothing_itself(tmp_path, mo
 def test_16_a_disk_that_fills_while_papermill_writes_is_one_line_naming_it(tmp_path, monkeypatch):
     from ndcg_report.report import build
 
-    def papermill_out_of_space(command, **kwargs):
-        executed = Path(command[command.index("papermill") + 2])
-        executed.write_text('{"cells": [{"cell_type": "code", "source": "x = 1", "outp')  # cut short
-        stderr = ('Traceback (most recent call last):\n  File "papermill/iorw.py", line 1\n'
-                  "OSError: [Errno 28] No space left on device\n")
-        return subprocess.CompletedProcess(command, 1, "", stderr)
+    from ndcg_report.report.processes import Finished
 
-    monkeypatch.setattr(build.subprocess, "run", papermill_out_of_space)
+    class OutOfSpace(PassedNbval):
+        """papermill's process: it writes half the notebook, then the disk is full."""
+
+        def __init__(self, command, env, **kwargs):
+            self.papermill = "ndcg_report.report.papermill_process" in command
+            if self.papermill:
+                executed = Path(command[command.index("ndcg_report.report.papermill_process") + 2])
+                executed.write_text('{"cells": [{"cell_type": "code", "source": "x = 1", "outp')  # cut short
+
+        def wait(self):
+            stderr = ('Traceback (most recent call last):\n  File "papermill/iorw.py", line 1\n'
+                      "OSError: [Errno 28] No space left on device\n")
+            return Finished(1, "", stderr) if self.papermill else super().wait()
+
+    monkeypatch.setattr(build, "ChildProcess", OutOfSpace)
     with pytest.raises(BuildError) as caught:
         build_in_process(tmp_path / "out")
     message = str(caught.value)

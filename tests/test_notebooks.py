@@ -89,7 +89,7 @@ def test_a_file_that_is_not_a_run_fails_before_any_kernel(tmp_path, monkeypatch,
     from ndcg_report.report import build
 
     (tmp_path / "bm25.eval").write_text("ndcg_cut_10           \t1037798\t0.3057\nrecall_1000\tall\t0.75\n")
-    monkeypatch.setattr(build, "_execute", lambda *args: pytest.fail("a kernel was started"))
+    monkeypatch.setattr(build, "_execute", lambda *args, **kwargs: pytest.fail("a kernel was started"))
     code = cli.main(["build", "--run", str(SMALL / "monot5.txt"), "--baseline", str(tmp_path / "bm25.eval"),
                      "--qrels", str(SMALL / "qrels.txt"), "--out", str(tmp_path / "out")])
     error = capsys.readouterr().err

@@ -285,7 +285,8 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
         load_run_and_qrels(params)
         read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=_log)
-    result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None)
+    result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None,
+                          progress=sys.stderr.isatty())
     for note in result.notes:
         _log(f"ndcg-report: note: {note}")
     return f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -18,9 +17,12 @@ import yaml
 
 from ndcg_report.errors import BuildError, ParameterError
 from ndcg_report.files import OWNED_MARKER, new_owned_folder, owned_folder_home, remove_owned_folder, stale_owned_folders
+from ndcg_report.report.input_cache import INPUT_CACHE_ENV, save_parsed
 from ndcg_report.report.loading import load_inputs
+from ndcg_report.report.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.core.measures import level_text
 from ndcg_report.report.parameters import ReportParameters
+from ndcg_report.report.processes import REVALIDATION_ENV, ChildProcess, Finished, Steps, skip_unused_jsonschema_formats
 from ndcg_report.report.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
 from ndcg_report.report.step_failures import check_notebook, disk_full, papermill_failure
 from ndcg_report.report.supervisor import check_supervisor
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     import nbformat
 
 NOTEBOOK = "ndcg_report.ipynb"
+NBVAL_STOP = "stop"
+INPUTS_FOLDER = ".inputs"  # the parsed inputs the kernels read (report.input_cache), in the staging folder
 BUILD_TIME_START = "<!-- build-time -->"
 BUILD_TIME_END = "<!-- /build-time -->"
 MAX_TIMEOUT = 7 * 24 * 3600  # seconds a cell may take; nbval counts milliseconds in 32 bits (2,147,483 s)
@@ -71,41 +75,67 @@ def notebook_parameters(params: ReportParameters) -> dict:
 
 
 def build_report(
-    params: ReportParameters, out_dir: Path, timeout: int = 600, notebook: Path | None = None
+    params: ReportParameters, out_dir: Path, timeout: int = 600, notebook: Path | None = None,
+    progress: bool = False,
 ) -> BuildResult:
     """Build the report for params into out_dir; on any failure out_dir is left as it was.
 
     notebook: a customised copy of the report notebook (default: the one shipped in the package).
+    progress: show the step and a bar over the cells on stderr (for a terminal).
     """
     started = dt.datetime.now(dt.timezone.utc)
     check_timeout(timeout)
+    skip_unused_jsonschema_formats()  # this process reads notebooks too (nbformat, nbconvert)
+    steps = Steps(progress)
     out_dir = out_dir.resolve()
     template = notebook or package_file("notebooks", NOTEBOOK)
     check_notebook(template)
     check_out_dir(out_dir, [*input_paths(params), template])
-    load_inputs(params)  # bad input fails here, before any kernel starts
+    steps.show("reading the inputs")
+    runs, baseline, qrels, _ = load_inputs(params)  # bad input fails here, before any kernel starts
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
             remove_owned_folder(stale, home=owned_folder_home(stale))
         staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
     except OSError as exc:
+        steps.clear()
         raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
                              "give a folder you can write to") from None
     published = False
     try:
+        for parsed in (*runs, baseline, qrels):  # the kernels read these, not the files, while they are unchanged
+            save_parsed(staging / INPUTS_FOLDER, parsed)
+        del runs, baseline, qrels
         env = _kernel_environment(staging)
         executed = staging / "report.ipynb"
-        _execute(params, template, executed, env, timeout)
-        _drop_run_specific_metadata(executed)
-        _validate_with_nbval(executed, env, timeout)
-        html_text = notebook_to_html(_read_notebook(executed))
+        steps.show("papermill: starting a kernel")
+        validation = _start_nbval(executed, env, timeout, progress=progress)  # its kernel starts meanwhile
+        try:
+            _execute(params, template, executed, env, timeout, progress=progress)
+            _drop_run_specific_metadata(executed)
+        except BaseException:
+            validation.stop(NBVAL_STOP)
+            raise
+        steps.show("nbval: re-executing (the HTML is written meanwhile)")
+        validation.send(NBVAL_GO)  # the executed notebook is complete: nbval collects it now
+        try:  # nbconvert beside nbval's re-execution: nothing is published unless both pass
+            html_text, html_failure = notebook_to_html(_read_notebook(executed)), None
+        except Exception as exc:  # noqa: BLE001 - reported once nbval has had its say
+            html_text, html_failure = "", exc
+        except BaseException:
+            validation.kill()
+            raise
+        _check_nbval(validation.wait(), executed)
+        if html_failure is not None:
+            raise html_failure
+        steps.show("publishing")
         stamp = started.strftime("%Y-%m-%d %H:%M:%S UTC")
         html_text = html_text.replace(
             "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
         )
         (staging / "report.html").write_text(html_text, encoding="utf-8")
-        for leftover in (staging / ".jupyter", staging / "params.yml", staging / OWNED_MARKER):
+        for leftover in (staging / ".jupyter", staging / INPUTS_FOLDER, staging / "params.yml", staging / OWNED_MARKER):
             if leftover.is_dir():
                 shutil.rmtree(leftover)
             elif leftover.exists():
@@ -122,6 +152,7 @@ def build_report(
             raise BuildError(f"step write failed: {full}") from None
         raise
     finally:
+        steps.clear()
         if not published and staging.exists():
             remove_owned_folder(staging)
     return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
@@ -143,22 +174,22 @@ def _kernel_environment(staging: Path) -> dict[str, str]:
     (kernel_dir / "kernel.json").write_text(json.dumps(spec))
     env = dict(os.environ)
     env["JUPYTER_PATH"] = str(staging / ".jupyter")
+    env[INPUT_CACHE_ENV] = str(staging / INPUTS_FOLDER)
     env["PYTHONHASHSEED"] = "0"
     env["MPLBACKEND"] = "agg"
     env.pop("JUPYTER_PLATFORM_DIRS", None)
     return env
 
 
-def _execute(params: ReportParameters, template: Path, executed: Path, env: dict[str, str], timeout: int) -> None:
-    """papermill: run the template notebook with params; name the failing cell on error."""
+def _execute(params: ReportParameters, template: Path, executed: Path, env: dict[str, str], timeout: int,
+             progress: bool = False) -> None:
+    """papermill (report/papermill_process.py): run the template notebook with params; name the failing
+    cell on error."""
     parameter_file = executed.parent / "params.yml"
     parameter_file.write_text(yaml.safe_dump(notebook_parameters(params), sort_keys=True))
-    command = [
-        sys.executable, "-m", "papermill", str(template), str(executed),
-        "-f", str(parameter_file), "-k", "python3", "--cwd", str(executed.parent),
-        "--execution-timeout", str(timeout), "--no-progress-bar", "--no-log-output", "--no-request-save-on-cell-execute",
-    ]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    command = [sys.executable, "-m", "ndcg_report.report.papermill_process", str(template), str(executed),
+               str(parameter_file), str(executed.parent), str(timeout)]
+    result = ChildProcess(command, env, label="papermill" if progress else "").wait()
     if result.returncode != 0:
         raise BuildError(f"step papermill failed: {papermill_failure(executed, template, result.stderr, timeout)}")
 
@@ -213,17 +244,28 @@ def _drop_run_specific_metadata(executed: Path) -> None:
     nbformat.write(notebook, executed)
 
 
-def _validate_with_nbval(executed: Path, env: dict[str, str], timeout: int) -> None:
-    """nbval: re-execute the executed notebook and compare every output with the stored one."""
+def _start_nbval(executed: Path, env: dict[str, str], timeout: int, progress: bool = False) -> ChildProcess:
+    """nbval: re-execute the executed notebook and compare every output with the stored one (pytest
+    with only the plugins it needs: autoloading every installed one costs a second). Started before
+    papermill runs: its kernel starts meanwhile, and it waits for NBVAL_GO on its stdin to read the
+    notebook (report/nbval_plugin.py)."""
     ini = executed.parent / ".jupyter" / "pytest.ini"
     ini.write_text("[pytest]\n")
     command = [
-        sys.executable, "-m", "pytest", "--nbval", str(executed), "-c", str(ini), "--rootdir", str(executed.parent),
+        sys.executable, "-m", "pytest", "-p", "ndcg_report.report.nbval_plugin", "-p", "nbval.plugin",
+        "--nbval", str(executed), "-c", str(ini), "--rootdir", str(executed.parent),
         "--nbval-sanitize-with", str(package_file("notebooks", "nbval_sanitize.cfg")),
         "--nbval-kernel-name", "python3", "--nbval-cell-timeout", str(timeout),
-        "-p", "no:cacheprovider", "-q", "--no-header", "-W", "ignore::DeprecationWarning",
+        "-p", "no:cacheprovider", "-q", "-s", "--no-header", "-W", "ignore::DeprecationWarning",
+        "--ndcg-report-prestart",
     ]
-    result = subprocess.run(command, env=env, cwd=executed.parent, capture_output=True, text=True, check=False)
+    return ChildProcess(command, {**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", REVALIDATION_ENV: "1"},
+                        cwd=str(executed.parent),
+                        label="nbval" if progress else "", talk=True)
+
+
+def _check_nbval(result: Finished, executed: Path) -> None:
+    """BuildError naming the cells whose outputs differed, unless nbval passed."""
     if result.returncode != 0:
         failed = re.findall(r"FAILED \S*::(Cell \d+)", result.stdout)
         where = f" in {', '.join(failed)}" if failed else ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chu
 from ndcg_report.core.toplists import RBO_PERSISTENCE, pool_tsv_chunks
 from ndcg_report.report.drilldown import drilldown_queries
 from ndcg_report.core.measures import Measure
+from ndcg_report.report.processes import REVALIDATION_ENV
 from ndcg_report.report.report_model import Report
 from ndcg_report.report.results import family_note, interval_name, verdicts
 from ndcg_report.version import __version__
@@ -119,7 +121,11 @@ def per_query_csv_chunks(report: Report) -> Iterator[bytes | memoryview]:
 
 
 def save_outputs(report: Report, folder: str | Path) -> None:
-    """Write per_query.csv, summary.json and unjudged.tsv (the depth-k pool) into folder."""
+    """Write per_query.csv, summary.json and unjudged.tsv (the depth-k pool) into folder. In the build's
+    nbval re-execution (REVALIDATION_ENV set) nothing is written: the files are papermill's, from the
+    execution the report shows, and nbval compares a cell's outputs, never files."""
+    if os.environ.get(REVALIDATION_ENV):
+        return
     folder = Path(folder)
     with open(folder / "unjudged.tsv", "wb") as out:
         for chunk in pool_tsv_chunks(report.experiment.unjudged_pool()):

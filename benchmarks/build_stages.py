@@ -1,0 +1,130 @@
+"""Where a report build spends its time: the whole command, then each step of `ndcg-report build`
+(the CLI's checks, the pre-kernel read of the inputs, papermill, nbval, nbconvert, publishing), then
+papermill's execution cell by cell, and what a fresh kernel pays to import the report's modules.
+
+    .venv/bin/python benchmarks/build_stages.py [--rounds 3] [--dataset dl19]
+    .venv/bin/python benchmarks/build_stages.py -- build --run ... --qrels ... --out DIR
+
+The steps are timed in one process by wrapping the functions of ndcg_report.report.build, so the
+sum of the steps is the command minus the interpreter's start-up and the CLI's own imports. Steps
+that run at the same time are shown with the wall time of each: their sum is then more than the
+command. Medians over --rounds rounds; runs on an otherwise idle machine (say what else ran).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, sys, time
+started = time.perf_counter()
+from pathlib import Path
+import ndcg_report.report.build as build
+import ndcg_report.cli as cli
+
+steps, cells = [], []
+
+def timed(label, function):
+    def wrapper(*args, **kwargs):
+        begin = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            steps.append((label, begin - started, time.perf_counter() - begin))
+    return wrapper
+
+def cell_times(executed, *args, **kwargs):
+    import nbformat
+    notebook = nbformat.read(executed, as_version=4)
+    for index, cell in enumerate(notebook.cells):
+        seconds = cell.metadata.get("papermill", {}).get("duration")
+        if cell.cell_type == "code" and seconds is not None:
+            first = next((line for line in cell.source.splitlines() if line.strip() and not line.startswith("#")), "")
+            cells.append((index, first[:60], seconds))
+    return original_drop(executed, *args, **kwargs)
+
+original_drop = build._drop_run_specific_metadata
+build.load_inputs = timed("read the inputs before any kernel (bad input fails here)", build.load_inputs)
+build._execute = timed("papermill: write the parameters, run the process, check", build._execute)
+build._drop_run_specific_metadata = timed("drop run-specific metadata", cell_times)
+import ndcg_report.report.processes as processes
+original_init, original_wait = processes.ChildProcess.__init__, processes.ChildProcess.wait
+
+def init(self, command, *args, **kwargs):
+    self._bench = ("nbval: re-execute and compare (a process)" if "--nbval" in command
+                   else "papermill: execute the notebook (a process)", time.perf_counter())
+    original_init(self, command, *args, **kwargs)
+
+def wait(self):
+    try:
+        return original_wait(self)
+    finally:
+        label, begin = self._bench
+        steps.append((label, begin - started, time.perf_counter() - begin))
+
+processes.ChildProcess.__init__, processes.ChildProcess.wait = init, wait
+build.notebook_to_html = timed("nbconvert: offline HTML", build.notebook_to_html)
+build.publish = timed("publish (rename into --out)", build.publish)
+build_report = build.build_report
+cli_build = timed("build_report (all of the steps above)", build_report)
+import ndcg_report.report.build
+ndcg_report.report.build.build_report = cli_build
+code = cli.main(sys.argv[1:])
+print(json.dumps({"steps": steps, "cells": cells, "total": time.perf_counter() - started, "code": code}))
+"""
+
+IMPORTS = r"""
+import time
+started = time.perf_counter()
+from ndcg_report.report import checks, content, html, outputs, results
+from ndcg_report.report.drilldown import section_html
+from ndcg_report.report.plots import figure_to_png_bytes
+print(time.perf_counter() - started)
+"""
+
+
+def one_round(command: list[str]) -> tuple[float, dict]:
+    started = time.perf_counter()
+    result = subprocess.run([sys.executable, "-c", CHILD, *command], capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if result.returncode != 0 or not result.stdout.strip():
+        sys.exit(f"build failed: {result.stderr[-2000:]}")
+    return wall, json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dataset", default="dl19", help="the demo to build (default dl19)")
+    parser.add_argument("command", nargs="*", help="a full ndcg-report command instead of the demo (after --)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        command = args.command or ["demo", args.dataset, "--out", str(Path(scratch) / "report")]
+        rounds = [one_round(command) for _ in range(args.rounds)]
+        imports = [float(subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True,
+                                        check=True).stdout) for _ in range(args.rounds)]
+    median = statistics.median
+    print(f"`ndcg-report {' '.join(command[:2])} ...`: median of {args.rounds} rounds")
+    print(f"  {'whole command (a fresh process)':<62} {median(w for w, _ in rounds):6.2f} s")
+    labels = list(dict.fromkeys(label for _, r in rounds for label, _, _ in r["steps"]))
+    for label in labels:
+        starts = [s for _, r in rounds for lab, s, _ in r["steps"] if lab == label]
+        seconds = [d for _, r in rounds for lab, _, d in r["steps"] if lab == label]
+        print(f"  {label:<62} {median(seconds):6.2f} s  (from {median(starts):5.2f} s)")
+    print(f"  {'a fresh kernel imports the report modules':<62} {median(imports):6.2f} s")
+    print("papermill's execution, cell by cell (first round):")
+    for index, first, seconds in rounds[0][1]["cells"]:
+        print(f"  cell {index:<3} {first:<56} {seconds:6.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""The build's child processes (papermill, nbval): their output kept for a failure's one line, and on a
+terminal a bar over the notebook's cells from the progress lines they print; the import they skip."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from typing import IO
+
+PROGRESS_MARK = "\x1fndcg-report-progress "  # a line starting so is a child's "cell DONE of TOTAL"
+REVALIDATION_ENV = "NDCG_REPORT_NBVAL"  # set by the build in nbval's re-execution of the notebook
+
+
+def skip_unused_jsonschema_formats() -> None:
+    """Keep rfc3987_syntax from loading in this process. jsonschema imports it, when installed (it comes
+    with jupyter), to check the 'iri' format, building a grammar at import time (0.9 s of every process
+    that reads a notebook); nbformat's schemas use no format, so nothing here ever needs it."""
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None: `import` raises ImportError
+
+
+def print_progress(done: int, total: int, stream: IO[str] | None = None) -> None:
+    """Tell the parent that `done` of `total` cells have run (one line on stdout)."""
+    print(f"{PROGRESS_MARK}{done} {total}", file=stream or sys.stdout, flush=True)
+
+
+class Steps:
+    """On a terminal, one line saying which step of the build runs, rewritten in place; else nothing."""
+
+    def __init__(self, enabled: bool, stream: IO[str] | None = None) -> None:
+        self._enabled = enabled
+        self._stream = stream or sys.stderr
+        self._shown = False
+
+    def show(self, text: str) -> None:
+        if self._enabled:
+            self._stream.write(f"\r\x1b[K{text} ...")
+            self._stream.flush()
+            self._shown = True
+
+    def clear(self) -> None:
+        if self._shown:
+            self._stream.write("\r\x1b[K")
+            self._stream.flush()
+            self._shown = False
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int
+    stdout: str  # without the progress lines
+    stderr: str
+
+
+class ChildProcess:
+    """A child process whose stdout and stderr are read as it runs; on a terminal (`label` given) a bar
+    over its progress lines. Stopping the parent (Ctrl-C, a stop signal) kills it, as subprocess.run does."""
+
+    def __init__(self, command: list[str], env: dict[str, str], cwd: str | None = None, label: str = "",
+                 talk: bool = False) -> None:
+        """talk: keep the child's stdin open for send() (else it reads nothing)."""
+        self._process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         stdin=subprocess.PIPE if talk else subprocess.DEVNULL, text=True,
+                                         encoding="utf-8", errors="replace")
+        self._label = label
+        self._stdout: list[str] = []
+        self._stderr: list[str] = []
+        self._readers = [threading.Thread(target=self._read_stdout, daemon=True),
+                         threading.Thread(target=self._read_stderr, daemon=True)]
+        for reader in self._readers:
+            reader.start()
+
+    def _read_stdout(self) -> None:
+        bar = None
+        try:
+            for line in self._process.stdout:
+                before, marked, rest = line.partition(PROGRESS_MARK)  # pytest's dots may precede the mark
+                if not marked:
+                    self._stdout.append(line)
+                    continue
+                if before:
+                    self._stdout.append(before)
+                if not self._label:
+                    continue
+                done, total = (int(part) for part in rest.split())
+                if bar is None:
+                    from tqdm import tqdm
+
+                    bar = tqdm(total=total, desc=self._label, unit="cell", leave=False, file=sys.stderr,
+                               bar_format="{desc}: {bar:20} cell {n_fmt}/{total_fmt} [{elapsed}]")
+                bar.update(done - bar.n)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _read_stderr(self) -> None:
+        for line in self._process.stderr:
+            self._stderr.append(line)
+
+    def wait(self) -> Finished:
+        """Wait for the child; kill it if this process is stopped meanwhile."""
+        try:
+            returncode = self._process.wait()
+        except BaseException:
+            self.kill()
+            raise
+        for reader in self._readers:
+            reader.join()
+        return Finished(returncode, "".join(self._stdout), "".join(self._stderr))
+
+    def send(self, line: str) -> None:
+        """Write a line to the child's stdin (a child that has ended is not an error here)."""
+        try:
+            self._process.stdin.write(line + "\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
+    def stop(self, line: str, seconds: float = 10) -> None:
+        """Ask the child to end by a line on its stdin; kill it if it has not within `seconds`."""
+        self.send(line)
+        try:
+            self._process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            self.kill()
+
+    def kill(self) -> None:
+        """Kill the child (if still running) and wait for it."""
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
