@@ -111,12 +111,14 @@ def monkeypatch_module():
 
 
 @settings(max_examples=60, deadline=None)
-@given(graded_runs(), graded_runs(), graded_runs(), st.integers(1, 12), st.booleans())
-def test_the_pool_equals_plain_python_pooling(monkeypatch_module, first, second, third, depth, colliding):
-    # colliding: every docid gets the same fingerprint, so the pool takes its exact (sorting) path
+@given(graded_runs(), graded_runs(), graded_runs(), st.integers(1, 12), st.booleans(), st.sampled_from([1, 2, 1 << 15]))
+def test_the_pool_equals_plain_python_pooling(monkeypatch_module, first, second, third, depth, colliding, block):
+    # colliding: every docid gets the same fingerprint, so the pool takes its exact (sorting) path;
+    # block: queries pooled at a time (the large runs' path, here with 1 or 2 queries a block)
     monkeypatch_module.setattr(toplists, "string_fingerprints",
                                (lambda docids: np.zeros(len(docids), dtype=np.uint64)) if colliding
                                else fingerprints.string_fingerprints)
+    monkeypatch_module.setattr(toplists, "_QUERIES_PER_BLOCK", block)
     qrels = first[1]
     runs = {"A": first[0], "B": second[0], "C": third[0]}
     expected: dict[tuple[str, str], list] = {}

@@ -84,19 +84,35 @@ def rankings(run: RunLike, qrels: QrelsLike, depth: int = 10, rel_level: float =
 def unjudged_pool(tops: Mapping[str, pa.Table]) -> pa.Table:
     """The depth-k pool of unlabelled documents over several runs' `Rankings.top`: one row per (qid,
     docid) that some run put in its top k without a label, with the best rank any run gave it, how
-    many runs did and which (a JSON list of names, in the order given); by qid, then the number of
+    many runs did and which (a JSON list of names, in the order given; dictionary-encoded); by qid, then the number of
     runs (most first), the best rank, then the first run (in the order given) that ranked it there:
     the order to judge them in."""
     names = list(tops)
     if len(names) > _MAX_POOLED:
         raise ValueError(f"pool at most {_MAX_POOLED} runs at once")
     tables = list(tops.values())
+    numbers = [column_numpy(top, "query") for top in tables]
+    n_queries = max((int(number.max()) + 1 for number in numbers if len(number)), default=0)
+    if n_queries <= _QUERIES_PER_BLOCK:
+        return _pool_block(names, tables)
+    parts = []  # a block of queries at a time: the working arrays stay a few times the block's lines
+    for start in range(0, n_queries, _QUERIES_PER_BLOCK):
+        bounds = [np.searchsorted(number, [start, start + _QUERIES_PER_BLOCK]) for number in numbers]
+        parts.append(_pool_block(names, [top.slice(lo, hi - lo) for top, (lo, hi) in zip(tables, bounds)]))
+    return pa.concat_tables(parts)
+
+
+_QUERIES_PER_BLOCK = 1 << 15
+
+
+def _pool_block(names: list[str], tables: list[pa.Table]) -> pa.Table:
+    """unjudged_pool of `tables` (Rankings.top of the runs `names`, or the same slice of queries of each)."""
     unlabelled = np.flatnonzero(np.concatenate(
         [np.zeros(0, dtype=bool)] + [as_numpy(pc.is_null(one_array(top["label"]))).astype(bool) for top in tables]))
     if len(unlabelled) == 0:
         return pa.table({"qid": pa.array([], pa.string()), "docid": pa.array([], pa.string()),
                          "best_rank": pa.array([], pa.int64()), "n_systems": pa.array([], pa.int64()),
-                         "systems": pa.array([], pa.string())})
+                         "systems": pa.array([], pa.dictionary(pa.int32(), pa.string()))})
     docids = pa.concat_arrays([one_array(top["docid"]) for top in tables])
     query = np.concatenate([column_numpy(top, "query") for top in tables]).astype(np.int64)
     rank = np.concatenate([column_numpy(top, "rank") for top in tables]).astype(np.int64)[unlabelled]
@@ -124,7 +140,8 @@ def unjudged_pool(tops: Mapping[str, pa.Table]) -> pa.Table:
         "qid": qid_of_query.take(from_numpy(group_query[within])),
         "docid": docids.take(from_numpy(unlabelled[first[within]])),
         "best_rank": from_numpy(best_key[within] // 64), "n_systems": from_numpy(n_systems[within]),
-        "systems": pa.array(members, pa.string()).take(from_numpy(which.ravel()[within])),
+        "systems": pa.DictionaryArray.from_arrays(  # a few distinct lists over millions of rows
+            from_numpy(which.ravel()[within].astype(np.int32)), pa.array(members, pa.string())),
     })
 
 
@@ -163,6 +180,7 @@ def _pair_groups(query: np.ndarray, rank: np.ndarray, system: np.ndarray, docids
     If two docids of a query ever share a fingerprint, or the grid would be much larger than the
     lines, the lines are sorted by (query, docid) exactly instead."""
     depth = int(rank.max())
+    query = query - query.min()  # a block of queries may start anywhere
     n_queries, width = int(query.max()) + 1, (int(system.max()) + 1) * depth
     if n_queries * width <= 4 * len(query) + (1 << 20):
         fingerprint = string_fingerprints(docids)[rows] >> np.uint64(1)  # below the empty cells' value
@@ -217,7 +235,7 @@ def pool_tsv_chunks(pool: pa.Table) -> Iterator[bytes | memoryview]:
     for start in range(0, pool.num_rows, _ROWS_PER_CHUNK):
         part = pool.slice(start, _ROWS_PER_CHUNK)
         cells = [one_array(part["qid"]), one_array(part["docid"]), integer_text(column_numpy(part, "best_rank")),
-                 integer_text(column_numpy(part, "n_systems")), one_array(part["systems"])]
+                 integer_text(column_numpy(part, "n_systems")), one_array(part["systems"].cast(pa.string()))]
         yield text_bytes(_tsv_lines(cells, tab))
 
 
