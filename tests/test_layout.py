@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 
 import matplotlib.colors
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 import numpy as np
 import pandas as pd
 
@@ -39,6 +40,12 @@ def test_figures_with_80_character_names_draw_without_layout_warnings_and_shorte
             plots.figure_to_png_bytes(figure)
             texts = [text.get_text() for ax in figure.axes for text in (*ax.get_xticklabels(), *ax.get_yticklabels())]
             assert all(len(text) <= plots.MAX_LABEL + 4 for text in texts if "a system" in text or "BBB" in text), method
+            renderer = FigureCanvasAgg(figure).get_renderer()  # the layout was made at savefig: measure it as drawn
+            page = figure.bbox.padded(1)
+            for ax in figure.axes:  # what each panel draws (title, labels, ticks, legend) is inside the figure
+                box = ax.get_tightbbox(renderer)
+                assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1, (
+                    method, ax.get_title())
 
 
 def test_one_colour_means_one_thing():

@@ -62,6 +62,39 @@ def label(name: object, limit: int = MAX_LABEL) -> str:
     return literal(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
+TITLE_SHARE = 0.8  # a title line wider than this share of its figure is broken in two
+
+
+def set_title(ax: Axes, text: str, fontsize: float | None = None) -> None:
+    """ax's title; a line wider than TITLE_SHARE of the figure is broken in two, before its ' (' or at the
+    space nearest its middle: a centred title that wide is cut at the figure's edge once the axes move
+    aside for long tick labels."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.font_manager import FontProperties
+
+    figure = ax.get_figure()
+    font = FontProperties(size=fontsize or matplotlib.rcParams["axes.titlesize"])
+    measure = RendererAgg(1, 1, figure.dpi).get_text_width_height_descent
+    limit = TITLE_SHARE * figure.get_figwidth() * figure.dpi
+    lines = []
+    for line in text.split("\n"):
+        lines += _halves(line) if measure(line, font, ismath=False)[0] > limit else [line]
+    ax.set_title("\n".join(lines), **({"fontsize": fontsize} if fontsize else {}))  # None would mean font.size
+
+
+def _halves(line: str) -> list[str]:
+    """line in two: before its first ' (' if that leaves neither part under a third, else at the space
+    nearest its middle (unbroken if it has none)."""
+    bracket = line.find(" (")
+    if len(line) / 3 <= bracket <= 2 * len(line) / 3:
+        return [line[:bracket], line[bracket + 1:]]
+    spaces = [i for i, char in enumerate(line) if char == " "]
+    if not spaces:
+        return [line]
+    middle = min(spaces, key=lambda i: abs(i - len(line) / 2))
+    return [line[:middle], line[middle + 1:]]
+
+
 def system_colour(position: int) -> str:
     """Colour of the system at position (0-based, in the order given; the baseline has its own)."""
     return SYSTEM_COLOURS[position % len(SYSTEM_COLOURS)]
@@ -112,7 +145,7 @@ def by_cutoff(
             handles = draw(ax, systems)
             ax.set_xlabel("cut-off k")
             ax.set_ylabel(f"mean {literal(family)}@k")
-            ax.set_title(title)
+            set_title(ax, title)
             _legend(ax, handles, [label(name) for name in systems])
             return figure
         figure, axes = _panels(len(systems) - 1, square=False)
@@ -156,10 +189,10 @@ def distribution(table: pd.DataFrame, measure: str, baseline_name: str, max_poin
         ax.set_ylim(-0.03, 1.03)
         ax.grid(axis="y", alpha=0.3)
         if len(shown) < n:
-            ax.set_title(f"Distribution of {literal(measure)}, {n:,} queries (box: quartiles, diamond: mean)\n"
-                         f"points: an even sample of {len(shown):,} queries", fontsize=10)
+            set_title(ax, f"Distribution of {literal(measure)}, {n:,} queries (box: quartiles, diamond: mean)\n"
+                          f"points: an even sample of {len(shown):,} queries", fontsize=10)
         else:
-            ax.set_title(f"Distribution of {literal(measure)}, {n:,} queries (box: quartiles, diamond: mean)")
+            set_title(ax, f"Distribution of {literal(measure)}, {n:,} queries (box: quartiles, diamond: mean)")
     return figure
 
 
@@ -203,8 +236,8 @@ def delta_heatmap(deltas: pd.DataFrame, measure: str, baseline_name: str, max_qu
             ax.set_xlabel(f"{n_queries:,} queries, sorted by mean delta over the systems")
         colourbar = figure.colorbar(image, ax=ax, fraction=0.04, pad=0.01)
         colourbar.set_label(f"{'mean ' if binned else ''}Δ {literal(measure)}", fontsize=8)
-        ax.set_title(f"Per-query {literal(measure)} minus {label(baseline_name)}'s "
-                     f"(green: system better, red: {label(baseline_name)} better)", fontsize=10)
+        set_title(ax, f"Per-query {literal(measure)} minus {label(baseline_name)}'s "
+                      f"(green: system better, red: {label(baseline_name)} better)", fontsize=10)
     return figure
 
 
@@ -236,7 +269,7 @@ def wins_ties_losses(counts: pd.DataFrame, measure: str, baseline_name: str) -> 
         ax.set_yticks(y, [label(name) for name in names], fontsize=8)
         ax.set_xlim(0, 1)
         ax.set_xlabel("share of queries")
-        ax.set_title(f"Queries won, tied and lost against {label(baseline_name)} on {literal(measure)}", fontsize=10)
+        set_title(ax, f"Queries won, tied and lost against {label(baseline_name)} on {literal(measure)}", fontsize=10)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)
     return figure
 
@@ -269,8 +302,8 @@ def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, measure: str, n_q
         colourbar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, ticks=[0, 1, 2, 3, 4])
         colourbar.ax.set_yticklabels(["1", "0.1", "0.01", "0.001", "≤0.0001"], fontsize=7)
         colourbar.set_label("p-value", fontsize=8)
-        ax.set_title(f"Randomized Tukey HSD at {literal(measure)}, {n_queries:,} queries\n"
-                     f"(bold: p < {alpha:g}; letters: groups that do not differ)", fontsize=10)
+        set_title(ax, f"Randomized Tukey HSD at {literal(measure)}, {n_queries:,} queries\n"
+                      f"(bold: p < {alpha:g}; letters: groups that do not differ)", fontsize=10)
     return figure
 
 
@@ -422,7 +455,7 @@ def ecdf(table: pd.DataFrame, measure: str, baseline_name: str) -> Figure:
         ax.set_ylabel("fraction of queries ≤ x")
         ax.grid(alpha=0.3)
         _legend(ax, handles, [label(name) for name in table.columns], inside="upper left")
-        ax.set_title(f"ECDF of per-query {literal(measure)}, {len(table):,} queries")
+        set_title(ax, f"ECDF of per-query {literal(measure)}, {len(table):,} queries")
     return figure
 
 
