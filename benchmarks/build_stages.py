@@ -4,6 +4,7 @@ papermill's execution cell by cell, and what a fresh kernel pays to import the r
 
     .venv/bin/python benchmarks/build_stages.py [--rounds 3] [--dataset dl19]
     .venv/bin/python benchmarks/build_stages.py -- build --run ... --qrels ... --out DIR
+    PYTHONPATH=OLD_CHECKOUT/src .venv/bin/python benchmarks/build_stages.py   # an older commit's pipeline
 
 The steps are timed in one process by wrapping the functions of ndcg_report.report.build, so the
 sum of the steps is the command minus the interpreter's start-up and the CLI's own imports. Steps
@@ -56,24 +57,30 @@ original_drop = build._drop_run_specific_metadata
 build.load_inputs = timed("read the inputs before any kernel (bad input fails here)", build.load_inputs)
 build._execute = timed("papermill: write the parameters, run the process, check", build._execute)
 build._drop_run_specific_metadata = timed("drop run-specific metadata", cell_times)
-import ndcg_report.report.processes as processes
-original_init, original_wait = processes.ChildProcess.__init__, processes.ChildProcess.wait
+try:  # the pipeline since issue 23: papermill and nbval as child processes started together
+    import ndcg_report.report.processes as processes
+except ImportError:  # before it (e.g. commit 8d7a59b): one step after another
+    processes = None
+    build._validate_with_nbval = timed("nbval: re-execute and compare (a process)", build._validate_with_nbval)
+if processes is not None:
+    original_init, original_wait = processes.ChildProcess.__init__, processes.ChildProcess.wait
 
-def init(self, command, *args, **kwargs):
-    self._bench = ("nbval: re-execute and compare (a process)" if "--nbval" in command
-                   else "papermill: execute the notebook (a process)", time.perf_counter())
-    original_init(self, command, *args, **kwargs)
+    def init(self, command, *args, **kwargs):
+        self._bench = ("nbval: re-execute and compare (a process)" if "--nbval" in command
+                       else "papermill: execute the notebook (a process)", time.perf_counter())
+        original_init(self, command, *args, **kwargs)
 
-def wait(self):
-    try:
-        return original_wait(self)
-    finally:
-        label, begin = self._bench
-        steps.append((label, begin - started, time.perf_counter() - begin))
+    def wait(self):
+        try:
+            return original_wait(self)
+        finally:
+            label, begin = self._bench
+            steps.append((label, begin - started, time.perf_counter() - begin))
 
-processes.ChildProcess.__init__, processes.ChildProcess.wait = init, wait
+    processes.ChildProcess.__init__, processes.ChildProcess.wait = init, wait
 build.notebook_to_html = timed("nbconvert: offline HTML", build.notebook_to_html)
-build.publish = timed("publish (rename into --out)", build.publish)
+publish = "publish" if hasattr(build, "publish") else "_publish"
+setattr(build, publish, timed("publish (rename into --out)", getattr(build, publish)))
 build_report = build.build_report
 cli_build = timed("build_report (all of the steps above)", build_report)
 import ndcg_report.report.build
@@ -83,11 +90,13 @@ print(json.dumps({"steps": steps, "cells": cells, "total": time.perf_counter() -
 """
 
 IMPORTS = r"""
-import time
+import importlib, time
 started = time.perf_counter()
-from ndcg_report.report import checks, content, html, outputs, results
-from ndcg_report.report.drilldown import section_html
-from ndcg_report.report.plots import figure_to_png_bytes
+for name in ("checks", "content", "html", "outputs", "results", "drilldown", "plots"):  # what a release has
+    try:
+        importlib.import_module(f"ndcg_report.report.{name}")
+    except ImportError:
+        pass
 print(time.perf_counter() - started)
 """
 
