@@ -11,6 +11,7 @@ import glob
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import termios
@@ -218,6 +219,41 @@ def test_02_bm25_out_that_is_an_input_is_refused(tmp_path, target):
     one_line(result, 2, "which would be replaced; write the run to another file")
     assert topics.read_bytes() == (CORPUS / "tiny_topics.tsv").read_bytes()
     assert corpus.read_bytes() == (CORPUS / "tiny.jsonl").read_bytes()
+
+
+def _drained(fifo: Path) -> tuple[list[bytes], "threading.Thread"]:
+    """A thread reading fifo to its end into the returned list (a reader must be there for a writer)."""
+    import threading
+
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    return received, reader
+
+
+@pytest.mark.parametrize("command", ["pool", "bm25"])
+def test_02_an_out_that_is_a_pipe_or_a_device_is_written_into_not_replaced(tmp_path, command):
+    # found this stop: `pool --out /dev/full` replaced the device node with a regular file (rename over it)
+    corpus_args = ["--corpus", CORPUS / "tiny.jsonl", "--topics", CORPUS / "tiny_topics.tsv"]
+    args = {"pool": ["pool", SMALL / "qrels.txt", SMALL / "monot5.txt"], "bm25": ["bm25", *corpus_args]}[command]
+    env = {**os.environ, "NDCG_REPORT_CACHE": str(tmp_path / "cache")}
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    received, reader = _drained(fifo)
+    result = cli(*args, "--out", fifo, env=env)
+    reader.join(30)
+    assert result.returncode == 0, result.stderr
+    assert received and received[0].startswith(b"qid\tdocid" if command == "pool" else b"q1 Q0 ")
+    assert fifo.is_fifo()
+    if os.geteuid() != 0:
+        return
+    full, null = tmp_path / "full", tmp_path / "null"
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # what /dev/full is
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null
+    one_line(cli(*args, "--out", full, env=env), 1, "No space left on device")
+    assert cli(*args, "--out", null, env=env).returncode == 0
+    assert full.is_char_device() and null.is_char_device()
+    assert not list(tmp_path.glob(".full*")) and not list(tmp_path.glob(".null*"))  # no temp file left
 
 
 def test_03_a_folder_is_an_earlier_report_only_with_the_tools_mark(tmp_path):

@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 import uuid
@@ -65,8 +66,15 @@ def path_sha256(path: Path) -> str:
 
 
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> Path:
-    """Write text lines to a temp file beside path, fsync, then rename it over path (atomic on POSIX)."""
+    """Write text lines to a temp file beside path, fsync, then rename it over path (atomic on POSIX).
+    A path that is there but not a regular file (a device such as /dev/null, a pipe) is written in
+    place: it holds no content to keep, and renaming over it would replace the device itself."""
     lines = iter(lines)
+    if not_a_regular_file(path):
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            while batch := list(islice(lines, 8192)):
+                stream.write("".join(batch))
+        return path
     with _temporary_beside(path) as temporary:
         with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
             while batch := list(islice(lines, 8192)):
@@ -83,11 +91,26 @@ def write_text_atomic(path: Path, text: str) -> Path:
 
 
 def copy_file_atomic(source: Path, target: Path) -> Path:
-    """Copy source over target through a temp file and a rename: readers never see half a file."""
+    """Copy source over target through a temp file and a rename: readers never see half a file. A target
+    that is not a regular file (a device, a pipe) is written in place, as in write_lines_atomic."""
+    if not_a_regular_file(target):
+        with open(source, "rb") as reading, open(target, "wb") as writing:
+            shutil.copyfileobj(reading, writing)
+        return target
     with _temporary_beside(target) as temporary:
         shutil.copyfile(source, temporary)
         os.replace(temporary, target)
     return target
+
+
+def not_a_regular_file(path: Path) -> bool:
+    """Whether path (through links) is there and is neither a regular file nor a folder: a device, a
+    pipe or a socket, which an output is written into rather than replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def overwritten_input(output: Path, inputs: Iterable[Path], folder: bool = False) -> Path | None:
