@@ -57,6 +57,15 @@ def test_bad_corpus_lines_exit_2_with_file_and_line(tmp_path, name, line, words)
     assert not list((tmp_path / "cache").rglob("*.run"))
 
 
+def test_a_corpus_line_nested_too_deeply_is_bad_json_not_an_internal_error(tmp_path):
+    corpus = tmp_path / "deep.jsonl"
+    corpus.write_text('{"_id": "d1", "text": "x"}\n{"_id": "d2", "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    result = cli("bm25", "--corpus", corpus, "--topics", CORPUS / "tiny_topics.tsv", "--out", tmp_path / "bm25.run",
+                 cache=tmp_path / "cache")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith(f"ndcg-report: error: {corpus}:2: not valid JSON (nested too")
+
+
 def test_build_with_corpus_needs_topics_and_fails_before_any_kernel(tmp_path):
     result = cli("build", "--run", CRANFIELD / "bm25-rm3.run.gz", "--qrels", CRANFIELD / "qrels.txt",
                  "--corpus", CRANFIELD / "corpus.jsonl", "--out", tmp_path / "out", cache=tmp_path / "cache")

@@ -149,6 +149,7 @@ def test_topics_as_beir_queries_and_trec_topic_files(tmp_path):
         (jsonl({"_id": "q1", "text": "a"}, {"_id": "q1", "text": "b"}), r"queries.jsonl:2: topic 'q1' already given on line 1"),
         ('{"_id": "q1", "text": "a"}\n[1]\n', r"queries.jsonl:2: a JSON value that is not an object"),
         ('{"_id": null, "text": "a"}\n', r"queries.jsonl:1: _id is null, not a string"),
+        ('{"_id": "q1", "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n", r"queries.jsonl:1: not valid JSON \(nested too"),
     ]:
         with pytest.raises(InputError, match=message):
             read_topics(write(tmp_path / "queries.jsonl", text))
@@ -204,6 +205,10 @@ BAD = [
     ("r.json", '{"q1": ["d1", "d1"]}', "run", r"r.json:1: query 'q1', document 'd1': listed twice in the ranked list"),
     ("r.json", "\xef\xbb\xbf".encode("latin-1") + '{"q1": {"d1": "1"}}'.encode(), "run", r"r.json:1: query 'q1'"),
     ("r.json", "\ufeff".encode("utf-16") + b"x", "run", r"r.json:1: file is UTF-16 encoded"),
+    # nested past Python's recursion limit: bad JSON like any other, not an internal error (found this stop)
+    ("q.json", "[" * 100_000 + "]" * 100_000, "qrels", r"q.json:1: not valid JSON \(nested too deeply"),
+    ("r.jsonl", '{"qid": "q1", "retrieved": ' + "[" * 100_000 + "]" * 100_000 + "}\n", "run",
+     r"r.jsonl:1: not valid JSON \(nested too deeply"),
 ]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_first_line, line_too_long
+from ndcg_report.inputs.records import json_value
 
 DEFAULT_BATCH_SIZE = 10_000
 _BOM = "\ufeff"
@@ -109,7 +110,7 @@ def _parse_line(path: Path, number: int, raw: bytes) -> tuple[str, str]:
     if number == 1 and line.startswith(_BOM):
         line = line[1:]
     try:
-        record = json.loads(line)
+        record = json_value(line, check_keys=False)
     except json.JSONDecodeError as exc:
         raise InputError(path, number, f"not valid JSON ({exc.msg} at column {exc.colno})", f"give {_FORMAT}") from None
     if not isinstance(record, dict):

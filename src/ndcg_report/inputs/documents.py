@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
+from ndcg_report.inputs.records import json_value
 
 MAX_TEXT = 400  # characters kept per document: the report shows a snippet
 _JSON_ID = re.compile(rb'"_id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
@@ -56,7 +57,7 @@ def _json_document(path: Path, number: int, line: bytes, wanted: set[str]) -> tu
     if docid not in wanted:
         return None, ""
     try:
-        record = json.loads(line.decode("utf-8"))
+        record = json_value(line.decode("utf-8"), check_keys=False)
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise InputError(path, number, f"document {docid!r} is not a valid JSON line",
                          'give one {"_id", "title", "text"} object per line') from None

@@ -11,6 +11,7 @@ from ndcg_report.errors import InputError
 from ndcg_report.inputs.parquet import SUFFIXES as PARQUET_SUFFIXES
 from ndcg_report.inputs.parquet import dataset_problem, has_parquet_structure
 from ndcg_report.inputs.text_files import check_encoding, read_prefix
+from ndcg_report.inputs.records import json_value
 
 TREC = "trec"  # whitespace-separated TREC lines (run, qrels)
 BEIR_TSV = "beir-tsv"  # qrels: `query-id corpus-id score` header, then tab-separated lines
@@ -119,7 +120,7 @@ def _is_json_lines(prefix: bytes) -> bool:
     """True if the first line is a whole JSON object naming its query (qid, query_id, query-id or _id)."""
     line = prefix.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
     try:
-        value = json.loads(line)
+        value = json_value(line, check_keys=False)
     except ValueError:
         return False
     return isinstance(value, dict) and any(key in value for key in RECORD_KEYS)

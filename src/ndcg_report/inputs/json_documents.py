@@ -15,7 +15,7 @@ import pyarrow as pa
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.mappings import SHAPE, mapping_table
-from ndcg_report.inputs.records import RecordProblem, no_repeated_keys
+from ndcg_report.inputs.records import RecordProblem, json_value
 from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE, check_encoding, read_prefix
 
 MAX_DOCUMENT = MAX_LINE  # text of a JSON document read at most: larger ones go as JSON lines
@@ -27,7 +27,7 @@ def read_json_document(path: Path, kind: str) -> tuple[pa.Table, Callable[[int],
     row to the line of its document (None where not found); InputError naming the bad line."""
     text = _text(path, kind)
     try:
-        data = json.loads(text, object_pairs_hook=no_repeated_keys)
+        data = json_value(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             raise InputError(path, exc.lineno, "more than one JSON value (JSON lines?)",

@@ -30,7 +30,7 @@ from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.records import (
-    DOCID_KEYS, QID_KEYS, VALUE_KEYS, RecordProblem, identifier, kind_of, no_repeated_keys, number, one_key,
+    DOCID_KEYS, QID_KEYS, VALUE_KEYS, RecordProblem, identifier, kind_of, json_value, number, one_key,
 )
 from ndcg_report.inputs.text_files import (
     GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, line_pieces, line_too_long, read_prefix,
@@ -271,7 +271,7 @@ def _slow(piece: bytes, reading: _Reading, lines_before: int) -> tuple[pa.Table,
         except UnicodeDecodeError:
             raise InputError(path, line, "not valid UTF-8 text", "re-save the file as UTF-8") from None
         try:
-            record = json.loads(text, object_pairs_hook=no_repeated_keys)
+            record = json_value(text)
         except json.JSONDecodeError as exc:
             what = "more than one JSON value on the line" if exc.msg == "Extra data" else exc.msg
             raise InputError(path, line, f"not valid JSON ({what} at column {exc.colno})",

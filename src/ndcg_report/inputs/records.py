@@ -87,6 +87,15 @@ def one_key(record: Mapping, keys: tuple[str, ...], what: str) -> object:
     raise RecordProblem(f"has no {what} ({' or '.join(keys)}; its keys: {names[:200]})", f"give every record its {what}")
 
 
+def json_value(text: str | bytes, check_keys: bool = True) -> object:
+    """json.loads, with a repeated key refused (no_repeated_keys) and a value nested past Python's
+    recursion limit a json.JSONDecodeError like any other bad JSON, not a RecursionError."""
+    try:
+        return json.loads(text, object_pairs_hook=no_repeated_keys if check_keys else None)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text if isinstance(text, str) else "", 0) from None
+
+
 def no_repeated_keys(pairs: list[tuple[str, object]]) -> dict:
     """json's object_pairs_hook: the object as a dict; RecordProblem if a key repeats (json would keep
     the last silently: a repeated document would vanish)."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.formats import JSONL, TREC_TOPICS, detect_format
-from ndcg_report.inputs.records import RecordProblem, identifier, no_repeated_keys
+from ndcg_report.inputs.records import RecordProblem, identifier, json_value
 from ndcg_report.inputs.text_files import (
     GZIP_ERRORS, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_pieces, read_prefix,
 )
@@ -89,7 +89,7 @@ def _beir_topics(path: Path) -> Iterator[tuple[int, str, str]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line, object_pairs_hook=no_repeated_keys)
+            record = json_value(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, number, f"not valid JSON ({exc.msg} at column {exc.colno})", f"give {_BEIR}") from None
         except RecordProblem as exc:
