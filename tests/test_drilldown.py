@@ -284,3 +284,24 @@ def test_rank_overlap_equals_a_set_by_set_reference(monkeypatch_module, first, s
             assert math.isnan(value)
         else:
             assert value == pytest.approx(reference_rbo(*lists, depth), abs=1e-12)
+
+
+def test_a_docs_file_that_reads_as_no_document_is_refused_before_any_kernel(tmp_path):
+    # found this stop: a TREC qrels file given as --docs built a report whose blocks had no text
+    from ndcg_report.inputs.documents import document_texts
+
+    blank = tmp_path / "blank.tsv"
+    blank.write_text("\n\n")
+    cases = [(SMALL / "qrels.txt", f"{SMALL / 'qrels.txt'}:1: neither a JSON object nor docid<TAB>text"),
+             (tmp_path, f"{tmp_path}: a folder, not a file"), (blank, f"{blank}: no document in its first MiB")]
+    for docs, message in cases:
+        result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels",
+                     SMALL / "qrels.txt", "--docs", docs, "--out", tmp_path / "out")
+        assert result.returncode == 2 and result.stderr == f"ndcg-report: error: {message}; " + (
+            "check the docs path\n" if docs == tmp_path else
+            'give a BEIR corpus.jsonl ({"_id", "title", "text"} per line) or docid<TAB>text lines\n'), result.stderr
+        assert not (tmp_path / "out").exists()
+    repeated = tmp_path / "repeated.tsv"
+    repeated.write_text("d1\tfirst\nd2\tother\nd1\tsecond\n")
+    assert document_texts(repeated, {"d1"}) == {"d1": "first"}
+    assert document_texts(repeated, {"d1", "d2", "d3"}) == {"d1": "first", "d2": "other"}

@@ -12,9 +12,31 @@ from pathlib import Path
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.records import json_value
+from ndcg_report.inputs.text_files import GZIP_ERRORS
 
 MAX_TEXT = 400  # characters kept per document: the report shows a snippet
 _JSON_ID = re.compile(rb'"_id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
+def check_documents_file(path: Path) -> Path:
+    """path, if the first line in its first MiB with anything on it reads as a document (a JSON object,
+    or docid<TAB>text); else InputError naming that line. The rest is read, for the documents a report
+    shows, by document_texts."""
+    try:
+        with open_maybe_gzip(path) as handle:
+            prefix = handle.read(1 << 20)
+    except (OSError, *GZIP_ERRORS) as exc:
+        raise InputError(path, None, f"cannot be read ({getattr(exc, 'strerror', None) or exc})",
+                         "check the docs path") from None
+    for number, raw in enumerate(prefix.split(b"\n"), start=1):
+        line = raw.rstrip(b"\r").lstrip(b"\xef\xbb\xbf")
+        if line.strip():
+            if line.lstrip().startswith(b"{") or b"\t" in line:
+                return path
+            raise InputError(path, number, "neither a JSON object nor docid<TAB>text",
+                             'give a BEIR corpus.jsonl ({"_id", "title", "text"} per line) or docid<TAB>text lines')
+    raise InputError(path, None, "no document in its first MiB",
+                     'give a BEIR corpus.jsonl ({"_id", "title", "text"} per line) or docid<TAB>text lines')
 
 
 def document_texts(path: str | Path, wanted: Collection[str], max_chars: int = MAX_TEXT) -> dict[str, str]:
@@ -40,7 +62,7 @@ def document_texts(path: str | Path, wanted: Collection[str], max_chars: int = M
                     json_lines = line.lstrip(b"\xef\xbb\xbf").lstrip().startswith(b"{")
                 docid, text = (_json_document(path, number, line, wanted) if json_lines
                                else _tsv_document(path, number, line, wanted))
-                if docid is not None:
+                if docid is not None and docid not in found:  # a repeated id: its first text
                     found[docid] = text[:max_chars]
                     if len(found) == len(wanted):
                         break

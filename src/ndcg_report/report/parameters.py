@@ -88,9 +88,17 @@ def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool =
     path = Path(os.path.abspath(path))  # absolute, with a link's own name (the report shows the name given)
     path = source_path(path)  # a process substitution <(...) read once into a copy; a named pipe refused
     if not (path.is_file() or (folder_ok and path.is_dir())):
-        what = "no such file or folder" if folder_ok and not path.exists() else "no such file"
+        what = ("a folder, not a file" if path.is_dir() else
+                "no such file or folder" if folder_ok else "no such file")
         raise InputError(path, None, what, f"check the {name} path")
     return path
+
+
+def _documents_file(path: Path | None) -> Path | None:
+    """The --docs file, if its first line reads as a document (inputs.documents.check_documents_file)."""
+    from ndcg_report.inputs.documents import check_documents_file
+
+    return None if path is None else check_documents_file(path)
 
 
 def validate_parameters(
@@ -157,7 +165,7 @@ def validate_parameters(
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
         cutoffs=cutoffs, measures=asked.measures, rel_level=asked.rel_level,
         headline=choose_headline(headline or None, preset, asked.measures), preset=preset, judged_only=judged_only,
-        docs=resolve_path(docs, "docs", required=False), drilldown=drilldown, rank_depth=drilldown_depth,
+        docs=_documents_file(resolve_path(docs, "docs", required=False)), drilldown=drilldown, rank_depth=drilldown_depth,
         gain=check_choice("gain", gain, GAINS),
         missing=check_choice("missing", missing, MISSING_POLICIES),
         no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES),
