@@ -122,6 +122,7 @@ def test_python_shapes_of_pytrec_eval_ranx_and_ir_measures():
     ({"q1": [None]}, r"query 'q1': item 1 of the ranked list: docid is null"),
     ({"": {"d1": 1}}, r"qid is empty"),
     ({"q1": {}}, r"no documents in any query"),
+    ({"q1": {"d1": 10**400}}, r"query 'q1' document 'd1': score is an integer too large for a float"),
 ])
 def test_python_data_errors_name_the_query_and_document(run, message):
     with pytest.raises(ParameterError, match=message):
@@ -209,6 +210,13 @@ BAD = [
     ("q.json", "[" * 100_000 + "]" * 100_000, "qrels", r"q.json:1: not valid JSON \(nested too deeply"),
     ("r.jsonl", '{"qid": "q1", "retrieved": ' + "[" * 100_000 + "]" * 100_000 + "}\n", "run",
      r"r.jsonl:1: not valid JSON \(nested too deeply"),
+    # integers past a float, or past the digits Python converts: bad input, not an internal error (this stop)
+    ("q.json", '{"q1": {"d1": 1' + "0" * 400 + "}}", "qrels",
+     r"q.json:1: query 'q1', document 'd1': relevance label is an integer too large for a float"),
+    ("r.jsonl", '{"qid": "q1", "docid": "d1", "score": 1' + "0" * 400 + "}\n", "run",
+     r"r.jsonl:1: score is an integer too large for a float"),
+    ("r.jsonl", '{"qid": "q1", "docid": "d1", "score": 1' + "0" * 5000 + "}\n", "run",
+     r"r.jsonl:1: not valid JSON \(a number of more than 4,300 digits"),
 ]
 
 

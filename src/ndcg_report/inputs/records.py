@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping
 from numbers import Integral, Real
 
@@ -70,7 +71,11 @@ def number(value: object, kind: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
         what = kind_of(value) if value is None or isinstance(value, (Mapping, list, tuple)) else f"{kind_of(value)} ({shown(value)})"
         raise RecordProblem(f"{name} is {what}, not a number", f"give every {name} as a number")
-    result = float(value)
+    try:
+        result = float(value)
+    except OverflowError:  # an integer past the largest float (JSON and Python ints have no bound)
+        raise RecordProblem(f"{name} is an integer too large for a float (over 1e308)",
+                            f"give every {name} as a finite number") from None
     if not math.isfinite(result):
         raise RecordProblem(f"{name} is {result} (NaN or infinite)", f"give every {name} as a finite number")
     return result
@@ -88,12 +93,18 @@ def one_key(record: Mapping, keys: tuple[str, ...], what: str) -> object:
 
 
 def json_value(text: str | bytes, check_keys: bool = True) -> object:
-    """json.loads, with a repeated key refused (no_repeated_keys) and a value nested past Python's
-    recursion limit a json.JSONDecodeError like any other bad JSON, not a RecursionError."""
+    """json.loads, with a repeated key refused (no_repeated_keys); a value nested past Python's recursion
+    limit or an integer of more digits than Python converts is a json.JSONDecodeError like any other
+    bad JSON."""
     try:
         return json.loads(text, object_pairs_hook=no_repeated_keys if check_keys else None)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", text if isinstance(text, str) else "", 0) from None
+    except (json.JSONDecodeError, RecordProblem):
+        raise
+    except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise json.JSONDecodeError(f"a number of more than {sys.get_int_max_str_digits():,} digits",
+                                   text if isinstance(text, str) else "", 0) from None
 
 
 def no_repeated_keys(pairs: list[tuple[str, object]]) -> dict:
