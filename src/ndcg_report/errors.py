@@ -49,10 +49,11 @@ class ParameterError(ValueError):
     unknown measure, a cut-off out of range, a bad row of a table or dict); the command line
     prints its message as one line and exits with code 2.
 
-    Parameters
+    Attributes
     ----------
-    message
-        One line naming the option or value, what is wrong and what to do.
+    args
+        A one-item tuple, the message: one line naming the option or value, what is wrong and
+        what to do (`str(error)`).
 
     Examples
     --------

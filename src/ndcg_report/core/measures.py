@@ -30,7 +30,7 @@ class Measure(NamedTuple):
 
     The key `(measure, k)` of every table; `measures=` takes it wherever it takes a name.
 
-    Parameters
+    Attributes
     ----------
     measure
         The measure's name in ir_measures' spelling: `nDCG`, `P`, `R`, `AP`, `RR`, `Rprec`,
