@@ -42,8 +42,12 @@ class QueryCounts:
 
     Parameters
     ----------
-    in_run, in_qrels, in_both
-        Queries in the run, in the qrels, in both.
+    in_run
+        Queries in the run.
+    in_qrels
+        Queries in the qrels.
+    in_both
+        Queries in both.
     missing
         In the qrels with something relevant (label > 0), not in the run.
     no_relevant
@@ -87,17 +91,40 @@ class Evaluation:
 
     Parameters
     ----------
-    qids, num_ret, num_rel, num_rel_graded, in_run
-        Per query: its id, documents retrieved, judged relevant at the relevance level, judged with
-        a positive label, whether the run has it.
-    measures, values, averaged
-        The measures (columns) and, per query and measure, the value and whether it is averaged.
-    dcg, idcg, depths, judged
-        DCG and IDCG per query and nDCG measure; the judged@k depths and their shares.
+    qids
+        The qrels queries (rows), in trec_eval's qid order.
+    num_ret
+        Per query: documents retrieved.
+    num_rel
+        Per query: documents judged relevant at the relevance level (trec_eval's num_rel).
+    num_rel_graded
+        Per query: documents judged with a positive label (gain > 0).
+    in_run
+        Per query: whether the run has it.
+    measures
+        The measures, one per column of `values`.
+    values
+        Per query and measure: the value.
+    averaged
+        Per query and measure: whether the value enters the mean.
+    dcg
+        Per query and nDCG measure (`ndcg_columns`): DCG@k.
+    idcg
+        Per query and nDCG measure: IDCG@k.
+    depths
+        The cut-offs of `judged` (None: all retrieved).
+    judged
+        Per query and depth: the share of the top k that has a label.
     counts
         How many queries of each kind (`QueryCounts`).
-    gain, missing, no_relevant, rel_level
-        The options it was computed with.
+    gain
+        The gain it was computed with (`linear` or `exponential`).
+    missing
+        The `missing` policy it was computed with.
+    no_relevant
+        The `no_relevant` policy it was computed with.
+    rel_level
+        The relevance level of the binary measures.
     tied_lines
         Run lines whose score ties another line's in the same query.
 
@@ -320,8 +347,8 @@ def evaluate(
         trec_eval or ir_measures names (`"nDCG@10 AP R@1000"`, `["ndcg_cut.10", "map"]`), `Measure`
         objects or ir_measures measure objects; None: nDCG at `cutoffs`.
     rel_level
-        A label >= it is relevant to the binary measures (default 1, trec_eval's `-l`; any number
-        >= 0).
+        A label at or above it is relevant to the binary measures (default 1, trec_eval's `-l`;
+        any number >= 0).
 
     Returns
     -------

@@ -67,18 +67,36 @@ class Experiment(ExperimentFigures):
 
     Parameters
     ----------
-    names, baseline_name
-        The systems under test, in the order given, and the baseline.
+    names
+        The systems under test, in the order given.
+    baseline_name
+        The baseline's name.
     evaluations
         Every system's `Evaluation`, then the baseline's.
-    runs, qrels, topics
-        What was read (for tags, paths and retrieval depth) and the query text.
+    runs
+        What was read, for tags, paths and retrieval depth.
+    qrels
+        The judgements as read.
     comparisons
         Index (system, measure, k): the paired statistics against the baseline.
-    seed, n_resamples, confidence, alpha, large_n
-        The statistics' settings (see `compare_runs`).
-    headline, preset, rank_depth
-        The headline measure, the preset the measures came from and the top k of the rankings.
+    topics
+        The query text by qid, if given.
+    seed
+        The seed of the resampling statistics.
+    n_resamples
+        Resamples of each Monte Carlo statistic.
+    confidence
+        The confidence of the intervals.
+    alpha
+        The significance level of the verdicts and the letters.
+    headline
+        The measure of the verdicts, the pairwise test and the figures.
+    preset
+        The preset the measures came from, if any.
+    rank_depth
+        The top k of the drill-downs, the unjudged pool and the rank overlap.
+    large_n
+        Above this many paired queries, the resampling statistics use their limits where accurate.
 
     Examples
     --------
@@ -404,10 +422,16 @@ def compare_runs(
         The judgements, in any form `evaluate` takes.
     baseline
         The baseline run, named `baseline_name`, else the same way, else `baseline`.
-    cutoffs, measures, rel_level, preset
-        The measures, chosen as for `evaluate` (default nDCG at 1,3,5,10,20,100,1000); `preset` is
-        `trec-dl`, `msmarco`, `beir` or `rag` (measures and relevance level; `measures` adds to
-        it, `rel_level` overrides its level).
+    cutoffs
+        As for `evaluate`: without `measures` or `preset`, nDCG at these cut-offs (default
+        1,3,5,10,20,100,1000).
+    measures
+        As for `evaluate`; with `preset`, added to its measures.
+    rel_level
+        As for `evaluate`; with `preset`, it overrides the preset's level.
+    preset
+        A published measure set with its relevance level and headline: `trec-dl`, `msmarco`,
+        `beir` or `rag`.
     headline
         The measure of the verdicts, the pairwise test and the figures (default: the preset's,
         else nDCG@10 if computed, else the first measure that is not a count).
@@ -415,7 +439,11 @@ def compare_runs(
         Add beside each nDCG measure its judged-only twin (`nDCG_judged`).
     rank_depth
         The top k of the rankings, the unjudged pool and the rank overlap (default 10).
-    gain, missing, no_relevant
+    gain
+        As for `evaluate`.
+    missing
+        As for `evaluate`.
+    no_relevant
         As for `evaluate`.
     seed
         Seed of the bootstrap, randomization and Tukey HSD resampling (default 42).
@@ -423,9 +451,12 @@ def compare_runs(
         The baseline's display name.
     topics
         Query text by qid, as `read_topics` returns it; labels the per-query tables.
-    n_resamples, confidence, alpha
-        Resamples of each Monte Carlo statistic (10,000), the confidence of the intervals (0.95)
-        and the significance level of the verdicts and letters (0.05).
+    n_resamples
+        Resamples of each Monte Carlo statistic (default 10,000).
+    confidence
+        The confidence of the intervals (default 0.95).
+    alpha
+        The significance level of the verdicts and the letters (default 0.05).
     large_n
         Over more than this many paired queries (5,000), the resampling statistics use their
         large-sample limits where those are accurate (stats.resampling, stats.tukey_hsd).
