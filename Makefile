@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: report test bench clean
+.PHONY: report test docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ report: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The documentation site into site/ (open site/index.html: nothing is fetched from the network)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
+
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/run_benchmark.py
@@ -27,4 +31,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/scale_benchmark.py
 
 clean:
-	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/demo-rag reports/nightly build src/*.egg-info .pytest_cache .hypothesis benchmarks/data-scale
+	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/demo-rag reports/nightly build site src/*.egg-info .pytest_cache .hypothesis benchmarks/data-scale

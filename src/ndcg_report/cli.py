@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     batch = commands.add_parser(
         "batch", help="build every report of a YAML config, with index.html and history (exit 3: root busy)")
-    batch.add_argument("config", help="YAML config listing the reports (see the README, 'Scheduled builds')")
+    batch.add_argument("config", help="YAML config listing the reports (see docs/scheduled-builds.md)")
     batch.add_argument("-j", "--jobs", type=int, default=None,
                        help="reports built at once, each in its own process (default 1, at most the CPU count); "
                             "with --dask, default: the cluster's worker threads")

@@ -26,7 +26,25 @@ Kind = Literal["graded", "binary", "count"]
 
 
 class Measure(NamedTuple):
-    """One measure at one cut-off: `Measure("nDCG", 10)` is nDCG@10; k None is the whole ranking."""
+    """One measure at one cut-off: `Measure("nDCG", 10)` is nDCG@10; k None is the whole ranking.
+
+    The key `(measure, k)` of every table; `measures=` takes it wherever it takes a name.
+
+    Attributes
+    ----------
+    measure
+        The measure's name in ir_measures' spelling: `nDCG`, `P`, `R`, `AP`, `RR`, `Rprec`,
+        `Success`, `NumRet`, `NumRel`, `NumRelRet`, `nDCG_judged`.
+    k
+        The cut-off, an integer >= 1; None for the whole ranking.
+
+    Examples
+    --------
+    >>> Measure("nDCG", 10).label
+    'nDCG@10'
+    >>> Measure("AP")
+    Measure(measure='AP', k=None)
+    """
 
     measure: str
     k: int | None = None
@@ -131,7 +149,31 @@ class MeasureSet:
 
 
 def parse_cutoffs(value: str | int | Iterable) -> tuple[int | str, ...]:
-    """Parse '1,3,10,all' (or a list) into sorted unique cut-offs, `all` last; 1 <= k <= MAX_CUTOFF."""
+    """Parse '1,3,10,all' (or a list) into sorted unique cut-offs, `all` last; 1 <= k <= MAX_CUTOFF.
+
+    Parameters
+    ----------
+    value
+        Cut-offs as text separated by commas, one integer, or a list of integers and `"all"`
+        (no cut-off). Each k is a whole number from 1 to 1,000,000,000.
+
+    Returns
+    -------
+    tuple
+        The cut-offs, sorted and without repeats, `"all"` last.
+
+    Raises
+    ------
+    ParameterError
+        A cut-off that is not a whole number in range, or none at all.
+
+    Examples
+    --------
+    >>> parse_cutoffs("10,1,all,3,10")
+    (1, 3, 10, 'all')
+    >>> parse_cutoffs([100, 5])
+    (5, 100)
+    """
     items = value.split(",") if isinstance(value, str) else [value] if isinstance(value, int) else list(value)
     cutoffs: set[int] = set()
     has_all = False

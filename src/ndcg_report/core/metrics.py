@@ -38,7 +38,35 @@ NO_RELEVANT_POLICIES = ("skip", "zero")
 
 @dataclass(frozen=True)
 class QueryCounts:
-    """How many queries of each kind the evaluation saw."""
+    """How many queries of each kind the evaluation saw (`Evaluation.counts`).
+
+    Parameters
+    ----------
+    in_run
+        Queries in the run.
+    in_qrels
+        Queries in the qrels.
+    in_both
+        Queries in both.
+    missing
+        In the qrels with something relevant (label > 0), not in the run.
+    no_relevant
+        In the qrels with nothing relevant (IDCG = 0).
+    run_only
+        In the run, not in the qrels: ignored.
+    averaged
+        Averaged in at least one measure.
+    below_level
+        In the qrels with no label >= the relevance level (the binary measures' "nothing relevant").
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> counts = evaluate("monot5.txt", "qrels.txt").counts
+    >>> counts.in_qrels, counts.missing, counts.run_only
+    (8, 0, 0)
+    """
 
     in_run: int
     in_qrels: int
@@ -52,11 +80,65 @@ class QueryCounts:
 
 @dataclass(frozen=True, eq=False)
 class Evaluation:
-    """Every measure of one run: arrays per qrels query (rows, in trec_eval's qid order) and measure
-    (columns, `measures`). `values[q, j]` is the value of measures[j] for query q; `averaged[q, j]`
-    says whether it enters the mean (see `evaluate` for which queries do). dcg and idcg have one
-    column per nDCG measure (ndcg_columns), judged one per cut-off in `depths` (share of the top k
-    with a label; None: of all retrieved). `per_query` and `summary` give the same as DataFrames.
+    """Every measure of one run, as `evaluate` returns it.
+
+    Arrays per qrels query (rows, in trec_eval's qid order) and measure (columns, `measures`).
+    `values[q, j]` is the value of measures[j] for query q; `averaged[q, j]` says whether it enters
+    the mean (see `evaluate` for which queries do). dcg and idcg have one column per nDCG measure
+    (ndcg_columns), judged one per cut-off in `depths` (share of the top k with a label; None: of
+    all retrieved). `per_query` and `summary` give the same as DataFrames. Made by `evaluate`, not
+    by hand.
+
+    Parameters
+    ----------
+    qids
+        The qrels queries (rows), in trec_eval's qid order.
+    num_ret
+        Per query: documents retrieved.
+    num_rel
+        Per query: documents judged relevant at the relevance level (trec_eval's num_rel).
+    num_rel_graded
+        Per query: documents judged with a positive label (gain > 0).
+    in_run
+        Per query: whether the run has it.
+    measures
+        The measures, one per column of `values`.
+    values
+        Per query and measure: the value.
+    averaged
+        Per query and measure: whether the value enters the mean.
+    dcg
+        Per query and nDCG measure (`ndcg_columns`): DCG@k.
+    idcg
+        Per query and nDCG measure: IDCG@k.
+    depths
+        The cut-offs of `judged` (None: all retrieved).
+    judged
+        Per query and depth: the share of the top k that has a label.
+    counts
+        How many queries of each kind (`QueryCounts`).
+    gain
+        The gain it was computed with (`linear` or `exponential`).
+    missing
+        The `missing` policy it was computed with.
+    no_relevant
+        The `no_relevant` policy it was computed with.
+    rel_level
+        The relevance level of the binary measures.
+    tied_lines
+        Run lines whose score ties another line's in the same query.
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> result = evaluate("monot5.txt", "qrels.txt", cutoffs="10,all")
+    >>> result.labels
+    ['nDCG@10', 'nDCG']
+    >>> int(result.summary.loc[("nDCG", 10), "n"])
+    8
+    >>> result.table("nDCG@10").shape
+    (8, 1)
     """
 
     qids: np.ndarray
@@ -238,14 +320,57 @@ def evaluate(
 ) -> Evaluation:
     """Every measure of `run` (qid, docid, score) against `qrels` (qid, docid, rel).
 
-    measures: trec_eval or ir_measures names (see core.measures.resolve_measures); None: nDCG at
-    `cutoffs` (default 1,3,5,10,20,100,1000). rel_level: a label >= it is relevant to the binary
-    measures (default 1, trec_eval's -l). Which queries are averaged, per measure: a query in the
-    qrels missing from the run scores 0 (missing="zero", trec_eval -c) or is left out ("skip"); a
-    query with nothing relevant (IDCG = 0 for nDCG; no label >= rel_level for the binary measures)
-    is left out (no_relevant="skip") or scores 0 ("zero", trec_eval); counts are always averaged.
-    Takes paths (read and checked), what read_run / read_qrels return, or tables (pyarrow or
-    pandas) with those columns; PyTerrier's `docno` and `label` names are accepted too.
+    Parameters
+    ----------
+    run
+        The run: a path (read and checked as `read_run` does), what `read_run` returns, a pyarrow
+        Table or pandas DataFrame with `qid`, `docid` (or PyTerrier's `docno`) and `score`, a
+        pytrec_eval/ranx dict `{qid: {docid: score}}`, a ranked `{qid: [docid, ...]}`, a ranx `Run`
+        or a list of ir_measures `ScoredDoc`.
+    qrels
+        The judgements, in the same forms: `rel` (or PyTerrier's `label`) as the label column,
+        `{qid: {docid: label}}`, a ranx `Qrels` or a list of ir_measures `Qrel`.
+    cutoffs
+        Without `measures`: the cut-offs of nDCG, `"1,10,all"` or a list (default
+        1,3,5,10,20,100,1000; `all` is no cut-off). With `measures`: the cut-offs of a trec_eval
+        family named without one (`P`, `recall`).
+    gain
+        `"linear"` (trec_eval's, the label) or `"exponential"` (`2**rel - 1`).
+    missing
+        A query in the qrels with something relevant that the run lacks scores 0 (`"zero"`,
+        trec_eval's `-c`) or is left out (`"skip"`).
+    no_relevant
+        A query with nothing relevant (IDCG = 0 for nDCG; no label >= `rel_level` for the binary
+        measures) is left out (`"skip"`) or scores 0 (`"zero"`, trec_eval's). The counts are
+        always averaged.
+    measures
+        trec_eval or ir_measures names (`"nDCG@10 AP R@1000"`, `["ndcg_cut.10", "map"]`), `Measure`
+        objects or ir_measures measure objects; None: nDCG at `cutoffs`.
+    rel_level
+        A label at or above it is relevant to the binary measures (default 1, trec_eval's `-l`;
+        any number >= 0).
+
+    Returns
+    -------
+    Evaluation
+        Every measure of every qrels query, with its `summary` and `per_query` tables.
+
+    Raises
+    ------
+    InputError
+        A file that is not a valid run or qrels (naming the file and line).
+    ParameterError
+        A bad option value, or a bad value in a table or dict (naming the query and document).
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> result = evaluate("monot5.txt", "qrels.txt", measures="nDCG@10 AP", rel_level=2)
+    >>> round(result.mean("nDCG@10"), 4), round(result.mean("AP"), 4)
+    (0.6003, 0.2006)
+    >>> result.counts.averaged
+    8
     """
     asked = resolve_measures(measures, cutoffs, rel_level)
     check_choice("gain", gain, GAINS)

@@ -94,7 +94,34 @@ class Qrels:
 
 def read_run(path: str | Path) -> Run:
     """Read a run in any accepted format (TREC `qid Q0 docid rank score tag` text, JSON, JSON lines,
-    plain or gzip; a Parquet file or folder); raise InputError if bad."""
+    plain or gzip; a Parquet file or folder); raise InputError if bad.
+
+    Parameters
+    ----------
+    path
+        The run's file (or Parquet folder); its format is told by its extension and confirmed by
+        its content.
+
+    Returns
+    -------
+    Run
+        The checked run: `table` (a pyarrow Table with `qid`, `docid`, `score`), `tag` (the last
+        column of TREC text) and `path`. `evaluate` and `compare_runs` take it as it is and reuse
+        its (query, docid) index.
+
+    Raises
+    ------
+    InputError
+        A problem in the file, naming the file, the line and the fix.
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> run = read_run("monot5.txt")
+    >>> run.table.num_rows, run.table.column_names, run.tag
+    (800, ['qid', 'docid', 'score'], 'pyterrier')
+    """
     with _io_errors_as_input_errors(path), _named_as(path) as readable:
         return _read_run(readable)
 
@@ -121,7 +148,32 @@ def _read_run(path: Path) -> Run:
 
 def read_qrels(path: str | Path) -> Qrels:
     """Read qrels in any accepted format (TREC `qid iter docid rel` text, BEIR TSV, JSON, JSON lines,
-    plain or gzip; a Parquet file or folder); raise InputError if bad."""
+    plain or gzip; a Parquet file or folder); raise InputError if bad.
+
+    Parameters
+    ----------
+    path
+        The qrels file (or Parquet folder); its format is told by its extension and confirmed by
+        its content.
+
+    Returns
+    -------
+    Qrels
+        The checked judgements: `table` (a pyarrow Table with `qid`, `docid`, `rel`) and `path`.
+
+    Raises
+    ------
+    InputError
+        A problem in the file, naming the file, the line and the fix.
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> qrels = read_qrels("qrels.txt")
+    >>> qrels.table.num_rows, qrels.table.column_names
+    (1749, ['qid', 'docid', 'rel'])
+    """
     with _io_errors_as_input_errors(path), _named_as(path) as readable:
         return _read_qrels(readable)
 
@@ -181,7 +233,33 @@ def _read_parquet_indexed(path: Path, value_column: str, kind: str) -> tuple[pa.
 
 def read_topics(path: str | Path) -> "pd.Series":
     """Read topics (`qid<TAB>text` lines, BEIR queries.jsonl or a TREC topic file, plain or gzip);
-    return query text indexed by qid (strings)."""
+    return query text indexed by qid (strings).
+
+    Parameters
+    ----------
+    path
+        The topics file: `qid<TAB>text` lines, BEIR `queries.jsonl` or a TREC topic file (the
+        number from `<num>`, the text from `<title>`).
+
+    Returns
+    -------
+    pandas.Series
+        The query text (named `query`) indexed by qid (named `qid`), as `compare_runs(topics=...)`
+        takes it.
+
+    Raises
+    ------
+    InputError
+        A problem in the file, naming the file, the line and the fix.
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> topics = read_topics("topics.txt")
+    >>> topics["1037798"]
+    'who is robert gray'
+    """
     with _io_errors_as_input_errors(path), _named_as(path) as readable:
         _format(readable, "topics")
         return read_topics_file(readable)

@@ -63,6 +63,52 @@ class Experiment(ExperimentFigures):
     (systems x measures), `summary` and `comparisons` (index (system, measure, k)), `per_query` (one
     row per system, query and measure), `pairwise.pvalues`. Each `plot_*` method returns a matplotlib
     Figure of the headline measure (or the one named). In Jupyter the object shows its leaderboard.
+    Made by `compare_runs`, not by hand.
+
+    Parameters
+    ----------
+    names
+        The systems under test, in the order given.
+    baseline_name
+        The baseline's name.
+    evaluations
+        Every system's `Evaluation`, then the baseline's.
+    runs
+        What was read, for tags, paths and retrieval depth.
+    qrels
+        The judgements as read.
+    comparisons
+        Index (system, measure, k): the paired statistics against the baseline.
+    topics
+        The query text by qid, if given.
+    seed
+        The seed of the resampling statistics.
+    n_resamples
+        Resamples of each Monte Carlo statistic.
+    confidence
+        The confidence of the intervals.
+    alpha
+        The significance level of the verdicts and the letters.
+    headline
+        The measure of the verdicts, the pairwise test and the figures.
+    preset
+        The preset the measures came from, if any.
+    rank_depth
+        The top k of the drill-downs, the unjudged pool and the rank overlap.
+    large_n
+        Above this many paired queries, the resampling statistics use their limits where accurate.
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> experiment = compare_runs({"monoT5": "monot5.txt"}, "qrels.txt", baseline="bm25.txt",
+    ...                           baseline_name="BM25", measures="nDCG@10 AP", rel_level=2)
+    >>> list(experiment.leaderboard.index)
+    ['monoT5', 'BM25']
+    >>> experiment.scores().shape
+    (8, 2)
+    >>> figure = experiment.plot_distribution()
     """
 
     names: tuple[str, ...]  # the systems under test, in the order given
@@ -361,19 +407,85 @@ def compare_runs(
 ) -> Experiment:
     """Evaluate every run and the baseline on qrels and compare each run with the baseline.
 
-    runs maps display names to runs (paths, what read_run returned, pyarrow Tables or pandas
-    DataFrames with qid, docid or docno, score), or is a list of runs or of (name, run) pairs
-    (a run without a name, or named '', is named by its file name without `.gz`, `.txt`, `.run`,
-    ..., a table by its run tag), or a single run. The baseline is named baseline_name, else the
-    same way, else 'baseline'; two systems with one name are a ParameterError. measures, cutoffs,
-    rel_level and preset choose the measures as for evaluate (core.presets.measure_set; default nDCG
-    at 1,3,5,10,20,100,1000), judged_only adds beside each nDCG measure its judged-only twin; headline
-    is the measure of the verdicts, the pairwise test and the figures (default: the preset's, else
-    nDCG@10 if computed, else the first measure that is not a count). rank_depth is the top k of the
-    rankings, the unjudged pool and the rank overlap. topics (query text by qid, as read_topics
-    returns) labels the per-query tables. Over more than large_n paired queries, the resampling
-    statistics use their large-sample limits where those are accurate (stats.resampling,
-    stats.tukey_hsd).
+    Everything a report shows (the report's notebook calls exactly this).
+
+    Parameters
+    ----------
+    runs
+        The systems under test: a mapping of display names to runs, a list of runs or of
+        `(name, run)` pairs, or a single run. A run is a path, what `read_run` returned, a pyarrow
+        Table or pandas DataFrame with `qid`, `docid` (or `docno`) and `score`, or any other form
+        `evaluate` takes. A run without a name, or named `""`, is named by its file name without
+        `.gz`, `.txt`, `.run`, ... (a table by its run tag); two systems with one name are a
+        ParameterError.
+    qrels
+        The judgements, in any form `evaluate` takes.
+    baseline
+        The baseline run, named `baseline_name`, else the same way, else `baseline`.
+    cutoffs
+        As for `evaluate`: without `measures` or `preset`, nDCG at these cut-offs (default
+        1,3,5,10,20,100,1000).
+    measures
+        As for `evaluate`; with `preset`, added to its measures.
+    rel_level
+        As for `evaluate`; with `preset`, it overrides the preset's level.
+    preset
+        A published measure set with its relevance level and headline: `trec-dl`, `msmarco`,
+        `beir` or `rag`.
+    headline
+        The measure of the verdicts, the pairwise test and the figures (default: the preset's,
+        else nDCG@10 if computed, else the first measure that is not a count).
+    judged_only
+        Add beside each nDCG measure its judged-only twin (`nDCG_judged`).
+    rank_depth
+        The top k of the rankings, the unjudged pool and the rank overlap (default 10).
+    gain
+        As for `evaluate`.
+    missing
+        As for `evaluate`.
+    no_relevant
+        As for `evaluate`.
+    seed
+        Seed of the bootstrap, randomization and Tukey HSD resampling (default 42).
+    baseline_name
+        The baseline's display name.
+    topics
+        Query text by qid, as `read_topics` returns it; labels the per-query tables.
+    n_resamples
+        Resamples of each Monte Carlo statistic (default 10,000).
+    confidence
+        The confidence of the intervals (default 0.95).
+    alpha
+        The significance level of the verdicts and the letters (default 0.05).
+    large_n
+        Over more than this many paired queries (5,000), the resampling statistics use their
+        large-sample limits where those are accurate (stats.resampling, stats.tukey_hsd).
+
+    Returns
+    -------
+    Experiment
+        The evaluations, the comparisons with the baseline and the pairwise test.
+
+    Raises
+    ------
+    InputError
+        A bad input file.
+    ParameterError
+        A bad value: an unknown measure or preset, a headline not computed, two systems with one
+        name, the same file given twice, a run named like the baseline.
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> experiment = compare_runs({"monoT5": "monot5.txt"}, "qrels.txt", baseline="bm25.txt",
+    ...                           baseline_name="BM25", preset="trec-dl")
+    >>> experiment.systems
+    ('monoT5', 'BM25')
+    >>> str(experiment.headline.label)
+    'nDCG@10'
+    >>> round(float(experiment.leaderboard.loc["monoT5", ("nDCG", 10)]), 4)
+    0.6003
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")

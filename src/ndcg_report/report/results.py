@@ -156,7 +156,7 @@ def statistics_note(experiment: Experiment) -> str:
             "wherever that is accurate to well within the Monte Carlo error of "
             f"{experiment.n_resamples:,} resamples: here {', '.join(counts[:2])} and {counts[2]}"
             f" (the normal limit of the bootstrap){tukey}; any other is Monte Carlo over the queries that can "
-            "move it (see the README, 'Statistics over many queries').")
+            "move it (see the documentation: docs/statistics.md, 'Statistics over many queries').")
 
 
 # --- comparison tables -------------------------------------------------------------------------
