@@ -245,6 +245,11 @@ def test_02_an_out_that_is_a_pipe_or_a_device_is_written_into_not_replaced(tmp_p
     assert result.returncode == 0, result.stderr
     assert received and received[0].startswith(b"qid\tdocid" if command == "pool" else b"q1 Q0 ")
     assert fifo.is_fifo()
+    real, link = tmp_path / "real.out", tmp_path / "link.out"  # through a link (as /dev/stdout is): its file
+    real.write_text("old\n")
+    link.symlink_to(real)
+    assert cli(*args, "--out", link, env=env).returncode == 0
+    assert link.is_symlink() and real.read_bytes() == received[0]
     if os.geteuid() != 0:
         return
     full, null = tmp_path / "full", tmp_path / "null"

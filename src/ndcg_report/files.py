@@ -66,7 +66,8 @@ def path_sha256(path: Path) -> str:
 
 
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> Path:
-    """Write text lines to a temp file beside path, fsync, then rename it over path (atomic on POSIX).
+    """Write text lines to a temp file beside path, fsync, then rename it over path (atomic on POSIX;
+    through a link, over the file it leads to).
     A path that is there but not a regular file (a device such as /dev/null, a pipe) is written in
     place: it holds no content to keep, and renaming over it would replace the device itself."""
     lines = iter(lines)
@@ -75,13 +76,13 @@ def write_lines_atomic(path: Path, lines: Iterable[str]) -> Path:
             while batch := list(islice(lines, 8192)):
                 stream.write("".join(batch))
         return path
-    with _temporary_beside(path) as temporary:
+    with _temporary_beside(_through_links(path)) as temporary:
         with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
             while batch := list(islice(lines, 8192)):
                 stream.write("".join(batch))
             stream.flush()
             os.fsync(stream.fileno())
-        os.replace(temporary, path)
+        os.replace(temporary, _through_links(path))
     return path
 
 
@@ -97,10 +98,16 @@ def copy_file_atomic(source: Path, target: Path) -> Path:
         with open(source, "rb") as reading, open(target, "wb") as writing:
             shutil.copyfileobj(reading, writing)
         return target
-    with _temporary_beside(target) as temporary:
+    with _temporary_beside(_through_links(target)) as temporary:
         shutil.copyfile(source, temporary)
-        os.replace(temporary, target)
+        os.replace(temporary, _through_links(target))
     return target
+
+
+def _through_links(path: Path) -> Path:
+    """The file a link (or /dev/stdout, /proc/self/fd/N) leads to: the one to replace, as `>` would
+    write it, rather than the link itself."""
+    return Path(os.path.realpath(path))
 
 
 def not_a_regular_file(path: Path) -> bool:
