@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import signal
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
 TESTS = Path(__file__).parent
+
+# A suite started as a background job of a non-interactive shell (`cmd &` in a script) inherits
+# SIGINT ignored, and the tool rightly leaves an ignored SIGINT alone; the Ctrl-C tests need it as a
+# terminal gives it, so the suite (and every process it starts) gets the default back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
