@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -40,18 +40,18 @@ def raise_interrupted(signum: int, frame: object = None) -> None:
     raise Interrupted(signum)
 
 
-def install() -> dict[int, object]:
-    """Make SIGTERM and SIGHUP stop the command as Ctrl-C does (signals the caller set to be ignored,
-    as nohup does, stay ignored); return the handlers replaced, for restore(). Main thread only;
-    elsewhere nothing changes."""
+def install(handler: Callable[[int, object], object] = raise_interrupted) -> dict[int, object]:
+    """Route the stop signals to handler (default: raise Interrupted, so SIGTERM and SIGHUP stop the
+    command as Ctrl-C does); signals the caller set to be ignored, as nohup does, stay ignored. Return
+    the handlers replaced, for restore(). Main thread only; elsewhere nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         return {}
     previous = {}
     for signum in STOP_SIGNALS:
-        handler = signal.getsignal(signum)
-        if handler is not signal.SIG_IGN:
-            previous[signum] = handler
-            signal.signal(signum, raise_interrupted)
+        replaced = signal.getsignal(signum)
+        if replaced is not signal.SIG_IGN:
+            previous[signum] = replaced
+            signal.signal(signum, handler)
     return previous
 
 
@@ -62,20 +62,21 @@ def restore(previous: dict[int, object]) -> None:
 
 
 @contextmanager
+def handled(handler: Callable[[int, object], object]) -> Iterator[None]:
+    """The stop signals routed to handler while the block runs (install, then restore)."""
+    previous = install(handler)
+    try:
+        yield
+    finally:
+        restore(previous)
+
+
+@contextmanager
 def deferred() -> Iterator[list[int]]:
     """Hold the stop signals while the block runs (a publish is never cut in half): a signal that
     arrives meanwhile is recorded in the yielded list, not acted on; the caller decides. Outside
     the main thread (where Python runs no signal handler) nothing changes."""
     arrived: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
+    with handled(lambda number, frame: arrived.append(number)):
         yield arrived
-        return
-    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
-    for signum, handler in previous.items():
-        if handler is not signal.SIG_IGN:
-            signal.signal(signum, lambda number, frame: arrived.append(number))
-    try:
-        yield arrived
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+

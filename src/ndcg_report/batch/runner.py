@@ -14,13 +14,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,7 +38,7 @@ from ndcg_report.batch.lock import LOCK_NAME, BatchBusy, HeldLock, batch_lock, u
 from ndcg_report.files import folder_problem, write_text_atomic
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
 from ndcg_report.batch.index_page import ReportState, format_number, format_p, format_signed, write_index
-from ndcg_report.interrupts import STOP_SIGNALS, exit_code, signal_name
+from ndcg_report.interrupts import exit_code, handled, signal_name
 from ndcg_report.report.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
 
 if TYPE_CHECKING:
@@ -213,7 +211,8 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
         raise ParameterError(f"-j must be at least 1; got {jobs}")
     started_at, started = utc_now(), time.monotonic()
     batch = Batch(config, jobs=jobs, force=force, log=log, builds=builds)
-    with batch_lock(config.output, config.path) as lock, _stop_on_signals(batch):
+    stop = lambda number, frame: batch.stop(number)  # noqa: E731  Ctrl-C, SIGTERM, SIGHUP: stop the builds, finish the index
+    with batch_lock(config.output, config.path) as lock, handled(stop):
         batch.lock = lock
         if batch.builds.description:
             log(batch.builds.description)
@@ -303,23 +302,6 @@ def refresh_index(config: BatchConfig, log: Log | None = None) -> Path:
         if not batch.write_index(outcomes, f"{line} (Index rewritten {_short(utc_now())}.)"):
             raise OSError(f"could not write {config.output / 'index.html'}")
     return config.output / "index.html"
-
-
-@contextmanager
-def _stop_on_signals(batch: Batch) -> Iterator[None]:
-    """On Ctrl-C, SIGTERM or SIGHUP: stop the running builds, start no new one, and finish the index."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
-    for signum, handler in previous.items():
-        if handler is not signal.SIG_IGN:
-            signal.signal(signum, lambda number, frame: batch.stop(number))
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def _check_output_root(root: Path) -> None:
