@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 _CHUNK = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -66,23 +66,11 @@ def path_sha256(path: Path) -> str:
 
 
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> Path:
-    """Write text lines to a temp file beside path, fsync, then rename it over path (atomic on POSIX;
-    through a link, over the file it leads to).
-    A path that is there but not a regular file (a device such as /dev/null, a pipe) is written in
-    place: it holds no content to keep, and renaming over it would replace the device itself."""
+    """Write text lines (UTF-8) as path's new content, atomically (see _replacing)."""
     lines = iter(lines)
-    if not_a_regular_file(path):
-        with open(path, "w", encoding="utf-8", newline="\n") as stream:
-            while batch := list(islice(lines, 8192)):
-                stream.write("".join(batch))
-        return path
-    with _temporary_beside(_through_links(path)) as temporary:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
-            while batch := list(islice(lines, 8192)):
-                stream.write("".join(batch))
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, _through_links(path))
+    with _replacing(path) as stream:
+        while batch := list(islice(lines, 8192)):
+            stream.write("".join(batch).encode("utf-8"))
     return path
 
 
@@ -92,16 +80,30 @@ def write_text_atomic(path: Path, text: str) -> Path:
 
 
 def copy_file_atomic(source: Path, target: Path) -> Path:
-    """Copy source over target through a temp file and a rename: readers never see half a file. A target
-    that is not a regular file (a device, a pipe) is written in place, as in write_lines_atomic."""
-    if not_a_regular_file(target):
-        with open(source, "rb") as reading, open(target, "wb") as writing:
-            shutil.copyfileobj(reading, writing)
-        return target
-    with _temporary_beside(_through_links(target)) as temporary:
-        shutil.copyfile(source, temporary)
-        os.replace(temporary, _through_links(target))
+    """Copy source over target, atomically (see _replacing): readers never see half a file."""
+    with open(source, "rb") as reading, _replacing(target) as writing:
+        shutil.copyfileobj(reading, writing)
     return target
+
+
+@contextmanager
+def _replacing(path: Path) -> Iterator[BinaryIO]:
+    """A binary stream whose bytes become path's content when the block ends: written to a temp file
+    beside the file path leads to (through links, as `>` would write), fsynced, then renamed over it
+    (atomic on POSIX). A path that is there but not a regular file (a device such as /dev/null, a
+    pipe) is written in place: it holds no content to keep, and renaming over it would replace the
+    device itself."""
+    if not_a_regular_file(path):
+        with open(path, "wb") as stream:
+            yield stream
+        return
+    target = _through_links(path)
+    with _temporary_beside(target) as temporary:
+        with open(temporary, "wb") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
 
 
 def _through_links(path: Path) -> Path:
