@@ -241,6 +241,46 @@ def test_png_is_byte_identical_across_renders_and_carries_no_version(three):
     assert uri.startswith("data:image/png;base64,") and base64.b64decode(uri.split(",", 1)[1]) == first
 
 
+def savefig_png(figure: Figure) -> bytes:
+    """matplotlib's own PNG of figure (savefig drawing it twice), as figure_to_png_bytes promises to equal."""
+    import io
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context(plots._RC):
+        figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def many_queries():
+    """3,000 random queries, 2 systems and a baseline: the binned heatmap, the sampled points, the 2-D histogram."""
+    rng = np.random.default_rng(5)
+    qids = [f"q{i}" for i in range(3_000)]
+    qrels = pd.DataFrame({"qid": qids, "docid": ["d1"] * 3_000, "rel": rng.integers(1, 3, 3_000)})
+
+    def run(seed: int) -> pd.DataFrame:
+        ranks = np.random.default_rng(seed).integers(1, 12, 3_000)
+        rows = [(q, f"d{k}", -float(k)) for q, rank in zip(qids, ranks) for k in {1: [1, 2], 11: [2, 3]}.get(rank, [2, 1])]
+        return pd.DataFrame(rows, columns=["qid", "docid", "score"])
+
+    return compare_runs({"A": run(1), "B": run(2)}, qrels, run(3), cutoffs="1,3", n_resamples=200)
+
+
+@pytest.mark.parametrize("name", ["three", "many_queries"])
+def test_png_bytes_are_savefig_s_own(name, request):
+    """figure_to_png_bytes draws once where savefig draws twice: the bytes must not change for it."""
+    experiment = request.getfixturevalue(name)
+    methods = ("plot_ndcg_by_cutoff", "plot_distribution", "plot_delta_heatmap", "plot_wins_ties_losses",
+               "plot_pairwise", "plot_scatter", "plot_delta_bars", "plot_ecdf")
+    for method in methods:
+        ours = plots.figure_to_png_bytes(getattr(experiment, method)())
+        assert ours == savefig_png(getattr(experiment, method)()), method
+    figure = experiment.plot_delta_heatmap()  # the layout engine is the figure's again afterwards
+    engine = figure.get_layout_engine()
+    plots.figure_to_png_bytes(figure)
+    assert figure.get_layout_engine() is engine
+
+
 def test_svg_is_deterministic(one):
     first, second = (plots.figure_to_svg(one.plot_ecdf()) for _ in range(2))
     assert first == second and first.lstrip().startswith("<?xml") and "<dc:date>" not in first
