@@ -321,6 +321,20 @@ def test_a_link_keeps_its_own_name_in_the_report_parameters(tmp_path):
     assert resolve_path(str(link), "run").name == "my-run.txt"
 
 
+def test_the_report_page_is_nbconvert_s_html_exporter_s(demo_builds):
+    """The offline exporter skips HTMLExporter's BeautifulSoup pass: on the demo the page is still its page."""
+    from bs4 import BeautifulSoup
+    from nbconvert.exporters import HTMLExporter
+
+    from ndcg_report.report.offline_html import OfflineHTMLExporter, strip_style_comments
+
+    notebook = nbformat.read(demo_builds[1] / "report.ipynb", as_version=4)
+    resources = {"metadata": {"name": "report"}}
+    ours, _ = OfflineHTMLExporter().from_notebook_node(notebook, resources=dict(resources))
+    theirs, _ = HTMLExporter.from_notebook_node(OfflineHTMLExporter(), notebook, resources=dict(resources))
+    assert str(BeautifulSoup(ours, features="html.parser")) == strip_style_comments(theirs)
+
+
 def test_the_documented_nbconvert_command_gives_the_build_s_offline_html(demo_builds, tmp_path):
     """README: `jupyter nbconvert --to ndcg_offline report.ipynb` (the exporter build uses, found by
     nbconvert through its entry point) gives report.html as build wrote it, build-time line aside."""

@@ -8,10 +8,15 @@ import re
 from importlib import resources
 from typing import Any
 
-from nbconvert.exporters import HTMLExporter
+from nbconvert.exporters import HTMLExporter, TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from traitlets import Bool, default
 
 TEMPLATE = "ndcg_offline"
+NO_ALT = "No description has been provided for this image"  # nbconvert's alt text for an image without one
+_FOCUSABLE_DIV = re.compile(r'(<div class="[^"]*\b(?:jp-OutputArea-output|jp-Cell-inputWrapper)\b[^"]*"[^>]*?)(/?>)')
+_IMG_WITHOUT_ALT = re.compile(r'(<img\b(?![^>]*\salt=)[^>]*?)(\s*/?>)')
 
 
 def template_folder() -> str:
@@ -36,8 +41,25 @@ class OfflineHTMLExporter(HTMLExporter):
         return [os.getcwd(), template_folder()]
 
     def from_notebook_node(self, nb: Any, resources: dict | None = None, **kw: Any) -> tuple[str, dict]:
-        body, resources = super().from_notebook_node(nb, resources, **kw)
-        return strip_style_comments(body), resources
+        """HTMLExporter's page without its last pass, which parses the whole page with BeautifulSoup to
+        add an image's missing alt text and make outputs focusable (0.4 s of the demo's 0.8 s): both are
+        added to the page as written instead (the same attributes; tests/test_offline_html.py)."""
+        language = nb.metadata.get("language_info", {})
+        lexer = language.get("pygments_lexer", language.get("name", None))
+        resources = self._init_resources(resources)
+        self.register_filter("highlight_code", self.filters.get("highlight_code",
+                                                                Highlight2HTML(pygments_lexer=lexer, parent=self)))
+        self.register_filter("filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata,
+                                                                       parent=self, resources=resources))
+        body, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+        return strip_style_comments(accessible(body)), resources
+
+
+def accessible(page: str) -> str:
+    """What nbconvert's HTMLExporter adds with BeautifulSoup: alt text on an image without one, and
+    tabindex="0" on every cell's input and output, so that a keyboard reaches them."""
+    page = _IMG_WITHOUT_ALT.sub(lambda m: f'{m.group(1)} alt="{NO_ALT}"{m.group(2)}', page)
+    return _FOCUSABLE_DIV.sub(lambda m: f'{m.group(1)} tabindex="0"{m.group(2)}', page)
 
 
 def strip_style_comments(page: str) -> str:
