@@ -172,6 +172,28 @@ def test_a_failing_papermill_step_leaves_no_nbval_or_kernel_running(tmp_path):
     assert not [p for p in tmp_path.iterdir() if ".staging" in p.name]
 
 
+def test_nbval_s_verdict_is_on_the_executed_notebook_not_on_a_cell_s_first_outputs(tmp_path):
+    """nbval compares a cell with papermill's outputs of it as soon as it has run; a later cell that changes
+    them (a display updated by id) makes the executed notebook differ from what nbval compared with. The
+    build must then judge by the executed notebook, as a re-execution after papermill would: it fails."""
+    import nbformat
+
+    from ndcg_report.report.build import package_file
+
+    notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
+    notebook.cells += [nbformat.v4.new_code_cell("from IPython.display import display\n"
+                                                 "handle = display('before', display_id=True)"),
+                       nbformat.v4.new_code_cell("handle.update('after')")]
+    updating = tmp_path / "updating.ipynb"
+    nbformat.write(notebook, updating)
+    code_cells = sum(cell.cell_type == "code" for cell in notebook.cells) + 1  # and the injected parameters
+    result = subprocess.run(build_command(tmp_path / "out") + ["--notebook", str(updating)], capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 1, result.stderr
+    assert f"step nbval failed in Cell {code_cells - 2}:" in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_progress_lines_of_a_child_drive_nothing_when_not_asked(tmp_path):
     from ndcg_report.report.processes import PROGRESS_MARK, ChildProcess
 

@@ -87,7 +87,7 @@ def fake_steps(monkeypatch):
     monkeypatch.setattr(build, "_drop_run_specific_metadata", lambda executed: None)
     monkeypatch.setattr(build, "_start_nbval", lambda executed, env, timeout, progress=False: PassedNbval())
     monkeypatch.setattr(build, "_read_notebook", lambda executed: None, raising=False)  # main: nbformat reads it
-    monkeypatch.setattr(build, "notebook_to_html", lambda notebook: "<html><main></main></html>")
+    monkeypatch.setattr(build, "notebook_to_html", lambda notebook, exporter=None: "<html><main></main></html>")
     return during
 
 

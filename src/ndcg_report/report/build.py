@@ -8,10 +8,12 @@ import os
 import re
 import shutil
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import yaml
 
@@ -28,11 +30,19 @@ from ndcg_report.report.step_failures import check_notebook, disk_full, papermil
 from ndcg_report.report.supervisor import check_supervisor
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import nbformat
+
+    from ndcg_report.report.offline_html import OfflineHTMLExporter
+
+T = TypeVar("T")
 
 NOTEBOOK = "ndcg_report.ipynb"
 NBVAL_STOP = "stop"
 INPUTS_FOLDER = ".inputs"  # the parsed inputs the kernels read (report.input_cache), in the staging folder
+PARAMETERISED = ".parameterised.ipynb"  # papermill's notebook before it runs, which nbval re-executes meanwhile
+CELLS_FOLDER = ".cells"  # papermill's outputs of each cell as soon as it has run (report.cell_snapshots)
 BUILD_TIME_START = "<!-- build-time -->"
 BUILD_TIME_END = "<!-- /build-time -->"
 MAX_TIMEOUT = 7 * 24 * 3600  # seconds a cell may take; nbval counts milliseconds in 32 bits (2,147,483 s)
@@ -109,18 +119,19 @@ def build_report(
         del runs, baseline, qrels
         env = _kernel_environment(staging)
         executed = staging / "report.ipynb"
-        steps.show("papermill: starting a kernel")
-        validation = _start_nbval(executed, env, timeout, progress=progress)  # its kernel starts meanwhile
+        steps.show("papermill and nbval: executing the notebook twice at once")
+        validation = _start_nbval(executed, env, timeout, progress=progress)  # re-executes as papermill executes
+        exporter = _prepare_in_background(html_exporter)  # this process waits meanwhile: imports nbconvert
         try:
             _execute(params, template, executed, env, timeout, progress=progress)
             _drop_run_specific_metadata(executed)
         except BaseException:
             validation.stop(NBVAL_STOP)
             raise
-        steps.show("nbval: re-executing (the HTML is written meanwhile)")
-        validation.send(NBVAL_GO)  # the executed notebook is complete: nbval collects it now
+        steps.show("nbval: comparing the last cells (the HTML is written meanwhile)")
+        validation.send(NBVAL_GO)  # the executed notebook is complete: nbval checks it against what it compared
         try:  # nbconvert beside nbval's re-execution: nothing is published unless both pass
-            html_text, html_failure = notebook_to_html(_read_notebook(executed)), None
+            html_text, html_failure = notebook_to_html(_read_notebook(executed), exporter.result()), None
         except Exception as exc:  # noqa: BLE001 - reported once nbval has had its say
             html_text, html_failure = "", exc
         except BaseException:
@@ -135,7 +146,8 @@ def build_report(
             "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
         )
         (staging / "report.html").write_text(html_text, encoding="utf-8")
-        for leftover in (staging / ".jupyter", staging / INPUTS_FOLDER, staging / "params.yml", staging / OWNED_MARKER):
+        for leftover in (staging / ".jupyter", staging / INPUTS_FOLDER, staging / PARAMETERISED, staging / CELLS_FOLDER,
+                         staging / "params.yml", staging / OWNED_MARKER):
             if leftover.is_dir():
                 shutil.rmtree(leftover)
             elif leftover.exists():
@@ -188,7 +200,8 @@ def _execute(params: ReportParameters, template: Path, executed: Path, env: dict
     parameter_file = executed.parent / "params.yml"
     parameter_file.write_text(yaml.safe_dump(notebook_parameters(params), sort_keys=True))
     command = [sys.executable, "-m", "ndcg_report.report.papermill_process", str(template), str(executed),
-               str(parameter_file), str(executed.parent), str(timeout)]
+               str(parameter_file), str(executed.parent), str(timeout), str(executed.parent / PARAMETERISED),
+               str(executed.parent / CELLS_FOLDER)]
     result = ChildProcess(command, env, label="papermill" if progress else "").wait()
     if result.returncode != 0:
         raise BuildError(f"step papermill failed: {papermill_failure(executed, template, result.stderr, timeout)}")
@@ -246,22 +259,23 @@ def _drop_run_specific_metadata(executed: Path) -> None:
 
 def _start_nbval(executed: Path, env: dict[str, str], timeout: int, progress: bool = False) -> ChildProcess:
     """nbval: re-execute the executed notebook and compare every output with the stored one (pytest
-    with only the plugins it needs: autoloading every installed one costs a second). Started before
-    papermill runs: its kernel starts meanwhile, and it waits for NBVAL_GO on its stdin to read the
-    notebook (report/nbval_plugin.py)."""
+    with only the plugins it needs: autoloading every installed one costs a second). Started with
+    papermill: it re-executes each cell of the parameterised notebook as papermill does, compares it with
+    papermill's outputs of that cell, and once it reads NBVAL_GO on its stdin checks what it compared
+    with against the executed notebook (report/nbval_plugin.py)."""
     ini = executed.parent / ".jupyter" / "pytest.ini"
     ini.write_text("[pytest]\n")
     command = [
         sys.executable, "-m", "pytest", "-p", "ndcg_report.report.nbval_plugin", "-p", "nbval.plugin",
-        "--nbval", str(executed), "-c", str(ini), "--rootdir", str(executed.parent),
+        "--nbval", str(executed.parent / PARAMETERISED), "-c", str(ini), "--rootdir", str(executed.parent),
         "--nbval-sanitize-with", str(package_file("notebooks", "nbval_sanitize.cfg")),
         "--nbval-kernel-name", "python3", "--nbval-cell-timeout", str(timeout),
         "-p", "no:cacheprovider", "-q", "-s", "--no-header", "-W", "ignore::DeprecationWarning",
-        "--ndcg-report-prestart",
+        "--ndcg-report-cells", str(executed.parent / CELLS_FOLDER), "--ndcg-report-executed", str(executed),
     ]
     return ChildProcess(command, {**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", REVALIDATION_ENV: "1"},
                         cwd=str(executed.parent),
-                        label="nbval" if progress else "", talk=True)
+                        label="nbval" if progress else "", talk=True, line=2)
 
 
 def _check_nbval(result: Finished, executed: Path) -> None:
@@ -276,9 +290,34 @@ def _check_nbval(result: Finished, executed: Path) -> None:
         raise BuildError(f"step nbval failed{where}: outputs differ on re-execution ({last[-1] if last else 'no output'})")
 
 
-def notebook_to_html(notebook: "nbformat.NotebookNode") -> str:
-    """Offline HTML: code hidden, figures embedded, no script or stylesheet from the network."""
+def html_exporter() -> "OfflineHTMLExporter":
+    """The offline HTML exporter with its template loaded (nbconvert and nbformat imported: 0.4 s)."""
+    import nbformat  # noqa: F401 - _read_notebook and _drop_run_specific_metadata use it next
     from ndcg_report.report.offline_html import OfflineHTMLExporter  # imports nbconvert: only once it is needed
 
-    body, _ = OfflineHTMLExporter().from_notebook_node(notebook, resources={"metadata": {"name": "report"}})
+    exporter = OfflineHTMLExporter()
+    exporter.template  # noqa: B018 - loads and compiles the template now
+    return exporter
+
+
+def notebook_to_html(notebook: "nbformat.NotebookNode", exporter: "OfflineHTMLExporter | None" = None) -> str:
+    """Offline HTML: code hidden, figures embedded, no script or stylesheet from the network."""
+    exporter = exporter or html_exporter()
+    body, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": "report"}})
     return body
+
+
+def _prepare_in_background(make: Callable[[], T]) -> "Future[T]":
+    """make() run in a thread of its own (this process's imports while it waits for its children)."""
+    from concurrent.futures import Future
+
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(make())
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result
+            future.set_exception(exc)
+
+    threading.Thread(target=run, daemon=True).start()
+    return future

@@ -1,18 +1,31 @@
 """A pytest plugin for the build's nbval step (`pytest -p ndcg_report.report.nbval_plugin -p nbval.plugin
 --nbval`, with pytest's plugin autoload off): keeps jsonschema's unused format grammar from loading,
-prints a progress line per cell for the parent's bar and, with --ndcg-report-prestart, starts the kernel
-while papermill still runs.
+prints a progress line per cell for the parent's bar and, with --ndcg-report-cells, re-executes the
+notebook while papermill still runs it.
 
-Prestart: the session starts nbval's kernel and imports the report's modules in it, then waits for a
-line on stdin: `go` once the executed notebook is written (nbval then collects it and re-executes every
-cell in that kernel), anything else or end of input to stop. nbval's own kernel start is used instead if
-its name or folder differ, or if nbval no longer starts kernels through nbval.plugin.RunningKernel."""
+Concurrent re-execution (report/cell_snapshots.py): the session starts nbval's kernel and imports the
+report's modules in it, waits for the parameterised notebook papermill executes (the path nbval is
+given), collects it and re-executes every cell at once; a cell's outputs are compared, as nbval does,
+with the outputs papermill's execution saved for that cell, waited for when not there yet. Lines on
+stdin steer it: `go` once the executed notebook (--ndcg-report-executed) is complete, anything else or
+end of input to stop at once (exit 3: papermill failed, nothing to validate). At the end every reference
+compared with is checked against the executed notebook itself; a cell whose stored outputs differ from
+its snapshot is compared again with the stored ones, so the verdict is always on the executed notebook.
+nbval's own kernel start is used instead if its name or folder differ, or if nbval no longer starts
+kernels through nbval.plugin.RunningKernel."""
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
+from ndcg_report.report.cell_snapshots import cell_path, load_cell
 from ndcg_report.report.processes import print_progress, skip_unused_jsonschema_formats
 
 skip_unused_jsonschema_formats()  # before nbval.plugin imports nbformat
@@ -22,6 +35,8 @@ PRELOAD = ("IPython.display", "ndcg_report.report.checks", "ndcg_report.report.c
            "ndcg_report.report.outputs", "ndcg_report.report.parameters", "ndcg_report.report.plots",
            "ndcg_report.report.results", "matplotlib.backends.backend_agg")
 GO = "go"
+POLL_SECONDS = 0.01  # how often a waiting cell looks for its snapshot
+STOPPED = 3  # nbval's exit status when told to stop
 
 
 class CellProgress:
@@ -40,18 +55,87 @@ class CellProgress:
             print_progress(self.done, self.total)
 
 
-class PrestartedKernel:
-    """nbval's kernel, started and warmed up before the notebook it validates exists."""
+class Steering:
+    """The parent's lines on stdin, read by a thread: `go`, or a stop (any other line, end of input)."""
 
-    def __init__(self, kernel_name: str, cwd: str, startup_timeout: float) -> None:
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.stop = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in sys.stdin:
+            if line.strip() == GO:
+                self.go.set()
+            else:
+                break
+        self.stop.set()
+
+    def wait(self, ready: Callable[[], bool], on_stop: Callable[[], None]) -> None:
+        """Return once ready() holds; on a stop meanwhile call on_stop (which does not return)."""
+        while not ready():
+            if self.stop.is_set() and not self.go.is_set():
+                on_stop()
+            time.sleep(POLL_SECONDS)
+
+
+class AwaitedCell:
+    """A collected cell whose reference (execution_count, outputs) is papermill's snapshot of it, waited
+    for on first use; source, metadata and the rest are the parameterised notebook's."""
+
+    def __init__(self, cell: Any, reference: Callable[[], dict]) -> None:
+        self._cell = cell
+        self._load = reference
+        self.reference: dict | None = None  # the snapshot compared with (plain JSON data), once asked for
+        self._outputs: list | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in ("outputs", "execution_count"):
+            return getattr(self._cell, name)
+        if self.reference is None:
+            import nbformat
+
+            self.reference = self._load()
+            self._outputs = [nbformat.from_dict(output) for output in self.reference["outputs"]]  # copies
+        return self._outputs if name == "outputs" else self.reference["execution_count"]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.__getattr__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self.__getattr__(name)
+        except (AttributeError, KeyError):
+            return default
+
+
+class ConcurrentValidation:
+    """nbval's kernel, started and warmed up before the notebook it validates exists, re-executing it
+    while papermill runs it; see the module's docstring."""
+
+    def __init__(self, kernel_name: str, cwd: str, startup_timeout: float, cells: Path, executed: Path) -> None:
         self.kernel_name, self.cwd, self.startup_timeout = kernel_name, cwd, startup_timeout
-        self.kernel = None
+        self.cells, self.executed = cells, executed
+        self.kernel = None  # until nbval takes it
+        self.kernels: list = []  # every kernel started here, to stop on a stop
+        self.steering = Steering()
+        self.awaited: list[tuple[Any, int, AwaitedCell]] = []  # (item, index in the notebook, its cell)
+        self.verdict = ""  # why the final check failed
+
+    def _stop_now(self) -> None:
+        for kernel in self.kernels:
+            try:
+                kernel.stop()
+            except Exception:  # noqa: BLE001 - stopping anyway
+                pass
+        os._exit(STOPPED)
 
     def pytest_sessionstart(self, session) -> None:
         import nbval.plugin
         from nbval.kernel import RunningKernel
 
         self.kernel = RunningKernel(self.kernel_name, cwd=self.cwd, startup_timeout=self.startup_timeout)
+        self.kernels.append(self.kernel)
         code = "import importlib\nfor _name in %r:\n    importlib.import_module(_name)\ndel importlib, _name" % (PRELOAD,)
         message = self.kernel.kc.execute(code, silent=True, store_history=False, allow_stdin=False)
         self.kernel.await_reply(message, timeout=self.startup_timeout)
@@ -63,29 +147,114 @@ class PrestartedKernel:
             if self.kernel is not None and kernel_name == self.kernel_name and same_folder:
                 kernel, self.kernel = self.kernel, None
                 return kernel
-            return start_kernel(kernel_name, cwd=cwd, startup_timeout=startup_timeout)
+            kernel = start_kernel(kernel_name, cwd=cwd, startup_timeout=startup_timeout)
+            self.kernels.append(kernel)
+            return kernel
 
         nbval.plugin.RunningKernel = hand_over
-        if sys.stdin.readline().strip() != GO:
-            self.kernel.stop()
-            self.kernel = None
-            os._exit(3)  # told to stop (papermill failed): nothing to validate
+        notebooks = [Path(session.config.invocation_params.dir, arg) for arg in session.config.args]
+        self.steering.wait(lambda: all(path.exists() for path in notebooks), self._stop_now)
 
-    def pytest_sessionfinish(self, session) -> None:
+    def pytest_collection_modifyitems(self, session, config, items) -> None:
+        for item in items:
+            notebook = getattr(item.parent, "nb", None)
+            if notebook is None or not hasattr(item, "cell"):
+                continue
+            index = next(i for i, cell in enumerate(notebook.cells) if cell is item.cell)
+            awaited = AwaitedCell(item.cell, self._reference(item.cell, index, len(notebook.cells)))
+            item.cell = awaited
+            self.awaited.append((item, index, awaited))
+
+    def _reference(self, cell: Any, index: int, count: int) -> Callable[[], dict]:
+        """The loader of a cell's reference: its snapshot; for a cell papermill does not execute (empty:
+        no snapshot comes, a later cell's does), the cell as parameterised (no output); after `go`
+        without either, the executed notebook's cell."""
+
+        def ready() -> bool:
+            return (cell_path(self.cells, index).exists() or self.steering.go.is_set()
+                    or any(cell_path(self.cells, later).exists() for later in range(index + 1, count)))
+
+        def load() -> dict:
+            self.steering.wait(ready, self._stop_now)
+            snapshot = load_cell(self.cells, index)
+            if snapshot is None and not self.steering.go.is_set():
+                snapshot = {"source": cell.source, "execution_count": cell.get("execution_count"),
+                            "outputs": _plain(cell.get("outputs", []))}
+            if snapshot is None:
+                import nbformat
+
+                executed = nbformat.read(self.executed, as_version=4).cells[index]
+                snapshot = {"source": executed.source, "execution_count": executed.get("execution_count"),
+                            "outputs": _plain(executed.get("outputs", []))}
+            if snapshot["source"] != cell.source:
+                raise RuntimeError(f"cell {index}'s source differs between the executed and the parameterised notebook")
+            return snapshot
+
+        return load
+
+    def pytest_sessionfinish(self, session, exitstatus) -> None:
+        """Check every reference compared with against the executed notebook, once it is complete."""
+        import nbformat
+        from nbval.plugin import coalesce_streams
+
         if self.kernel is not None:  # never handed over
             self.kernel.stop()
             self.kernel = None
+        if not self.awaited:
+            return
+        self.steering.wait(self.steering.go.is_set, self._stop_now)
+        cells = nbformat.read(self.executed, as_version=4).cells
+        failed = []
+        for item, index, awaited in self.awaited:
+            stored = cells[index] if index < len(cells) else None
+            if stored is None or stored.source != awaited._cell.source:
+                failed.append((item, "its source differs in the executed notebook"))
+                continue
+            used = awaited.reference
+            if used is None or (used["execution_count"] == stored.get("execution_count")
+                                and used["outputs"] == _plain(stored.get("outputs", []))):
+                continue  # not compared (nbval failed it before), or compared with what is stored
+            if item.test_outputs is None:
+                continue
+            unrun = stored.get("execution_count") is None
+            if unrun and stored.get("outputs"):
+                failed.append((item, "unrun reference cell has outputs"))
+            elif item.options["check"] and not unrun and not item.compare_outputs(
+                    item.test_outputs, coalesce_streams(copy.deepcopy(stored.get("outputs", [])))):
+                failed.append((item, "Cell outputs differ from the executed notebook's, changed after it ran"))
+        for item, why in failed:
+            print(f"FAILED {item.nodeid} - {why}", flush=True)
+        if failed:
+            session.exitstatus = 1
+            names = ", ".join(item.name for item, _ in failed)
+            self.verdict = (f"{names}: the executed notebook's outputs changed after the cell ran (a later cell "
+                            "updated them) and differ from its re-execution")
+
+    def pytest_unconfigure(self, config) -> None:
+        if self.verdict:  # the last line, after pytest's counts of the cells, which all passed
+            print(self.verdict, flush=True)
+
+
+def _plain(outputs: list) -> list:
+    """Outputs as plain JSON data, for equality."""
+    import json
+
+    return json.loads(json.dumps(outputs))
 
 
 def pytest_addoption(parser) -> None:
-    parser.addoption("--ndcg-report-prestart", action="store_true",
-                     help="start the kernel first, then wait for `go` on stdin before collecting")
+    parser.addoption("--ndcg-report-cells", default="",
+                     help="re-execute while papermill runs: the folder of papermill's cell snapshots")
+    parser.addoption("--ndcg-report-executed", default="",
+                     help="with --ndcg-report-cells: the executed notebook, complete once `go` is read")
 
 
 def pytest_configure(config) -> None:
     config.pluginmanager.register(CellProgress(), "ndcg-report-cell-progress")
-    if config.getoption("ndcg_report_prestart"):
+    cells = config.getoption("ndcg_report_cells")
+    if cells:
         kernel_name = config.getoption("nbval_kernel_name") or "python3"
         config.pluginmanager.register(
-            PrestartedKernel(kernel_name, os.getcwd(), float(config.getoption("nbval_kernel_startup_timeout"))),
-            "ndcg-report-prestarted-kernel")
+            ConcurrentValidation(kernel_name, os.getcwd(), float(config.getoption("nbval_kernel_startup_timeout")),
+                                 Path(cells), Path(config.getoption("ndcg_report_executed"))),
+            "ndcg-report-concurrent-validation")

@@ -20,6 +20,12 @@ def skip_unused_jsonschema_formats() -> None:
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None: `import` raises ImportError
 
 
+def skip_unused_papermill_stores() -> None:
+    """Keep pyarrow (with numpy) from loading in papermill's process: papermill imports pyarrow.fs, when
+    installed, for notebooks on HDFS (0.1 s of the process's start); the build's notebooks are local files."""
+    sys.modules.setdefault("pyarrow.fs", None)  # type: ignore[arg-type]  # None: `import` raises ImportError
+
+
 def print_progress(done: int, total: int, stream: IO[str] | None = None) -> None:
     """Tell the parent that `done` of `total` cells have run (one line on stdout)."""
     print(f"{PROGRESS_MARK}{done} {total}", file=stream or sys.stdout, flush=True)
@@ -58,12 +64,14 @@ class ChildProcess:
     over its progress lines. Stopping the parent (Ctrl-C, a stop signal) kills it, as subprocess.run does."""
 
     def __init__(self, command: list[str], env: dict[str, str], cwd: str | None = None, label: str = "",
-                 talk: bool = False) -> None:
-        """talk: keep the child's stdin open for send() (else it reads nothing)."""
+                 talk: bool = False, line: int = 1) -> None:
+        """talk: keep the child's stdin open for send() (else it reads nothing); line: where its bar is
+        drawn, counted from the step's line (0), so that bars of children running at once do not mix."""
         self._process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          stdin=subprocess.PIPE if talk else subprocess.DEVNULL, text=True,
                                          encoding="utf-8", errors="replace")
         self._label = label
+        self._line = line
         self._stdout: list[str] = []
         self._stderr: list[str] = []
         self._readers = [threading.Thread(target=self._read_stdout, daemon=True),
@@ -87,7 +95,7 @@ class ChildProcess:
                 if bar is None:
                     from tqdm import tqdm
 
-                    bar = tqdm(total=total, desc=self._label, unit="cell", leave=False, file=sys.stderr,
+                    bar = tqdm(total=total, desc=self._label, unit="cell", leave=False, file=sys.stderr, position=self._line,
                                bar_format="{desc}: {bar:20} cell {n_fmt}/{total_fmt} [{elapsed}]")
                 bar.update(done - bar.n)
         finally:
