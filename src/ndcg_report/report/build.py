@@ -20,6 +20,7 @@ import yaml
 from ndcg_report.errors import BuildError, ParameterError
 from ndcg_report.files import OWNED_MARKER, new_owned_folder, owned_folder_home, remove_owned_folder, stale_owned_folders
 from ndcg_report.report.input_cache import INPUT_CACHE_ENV, save_parsed
+from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, LAUNCHER, PROVISIONER, running_fork_server
 from ndcg_report.report.loading import load_inputs
 from ndcg_report.report.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.core.measures import level_text
@@ -45,6 +46,7 @@ PARAMETERISED = ".parameterised.ipynb"  # papermill's notebook before it runs, w
 CELLS_FOLDER = ".cells"  # papermill's outputs of each cell as soon as it has run (report.cell_snapshots)
 BUILD_TIME_START = "<!-- build-time -->"
 BUILD_TIME_END = "<!-- /build-time -->"
+KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg"}  # every kernel's (and the fork server's)
 MAX_TIMEOUT = 7 * 24 * 3600  # seconds a cell may take; nbval counts milliseconds in 32 bits (2,147,483 s)
 
 
@@ -102,73 +104,75 @@ def build_report(
     check_notebook(template)
     check_out_dir(out_dir, [*input_paths(params), template])
     steps.show("reading the inputs")
-    runs, baseline, qrels, _ = load_inputs(params)  # bad input fails here, before any kernel starts
-    try:
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
-            remove_owned_folder(stale, home=owned_folder_home(stale))
-        staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
-    except OSError as exc:
-        steps.clear()
-        raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
-                             "give a folder you can write to") from None
-    published = False
-    try:
-        for parsed in (*runs, baseline, qrels):  # the kernels read these, not the files, while they are unchanged
-            save_parsed(staging / INPUTS_FOLDER, parsed)
-        del runs, baseline, qrels
-        env = _kernel_environment(staging)
-        executed = staging / "report.ipynb"
-        steps.show("papermill and nbval: executing the notebook twice at once")
-        validation = _start_nbval(executed, env, timeout, progress=progress)  # re-executes as papermill executes
-        exporter = _prepare_in_background(html_exporter)  # this process waits meanwhile: imports nbconvert
+    fixed = {**os.environ, **KERNEL_ENVIRONMENT}
+    with running_fork_server(fixed, label=str(out_dir.parent / f".{out_dir.name}.staging")) as fork_server:  # imports while the inputs are read
+        runs, baseline, qrels, _ = load_inputs(params)  # bad input fails here, before any kernel starts
         try:
-            _execute(params, template, executed, env, timeout, progress=progress)
-            _drop_run_specific_metadata(executed)
-        except BaseException:
-            validation.stop(NBVAL_STOP)
+            out_dir.parent.mkdir(parents=True, exist_ok=True)
+            for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
+                remove_owned_folder(stale, home=owned_folder_home(stale))
+            staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
+        except OSError as exc:
+            steps.clear()
+            raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
+                                 "give a folder you can write to") from None
+        published = False
+        try:
+            for parsed in (*runs, baseline, qrels):  # the kernels read these, not the files, while they are unchanged
+                save_parsed(staging / INPUTS_FOLDER, parsed)
+            del runs, baseline, qrels
+            env = {**_kernel_environment(staging), FORK_SERVER_ENV: fork_server}
+            executed = staging / "report.ipynb"
+            steps.show("papermill and nbval: executing the notebook twice at once")
+            validation = _start_nbval(executed, env, timeout, progress=progress)  # re-executes as papermill executes
+            exporter = _prepare_in_background(html_exporter)  # this process waits meanwhile: imports nbconvert
+            try:
+                _execute(params, template, executed, env, timeout, progress=progress)
+                _drop_run_specific_metadata(executed)
+            except BaseException:
+                validation.stop(NBVAL_STOP)
+                raise
+            steps.show("nbval: comparing the last cells (the HTML is written meanwhile)")
+            validation.send(NBVAL_GO)  # the executed notebook is complete: nbval checks it against what it compared
+            try:  # nbconvert beside nbval's re-execution: nothing is published unless both pass
+                html_text, html_failure = notebook_to_html(_read_notebook(executed), exporter.result()), None
+            except Exception as exc:  # noqa: BLE001 - reported once nbval has had its say
+                html_text, html_failure = "", exc
+            except BaseException:
+                validation.kill()
+                raise
+            _check_nbval(validation.wait(), executed)
+            if html_failure is not None:
+                raise html_failure
+            steps.show("publishing")
+            stamp = started.strftime("%Y-%m-%d %H:%M:%S UTC")
+            html_text = html_text.replace(
+                "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
+            )
+            (staging / "report.html").write_text(html_text, encoding="utf-8")
+            for leftover in (staging / ".jupyter", staging / INPUTS_FOLDER, staging / PARAMETERISED, staging / CELLS_FOLDER,
+                             staging / "params.yml", staging / OWNED_MARKER):
+                if leftover.is_dir():
+                    shutil.rmtree(leftover)
+                elif leftover.exists():
+                    leftover.unlink()
+            missing = [name for name in OUTPUTS if not (staging / name).is_file()]
+            if missing:
+                raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
+            check_supervisor()  # never publish for a batch that died meanwhile
+            notes = publish(staging, out_dir)  # from here on the report is published: nothing fails the build
+            published = True
+        except OSError as exc:
+            full = disk_full(str(exc), out_dir.parent)
+            if full:
+                raise BuildError(f"step write failed: {full}") from None
             raise
-        steps.show("nbval: comparing the last cells (the HTML is written meanwhile)")
-        validation.send(NBVAL_GO)  # the executed notebook is complete: nbval checks it against what it compared
-        try:  # nbconvert beside nbval's re-execution: nothing is published unless both pass
-            html_text, html_failure = notebook_to_html(_read_notebook(executed), exporter.result()), None
-        except Exception as exc:  # noqa: BLE001 - reported once nbval has had its say
-            html_text, html_failure = "", exc
-        except BaseException:
-            validation.kill()
-            raise
-        _check_nbval(validation.wait(), executed)
-        if html_failure is not None:
-            raise html_failure
-        steps.show("publishing")
-        stamp = started.strftime("%Y-%m-%d %H:%M:%S UTC")
-        html_text = html_text.replace(
-            "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
-        )
-        (staging / "report.html").write_text(html_text, encoding="utf-8")
-        for leftover in (staging / ".jupyter", staging / INPUTS_FOLDER, staging / PARAMETERISED, staging / CELLS_FOLDER,
-                         staging / "params.yml", staging / OWNED_MARKER):
-            if leftover.is_dir():
-                shutil.rmtree(leftover)
-            elif leftover.exists():
-                leftover.unlink()
-        missing = [name for name in OUTPUTS if not (staging / name).is_file()]
-        if missing:
-            raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
-        check_supervisor()  # never publish for a batch that died meanwhile
-        notes = publish(staging, out_dir)  # from here on the report is published: nothing fails the build
-        published = True
-    except OSError as exc:
-        full = disk_full(str(exc), out_dir.parent)
-        if full:
-            raise BuildError(f"step write failed: {full}") from None
-        raise
-    finally:
-        steps.clear()
-        if not published and staging.exists():
-            remove_owned_folder(staging)
-    return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
-                       notes=tuple(notes))
+        finally:
+            steps.clear()
+            if not published and staging.exists():
+                remove_owned_folder(staging)
+        return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
+                           notes=tuple(notes))
 
 
 def input_paths(params: ReportParameters) -> list[Path]:
@@ -181,14 +185,13 @@ def _kernel_environment(staging: Path) -> dict[str, str]:
     """Environment whose `python3` kernel is this interpreter, whatever kernels the user has."""
     kernel_dir = staging / ".jupyter" / "kernels" / "python3"
     kernel_dir.mkdir(parents=True)
-    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "Python 3 (ndcg-report)", "language": "python"}
+    spec = {"argv": [sys.executable, *LAUNCHER, "-f", "{connection_file}"],
+            "display_name": "Python 3 (ndcg-report)", "language": "python",
+            "metadata": {"kernel_provisioner": {"provisioner_name": PROVISIONER}}}  # report/kernel_forks.py
     (kernel_dir / "kernel.json").write_text(json.dumps(spec))
-    env = dict(os.environ)
+    env = {**os.environ, **KERNEL_ENVIRONMENT}
     env["JUPYTER_PATH"] = str(staging / ".jupyter")
     env[INPUT_CACHE_ENV] = str(staging / INPUTS_FOLDER)
-    env["PYTHONHASHSEED"] = "0"
-    env["MPLBACKEND"] = "agg"
     env.pop("JUPYTER_PLATFORM_DIRS", None)
     return env
 

@@ -26,14 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from ndcg_report.report.cell_snapshots import cell_path, load_cell
+from ndcg_report.report.kernel_forks import PRELOAD
 from ndcg_report.report.processes import print_progress, skip_unused_jsonschema_formats
 
 skip_unused_jsonschema_formats()  # before nbval.plugin imports nbformat
 
-PRELOAD = ("IPython.display", "ndcg_report.report.checks", "ndcg_report.report.content",
-           "ndcg_report.report.corpus_baseline", "ndcg_report.report.drilldown", "ndcg_report.report.html",
-           "ndcg_report.report.outputs", "ndcg_report.report.parameters", "ndcg_report.report.plots",
-           "ndcg_report.report.results", "matplotlib.backends.backend_agg")
 GO = "go"
 POLL_SECONDS = 0.01  # how often a waiting cell looks for its snapshot
 STOPPED = 3  # nbval's exit status when told to stop

@@ -64,12 +64,13 @@ class ChildProcess:
     over its progress lines. Stopping the parent (Ctrl-C, a stop signal) kills it, as subprocess.run does."""
 
     def __init__(self, command: list[str], env: dict[str, str], cwd: str | None = None, label: str = "",
-                 talk: bool = False, line: int = 1) -> None:
+                 talk: bool = False, line: int = 1, pass_fds: tuple[int, ...] = ()) -> None:
         """talk: keep the child's stdin open for send() (else it reads nothing); line: where its bar is
-        drawn, counted from the step's line (0), so that bars of children running at once do not mix."""
+        drawn, counted from the step's line (0), so that bars of children running at once do not mix;
+        pass_fds: file descriptors the child inherits (subprocess.Popen's)."""
         self._process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          stdin=subprocess.PIPE if talk else subprocess.DEVNULL, text=True,
-                                         encoding="utf-8", errors="replace")
+                                         encoding="utf-8", errors="replace", pass_fds=pass_fds)
         self._label = label
         self._line = line
         self._stdout: list[str] = []

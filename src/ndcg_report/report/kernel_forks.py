@@ -1,0 +1,153 @@
+"""Kernels forked from a process that has already imported what the report's kernels import.
+
+A build runs the notebook in two kernels (papermill's and nbval's), and each used to import ipykernel,
+pandas, scipy.stats, matplotlib and the report's modules for itself (1.5 s of CPU each, on two cores).
+Instead the build starts one fork server, `python -m ndcg_report.report.kernel_forks SOCKET`, which
+imports them once and, asked on its Unix socket, forks a process that becomes an ipykernel exactly as
+`python -m ipykernel_launcher` would (its own session, the requested working folder, environment and
+connection file). Every number is still computed in each kernel: only imports are shared, as when
+nbval's kernel imported them before the notebook existed.
+
+The kernels are asked for through a jupyter_client kernel provisioner, `ndcg-report-fork` (the
+build's kernel.json names it; report/fork_provisioner.py): it asks for a fork when the environment
+names a fork server (FORK_SERVER_ENV) and launches the kernel as usual otherwise, or if the server does
+not answer. The server ends, killing the kernels it forked, on `stop` or at the end of its standard
+input; a forked kernel is killed too if the server is (Linux)."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ndcg_report.report.processes import ChildProcess
+
+FORK_SERVER_ENV = "NDCG_REPORT_KERNEL_FORKS"  # the fork server's socket, in the environment of a kernel's starter
+PROVISIONER = "ndcg-report-fork"  # its entry point in jupyter_client.kernel_provisioners
+LAUNCHER = ("-m", "ipykernel_launcher")  # what a kernel.json forked here runs after the interpreter
+PRELOAD = ("ipykernel.kernelapp", "IPython.display", "ndcg_report.report.checks", "ndcg_report.report.content",
+           "ndcg_report.report.corpus_baseline", "ndcg_report.report.drilldown", "ndcg_report.report.html",
+           "ndcg_report.report.outputs", "ndcg_report.report.parameters", "ndcg_report.report.plots",
+           "ndcg_report.report.results", "matplotlib.backends.backend_agg")
+REAP_SECONDS = 0.05
+
+
+@contextmanager
+def running_fork_server(env: dict[str, str], label: str = "") -> Iterator[str]:
+    """A fork server, started with env (what kernels read at import: PYTHONHASHSEED, MPLBACKEND) for the
+    block; yields its socket, for FORK_SERVER_ENV. Stopped, with every kernel it forked, when the block
+    ends. label: shown in its command line (the build's staging folder)."""
+    folder = tempfile.mkdtemp(prefix="ndcg-report-forks-")  # private (0700), and a short path for the socket
+    path = os.path.join(folder, "socket")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:  # here: it exists before it is asked
+        listener.bind(path)
+        listener.listen(16)
+        server = ChildProcess([sys.executable, "-m", "ndcg_report.report.kernel_forks", str(listener.fileno()), label],
+                              env, talk=True, pass_fds=(listener.fileno(),))
+    try:
+        yield path
+    finally:
+        server.stop("stop", seconds=5)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def serve(listening: int) -> None:
+    """The fork server: import PRELOAD, then fork a kernel per request on the listening socket (a file
+    descriptor; requests made meanwhile wait)."""
+    if sys.path and (sys.path[0] in ("", os.getcwd())):
+        del sys.path[0]  # as ipykernel_launcher does; the kernel puts its folder back
+    listener = socket.socket(fileno=listening)
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    kernels: set[int] = set()
+    try:
+        while True:
+            ready, _, _ = select.select([listener, sys.stdin], [], [], REAP_SECONDS)
+            _reap(kernels)
+            if sys.stdin in ready and sys.stdin.readline().strip() in ("stop", ""):
+                return
+            if listener in ready:
+                connection, _ = listener.accept()
+                with connection:
+                    request = json.loads(connection.makefile("rb").readline())
+                    pid = os.fork()
+                    if pid == 0:
+                        listener.close()
+                        connection.close()
+                        _become_kernel(request)
+                    kernels.add(pid)
+                    connection.sendall(json.dumps({"pid": pid}).encode("utf-8") + b"\n")
+    finally:
+        for pid in kernels:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _reap(kernels)
+
+
+def _reap(kernels: set[int]) -> None:
+    for pid in list(kernels):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            kernels.discard(pid)
+
+
+def _become_kernel(request: dict) -> None:
+    """In the forked child: run ipykernel as `python -m ipykernel_launcher ARGS` would; never returns."""
+    code = 1
+    try:
+        server = os.getppid()
+        os.setsid()
+        _die_with_parent()
+        if os.getppid() != server:  # the server ended before the line above
+            os._exit(1)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        for signum in (signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.environ.pop(FORK_SERVER_ENV, None)
+        sys.argv = ["ipykernel_launcher", *request["args"]]
+        from ipykernel import kernelapp
+
+        kernelapp.launch_new_instance()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel is killed if the server ends without killing it (the server itself killed)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]))  # sys.argv[2], a label, is only shown

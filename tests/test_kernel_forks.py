@@ -1,0 +1,107 @@
+"""Kernels forked from the build's fork server (report/kernel_forks.py, report/fork_provisioner.py):
+what a kernel sees, that it is forked, and that it never outlives the server or the build."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ndcg_report.report.build import KERNEL_ENVIRONMENT, _kernel_environment
+from ndcg_report.report.fork_provisioner import ForkedKernel, _ask_for_kernel
+from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, running_fork_server
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+
+SMALL = Path(__file__).parent / "data" / "small"
+
+
+def parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def parent_command(pid: int) -> str:
+    return Path(f"/proc/{parent(pid)}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
+def gone(pid: int, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if ForkedKernel(pid).poll() is not None:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_forked_kernel_runs_in_its_folder_and_environment_and_dies_with_the_server(tmp_path, monkeypatch):
+    from jupyter_client.manager import KernelManager
+
+    env = {**_kernel_environment(tmp_path), "SEEN_BY_THE_KERNEL": "yes"}  # the build's kernel.json, in tmp_path
+    monkeypatch.setenv("JUPYTER_PATH", env["JUPYTER_PATH"])
+    printed: list[str] = []
+    with running_fork_server({**os.environ, **KERNEL_ENVIRONMENT}) as server:
+        manager = KernelManager(kernel_name="python3")
+        manager.start_kernel(env={**env, FORK_SERVER_ENV: server}, cwd=str(tmp_path))
+        pid = manager.provisioner.pid
+        assert "ndcg_report.report.kernel_forks" in parent_command(pid)
+        client = manager.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        reply = client.execute_interactive(
+            "import os, sys; print(os.getcwd(), os.environ['SEEN_BY_THE_KERNEL'], "
+            f"'{FORK_SERVER_ENV}' in os.environ, 'ndcg_report.report.plots' in sys.modules, hash('x'))",
+            output_hook=lambda message: printed.append(message["content"].get("text", "")) if message["msg_type"] == "stream" else None,
+            timeout=60)
+        assert reply["content"]["status"] == "ok"
+        assert printed == [f"{tmp_path} yes False True {hash_with_seed_0('x')}\n"]
+        client.stop_channels()
+    assert gone(pid), "the kernel outlived its fork server"
+
+
+def hash_with_seed_0(text: str) -> int:
+    return int(subprocess.run([sys.executable, "-c", f"print(hash({text!r}))"], env={**os.environ, "PYTHONHASHSEED": "0"},
+                              capture_output=True, text=True, check=True).stdout)
+
+
+def test_a_kernel_is_launched_as_usual_without_a_server(tmp_path):
+    assert _ask_for_kernel(str(tmp_path / "no-socket"), [sys.executable, "-m", "ipykernel_launcher", "-f", "x"], {}) is None
+    assert _ask_for_kernel("", ["other-python", "-m", "ipykernel_launcher"], {}) is None
+
+
+def test_a_server_killed_takes_its_kernels_with_it(tmp_path):
+    with running_fork_server({**os.environ, **KERNEL_ENVIRONMENT}) as server:
+        connection = tmp_path / "kernel.json"
+        from jupyter_client.connect import write_connection_file
+
+        write_connection_file(str(connection))
+        pid = _ask_for_kernel(server, [sys.executable, "-m", "ipykernel_launcher", "-f", str(connection)],
+                              {"cwd": str(tmp_path), "env": dict(os.environ)})
+        assert pid and not gone(pid, 1)
+        os.kill(parent(pid), signal.SIGKILL)
+        assert gone(pid), "a kernel outlived its killed fork server"
+
+
+def test_both_kernels_of_a_build_are_forks(tmp_path):
+    import nbformat
+
+    from ndcg_report.report.build import package_file
+
+    notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(
+        "import os\nppid = open(f'/proc/{os.getpid()}/stat').read().rsplit(')', 1)[1].split()[1]\n"
+        "print(open(f'/proc/{ppid}/cmdline').read().split(chr(0))[2])"))
+    forked = tmp_path / "forked.ipynb"
+    nbformat.write(notebook, forked)
+    result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "build", "--run", str(SMALL / "monot5.txt"),
+                             "--baseline", str(SMALL / "bm25.txt"), "--qrels", str(SMALL / "qrels.txt"), "-k", "10",
+                             "--out", str(tmp_path / "out"), "--notebook", str(forked)],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr  # nbval's kernel printed the same line
+    cells = json.loads((tmp_path / "out" / "report.ipynb").read_text())["cells"]
+    assert "".join(cells[-1]["outputs"][0]["text"]) == "ndcg_report.report.kernel_forks\n"
