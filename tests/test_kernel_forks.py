@@ -15,7 +15,7 @@ import pytest
 
 from ndcg_report.report.build import KERNEL_ENVIRONMENT, _kernel_environment
 from ndcg_report.report.fork_provisioner import ForkedKernel, _ask_for_kernel
-from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, running_fork_server
+from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, NO_FORKS_ENV, running_fork_server
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
@@ -69,7 +69,10 @@ def hash_with_seed_0(text: str) -> int:
                               capture_output=True, text=True, check=True).stdout)
 
 
-def test_a_kernel_is_launched_as_usual_without_a_server(tmp_path):
+def test_a_kernel_is_launched_as_usual_without_a_server(tmp_path, monkeypatch):
+    monkeypatch.setenv(NO_FORKS_ENV, "1")
+    with running_fork_server(dict(os.environ)) as server:
+        assert server == ""
     assert _ask_for_kernel(str(tmp_path / "no-socket"), [sys.executable, "-m", "ipykernel_launcher", "-f", "x"], {}) is None
     assert _ask_for_kernel("", ["other-python", "-m", "ipykernel_launcher"], {}) is None
 
@@ -105,3 +108,12 @@ def test_both_kernels_of_a_build_are_forks(tmp_path):
     assert result.returncode == 0, result.stderr  # nbval's kernel printed the same line
     cells = json.loads((tmp_path / "out" / "report.ipynb").read_text())["cells"]
     assert "".join(cells[-1]["outputs"][0]["text"]) == "ndcg_report.report.kernel_forks\n"
+
+
+def test_a_build_without_forks_launches_its_kernels_as_usual(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "build", "--run", str(SMALL / "monot5.txt"),
+                             "--baseline", str(SMALL / "bm25.txt"), "--qrels", str(SMALL / "qrels.txt"), "-k", "10",
+                             "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True, check=False, env={**os.environ, NO_FORKS_ENV: "1"})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "report.html").is_file()

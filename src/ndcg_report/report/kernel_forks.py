@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from ndcg_report.report.processes import ChildProcess
 
 FORK_SERVER_ENV = "NDCG_REPORT_KERNEL_FORKS"  # the fork server's socket, in the environment of a kernel's starter
+NO_FORKS_ENV = "NDCG_REPORT_NO_FORKS"  # set (to anything but "" or 0): no fork server, kernels launched as usual
 PROVISIONER = "ndcg-report-fork"  # its entry point in jupyter_client.kernel_provisioners
 LAUNCHER = ("-m", "ipykernel_launcher")  # what a kernel.json forked here runs after the interpreter
 PRELOAD = ("ipykernel.kernelapp", "IPython.display", "ndcg_report.report.checks", "ndcg_report.report.content",
@@ -44,13 +45,21 @@ def running_fork_server(env: dict[str, str], label: str = "") -> Iterator[str]:
     """A fork server, started with env (what kernels read at import: PYTHONHASHSEED, MPLBACKEND) for the
     block; yields its socket, for FORK_SERVER_ENV. Stopped, with every kernel it forked, when the block
     ends. label: shown in its command line (the build's staging folder)."""
+    if not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX") or os.environ.get(NO_FORKS_ENV, "0") not in ("", "0"):
+        yield ""  # kernels are launched as usual
+        return
     folder = tempfile.mkdtemp(prefix="ndcg-report-forks-")  # private (0700), and a short path for the socket
     path = os.path.join(folder, "socket")
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:  # here: it exists before it is asked
-        listener.bind(path)
-        listener.listen(16)
-        server = ChildProcess([sys.executable, "-m", "ndcg_report.report.kernel_forks", str(listener.fileno()), label],
-                              env, talk=True, pass_fds=(listener.fileno(),))
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:  # here: it exists before it is asked
+            listener.bind(path)
+            listener.listen(16)
+            server = ChildProcess([sys.executable, "-m", "ndcg_report.report.kernel_forks", str(listener.fileno()),
+                                   label], env, talk=True, pass_fds=(listener.fileno(),))
+    except OSError:  # a socket path too long for the system (TMPDIR), no room: kernels launched as usual
+        shutil.rmtree(folder, ignore_errors=True)
+        yield ""
+        return
     try:
         yield path
     finally:
