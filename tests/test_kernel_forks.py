@@ -117,3 +117,25 @@ def test_a_build_without_forks_launches_its_kernels_as_usual(tmp_path):
                             capture_output=True, text=True, check=False, env={**os.environ, NO_FORKS_ENV: "1"})
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "out" / "report.html").is_file()
+
+
+def test_a_server_still_importing_ends_at_once_when_the_build_does():
+    """Bad input is found while the server imports (about 1.5 s of CPU): the build must not wait for it."""
+    label = f"test-{os.getpid()}-{time.monotonic_ns()}"
+    started = time.monotonic()
+    with running_fork_server({**os.environ, **KERNEL_ENVIRONMENT}, label=label) as server:
+        assert Path(server).exists() and running_with(label)
+    assert time.monotonic() - started < 1.5
+    assert not Path(server).exists() and not running_with(label)
+
+
+def running_with(text: str) -> list[int]:
+    """Processes whose command line holds text."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found

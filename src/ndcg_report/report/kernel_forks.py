@@ -11,7 +11,7 @@ nbval's kernel imported them before the notebook existed.
 The kernels are asked for through a jupyter_client kernel provisioner, `ndcg-report-fork` (the
 build's kernel.json names it; report/fork_provisioner.py): it asks for a fork when the environment
 names a fork server (FORK_SERVER_ENV) and launches the kernel as usual otherwise, or if the server does
-not answer. The server ends, killing the kernels it forked, on `stop` or at the end of its standard
+not answer. The server ends, killing the kernels it forked, on SIGTERM, on `stop` or at the end of its standard
 input; a forked kernel is killed too if the server is (Linux)."""
 
 from __future__ import annotations
@@ -63,13 +63,14 @@ def running_fork_server(env: dict[str, str], label: str = "") -> Iterator[str]:
     try:
         yield path
     finally:
-        server.stop("stop", seconds=5)
+        server.terminate()  # at once, even in its imports (bad input found meanwhile)
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def serve(listening: int) -> None:
     """The fork server: import PRELOAD, then fork a kernel per request on the listening socket (a file
     descriptor; requests made meanwhile wait)."""
+    signal.signal(signal.SIGTERM, _end)  # asked to end: kill the kernels forked (the finally below)
     if sys.path and (sys.path[0] in ("", os.getcwd())):
         del sys.path[0]  # as ipykernel_launcher does; the kernel puts its folder back
     listener = socket.socket(fileno=listening)
@@ -102,6 +103,10 @@ def serve(listening: int) -> None:
             except OSError:
                 pass
         _reap(kernels)
+
+
+def _end(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _reap(kernels: set[int]) -> None:

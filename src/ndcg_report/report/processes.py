@@ -136,6 +136,17 @@ class ChildProcess:
         finally:
             self.kill()
 
+    def terminate(self, seconds: float = 5) -> None:
+        """SIGTERM the child; kill it if it has not ended within `seconds`."""
+        if self._process.poll() is None:
+            self._process.terminate()
+        try:
+            self._process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            self.kill()
+
     def kill(self) -> None:
         """Kill the child (if still running) and wait for it."""
         if self._process.poll() is None:
