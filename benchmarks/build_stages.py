@@ -64,20 +64,27 @@ except ImportError:  # before it (e.g. commit 8d7a59b): one step after another
     build._validate_with_nbval = timed("nbval: re-execute and compare (a process)", build._validate_with_nbval)
 if processes is not None:
     original_init, original_wait = processes.ChildProcess.__init__, processes.ChildProcess.wait
+    original_terminate = getattr(processes.ChildProcess, "terminate", None)
 
     def init(self, command, *args, **kwargs):
         self._bench = ("nbval: re-execute and compare (a process)" if "--nbval" in command
+                       else "fork server: import, fork both kernels (a process)"
+                       if "ndcg_report.report.kernel_forks" in command
                        else "papermill: execute the notebook (a process)", time.perf_counter())
         original_init(self, command, *args, **kwargs)
 
-    def wait(self):
-        try:
-            return original_wait(self)
-        finally:
-            label, begin = self._bench
-            steps.append((label, begin - started, time.perf_counter() - begin))
+    def ended(function):
+        def wrapper(self, *args, **kwargs):
+            try:
+                return function(self, *args, **kwargs)
+            finally:
+                label, begin = self._bench
+                steps.append((label, begin - started, time.perf_counter() - begin))
+        return wrapper
 
-    processes.ChildProcess.__init__, processes.ChildProcess.wait = init, wait
+    processes.ChildProcess.__init__, processes.ChildProcess.wait = init, ended(original_wait)
+    if original_terminate is not None:  # the fork server (since issue 23's second round) is ended so
+        processes.ChildProcess.terminate = ended(original_terminate)
 build.notebook_to_html = timed("nbconvert: offline HTML", build.notebook_to_html)
 publish = "publish" if hasattr(build, "publish") else "_publish"
 setattr(build, publish, timed("publish (rename into --out)", getattr(build, publish)))

@@ -10,12 +10,12 @@ import signal
 import socket
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
+from ndcg_report.files import process_alive
 from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, LAUNCHER, REAP_SECONDS
 
 ANSWER_SECONDS = 120.0  # how long to wait for a fork (the server may still be importing)
@@ -33,7 +33,7 @@ class ForkedKernel:
         self._killed = False
 
     def poll(self) -> int | None:
-        if self.returncode is None and not _running(self.pid):
+        if self.returncode is None and not process_alive(self.pid):
             self.returncode = -signal.SIGKILL if self._killed else 0
         return self.returncode
 
@@ -55,21 +55,6 @@ class ForkedKernel:
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
-
-
-def _running(pid: int) -> bool:
-    """Whether pid is a process that has not ended (a zombie not yet reaped by the server has)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 class ForkProvisioner(LocalProvisioner):

@@ -129,17 +129,15 @@ class ChildProcess:
     def stop(self, line: str, seconds: float = 10) -> None:
         """Ask the child to end by a line on its stdin; kill it if it has not within `seconds`."""
         self.send(line)
-        try:
-            self._process.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            pass
-        finally:
-            self.kill()
+        self._end_within(seconds)
 
     def terminate(self, seconds: float = 5) -> None:
         """SIGTERM the child; kill it if it has not ended within `seconds`."""
         if self._process.poll() is None:
             self._process.terminate()
+        self._end_within(seconds)
+
+    def _end_within(self, seconds: float) -> None:
         try:
             self._process.wait(timeout=seconds)
         except subprocess.TimeoutExpired:
