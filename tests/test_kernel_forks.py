@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ndcg_report.report.build import KERNEL_ENVIRONMENT, _kernel_environment
+from ndcg_report.report.build import _kernel_environment
 from ndcg_report.report.fork_provisioner import ForkedKernel, _ask_for_kernel
 from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, NO_FORKS_ENV, running_fork_server
 
@@ -45,7 +45,7 @@ def test_a_forked_kernel_runs_in_its_folder_and_environment_and_dies_with_the_se
     env = {**_kernel_environment(tmp_path), "SEEN_BY_THE_KERNEL": "yes"}  # the build's kernel.json, in tmp_path
     monkeypatch.setenv("JUPYTER_PATH", env["JUPYTER_PATH"])
     printed: list[str] = []
-    with running_fork_server({**os.environ, **KERNEL_ENVIRONMENT}) as server:
+    with running_fork_server() as server:
         manager = KernelManager(kernel_name="python3")
         manager.start_kernel(env={**env, FORK_SERVER_ENV: server}, cwd=str(tmp_path))
         pid = manager.provisioner.pid
@@ -71,14 +71,14 @@ def hash_with_seed_0(text: str) -> int:
 
 def test_a_kernel_is_launched_as_usual_without_a_server(tmp_path, monkeypatch):
     monkeypatch.setenv(NO_FORKS_ENV, "1")
-    with running_fork_server(dict(os.environ)) as server:
+    with running_fork_server() as server:
         assert server == ""
     assert _ask_for_kernel(str(tmp_path / "no-socket"), [sys.executable, "-m", "ipykernel_launcher", "-f", "x"], {}) is None
     assert _ask_for_kernel("", ["other-python", "-m", "ipykernel_launcher"], {}) is None
 
 
 def test_a_server_killed_takes_its_kernels_with_it(tmp_path):
-    with running_fork_server({**os.environ, **KERNEL_ENVIRONMENT}) as server:
+    with running_fork_server() as server:
         connection = tmp_path / "kernel.json"
         from jupyter_client.connect import write_connection_file
 
@@ -123,7 +123,7 @@ def test_a_server_still_importing_ends_at_once_when_the_build_does():
     """Bad input is found while the server imports (about 1.5 s of CPU): the build must not wait for it."""
     label = f"test-{os.getpid()}-{time.monotonic_ns()}"
     started = time.monotonic()
-    with running_fork_server({**os.environ, **KERNEL_ENVIRONMENT}, label=label) as server:
+    with running_fork_server(label) as server:
         assert Path(server).exists() and running_with(label)
     assert time.monotonic() - started < 1.5
     assert not Path(server).exists() and not running_with(label)

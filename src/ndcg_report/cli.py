@@ -230,7 +230,24 @@ def _bm25_settings(args: argparse.Namespace) -> dict:
 
 def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> str:
     """Validate, build the BM25 baseline if asked, then build the report; return the line to print
-    (with the time since `started`, time.monotonic() when the command began)."""
+    (with the time since `started`, time.monotonic() when the command began). The build's kernel fork
+    server is started first: it imports what the kernels need while this process imports and checks."""
+    from pathlib import Path
+
+    from ndcg_report.report.kernel_forks import running_fork_server, server_label
+
+    out = args.out or (_demo_out(args.dataset) if args.command == "demo" else "")
+    with running_fork_server(server_label(Path(out))) as fork_server:
+        return _run_build(args, argv, started, fork_server)
+
+
+def _demo_out(dataset: str) -> str:
+    from ndcg_report.report.demos import DEMOS
+
+    return DEMOS[dataset].out if dataset in DEMOS else ""
+
+
+def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fork_server: str) -> str:
     import shlex
     import time
     from pathlib import Path
@@ -286,7 +303,7 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
         read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=_log)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None,
-                          progress=sys.stderr.isatty())
+                          progress=sys.stderr.isatty(), fork_server=fork_server)
     for note in result.notes:
         _log(f"ndcg-report: note: {note}")
     return f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"

@@ -10,6 +10,7 @@ import shutil
 import sys
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,8 @@ import yaml
 from ndcg_report.errors import BuildError, ParameterError
 from ndcg_report.files import OWNED_MARKER, new_owned_folder, owned_folder_home, remove_owned_folder, stale_owned_folders
 from ndcg_report.report.input_cache import INPUT_CACHE_ENV, save_parsed
-from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, LAUNCHER, PROVISIONER, running_fork_server
+from ndcg_report.report.kernel_forks import (FORK_SERVER_ENV, KERNEL_ENVIRONMENT, LAUNCHER, PROVISIONER,
+                                             running_fork_server, server_label)
 from ndcg_report.report.loading import load_inputs
 from ndcg_report.report.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.core.measures import level_text
@@ -46,7 +48,6 @@ PARAMETERISED = ".parameterised.ipynb"  # papermill's notebook before it runs, w
 CELLS_FOLDER = ".cells"  # papermill's outputs of each cell as soon as it has run (report.cell_snapshots)
 BUILD_TIME_START = "<!-- build-time -->"
 BUILD_TIME_END = "<!-- /build-time -->"
-KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg"}  # every kernel's (and the fork server's)
 MAX_TIMEOUT = 7 * 24 * 3600  # seconds a cell may take; nbval counts milliseconds in 32 bits (2,147,483 s)
 
 
@@ -88,12 +89,14 @@ def notebook_parameters(params: ReportParameters) -> dict:
 
 def build_report(
     params: ReportParameters, out_dir: Path, timeout: int = 600, notebook: Path | None = None,
-    progress: bool = False,
+    progress: bool = False, fork_server: str | None = None,
 ) -> BuildResult:
     """Build the report for params into out_dir; on any failure out_dir is left as it was.
 
     notebook: a customised copy of the report notebook (default: the one shipped in the package).
     progress: show the step and a bar over the cells on stderr (for a terminal).
+    fork_server: the socket of a running kernel fork server (kernel_forks.running_fork_server) to
+    use; None starts one for this build, "" launches the kernels as usual.
     """
     started = dt.datetime.now(dt.timezone.utc)
     check_timeout(timeout)
@@ -104,8 +107,8 @@ def build_report(
     check_notebook(template)
     check_out_dir(out_dir, [*input_paths(params), template])
     steps.show("reading the inputs")
-    fixed = {**os.environ, **KERNEL_ENVIRONMENT}
-    with running_fork_server(fixed, label=str(out_dir.parent / f".{out_dir.name}.staging")) as fork_server:  # imports while the inputs are read
+    forks = nullcontext(fork_server) if fork_server is not None else running_fork_server(server_label(out_dir))
+    with forks as fork_server:  # it imports while the inputs are read
         runs, baseline, qrels, _ = load_inputs(params)  # bad input fails here, before any kernel starts
         try:
             out_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -26,6 +26,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from ndcg_report.report.processes import ChildProcess
 
@@ -38,13 +39,23 @@ PRELOAD = ("ipykernel.kernelapp", "IPython.display", "ndcg_report.report.checks"
            "ndcg_report.report.outputs", "ndcg_report.report.parameters", "ndcg_report.report.plots",
            "ndcg_report.report.results", "matplotlib.backends.backend_agg")
 REAP_SECONDS = 0.05
+KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg"}  # every build kernel's, read at import too
+
+
+def server_label(out_dir: Path) -> str:
+    """What a build's fork server shows in its command line: the build's staging folder, as its
+    papermill and nbval processes do (so that a build's processes can be told)."""
+    out_dir = out_dir.resolve()
+    return str(out_dir.parent / f".{out_dir.name}.staging")
 
 
 @contextmanager
-def running_fork_server(env: dict[str, str], label: str = "") -> Iterator[str]:
-    """A fork server, started with env (what kernels read at import: PYTHONHASHSEED, MPLBACKEND) for the
-    block; yields its socket, for FORK_SERVER_ENV. Stopped, with every kernel it forked, when the block
-    ends. label: shown in its command line (the build's staging folder)."""
+def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> Iterator[str]:
+    """A fork server for the block; yields its socket, for FORK_SERVER_ENV ("" if there is none: kernels
+    are then launched as usual). Stopped, with every kernel it forked, when the block ends. label: shown
+    in its command line (server_label); env: its environment (default: this process's with
+    KERNEL_ENVIRONMENT, what kernels read at import)."""
+    env = {**os.environ, **KERNEL_ENVIRONMENT} if env is None else env
     if not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX") or os.environ.get(NO_FORKS_ENV, "0") not in ("", "0"):
         yield ""  # kernels are launched as usual
         return
