@@ -99,7 +99,10 @@ def serve(listening: int) -> None:
             if listener in ready:
                 connection, _ = listener.accept()
                 with connection:
-                    request = json.loads(connection.makefile("rb").readline())
+                    try:
+                        request = json.loads(connection.makefile("rb").readline())
+                    except (OSError, ValueError):  # the asker went away: no kernel
+                        continue
                     pid = os.fork()
                     if pid == 0:
                         listener.close()
@@ -110,9 +113,12 @@ def serve(listening: int) -> None:
     finally:
         for pid in kernels:
             try:
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(pid, signal.SIGKILL)  # the kernel and what it started
             except OSError:
-                pass
+                try:
+                    os.kill(pid, signal.SIGKILL)  # not yet the leader of its session
+                except OSError:
+                    pass
         _reap(kernels)
 
 
