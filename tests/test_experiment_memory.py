@@ -145,3 +145,19 @@ def test_the_report_holds_one_run_under_test_at_a_time_and_keeps_none(tmp_path, 
     gc.collect()
     assert runs_in_memory(report) == []
     assert [info.path for info in report.experiment.runs.values()] == [str(p) for p in [*RUNS.values(), BM25]]
+
+
+def test_a_build_reads_checks_and_saves_one_run_at_a_time(monkeypatch):
+    from ndcg_report.report.loading import check_inputs
+    from ndcg_report.report.parameters import validate_parameters
+
+    params = validate_parameters(runs=[{"name": name, "path": str(path)} for name, path in RUNS.items()],
+                                 qrels=str(QRELS), baseline=str(BM25), baseline_name="BM25", ks="5,10")
+    tracked = Tracked()
+    monkeypatch.setattr(loading, "read_run", tracked.wrap(loading.read_run))
+    kept = []
+    check_inputs(params, keep=lambda parsed: kept.append((type(parsed).__name__, parsed.path, tracked.alive())))
+    assert tracked.alive_at_read == [[]] * (len(RUNS) + 1)  # the runs, then the baseline: none held meanwhile
+    assert kept == [("Qrels", str(QRELS), [])] + [("Run", str(path), [i]) for i, path in
+                                                   enumerate([*RUNS.values(), BM25])]
+    assert tracked.alive() == []
