@@ -161,3 +161,19 @@ def test_a_build_reads_checks_and_saves_one_run_at_a_time(monkeypatch):
     assert kept == [("Qrels", str(QRELS), [])] + [("Run", str(path), [i]) for i, path in
                                                    enumerate([*RUNS.values(), BM25])]
     assert tracked.alive() == []
+
+
+def test_the_report_checks_paired_queries_as_each_run_is_read(tmp_path):
+    from ndcg_report.errors import InputError
+    from ndcg_report.report import content
+    from ndcg_report.report.parameters import validate_parameters
+
+    lines = (SMALL / "monot5.txt").read_text().splitlines()
+    qids = sorted({line.split()[0] for line in lines})
+    (tmp_path / "a.txt").write_text("\n".join(line for line in lines if line.split()[0] in qids[:4]) + "\n")
+    baseline_lines = (SMALL / "bm25.txt").read_text().splitlines()
+    (tmp_path / "b.txt").write_text("\n".join(line for line in baseline_lines if line.split()[0] in qids[4:]) + "\n")
+    params = validate_parameters(runs=[str(SMALL / "monot5.txt"), str(tmp_path / "a.txt")], qrels=str(SMALL / "qrels.txt"),
+                                 baseline=str(tmp_path / "b.txt"), missing="skip")
+    with pytest.raises(InputError, match=f"{tmp_path / 'a.txt'}: no query is averaged in both this run and the baseline"):
+        content.load_report(params)

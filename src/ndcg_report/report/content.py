@@ -21,8 +21,7 @@ from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
 from ndcg_report.report.checks import data_warnings
 from ndcg_report.report.experiment import compare_runs
 from ndcg_report.report.input_cache import cache_folder
-from ndcg_report.report.loading import (baseline_path, check_experiment_pairs, checked_baseline, checked_runs,
-                                        input_qrels)
+from ndcg_report.report.loading import baseline_path, checked_baseline, checked_runs, input_qrels
 from ndcg_report.report.parameters import ReportParameters
 from ndcg_report.report.report_model import Report
 from ndcg_report.report.results import statistics_note
@@ -44,14 +43,16 @@ def load_report(params: ReportParameters) -> Report:
     cache = cache_folder()
     baseline_path(params)
     qrels = input_qrels(params.qrels, cache, digests)
+    baseline, averaged = checked_baseline(params, qrels, cache, digests)  # evaluated last, after the runs
+    topics = read_topics(params.topics) if params.topics else None
     experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
-        checked_runs(params, qrels, cache, digests), qrels, checked_baseline(params, qrels, cache, digests),
+        checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
         baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
         preset=params.preset, headline=params.headline, judged_only=params.judged_only,
         rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
-        seed=params.seed, topics=read_topics(params.topics) if params.topics else None,
+        seed=params.seed, topics=topics,
     )
-    check_experiment_pairs(experiment, qrels, params)
+    del baseline
     records = [file_record(f"run: {name}", item.path, digests[item.path])
                for name, item in zip(experiment.names, params.runs)]
     baseline = file_record(f"baseline: {experiment.baseline_name}", params.baseline, digests[params.baseline])

@@ -5,13 +5,14 @@ and let go before the next is read."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ndcg_report.core.metrics import evaluate
+from ndcg_report.core.metrics import averaged_queries
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.trec import Qrels, Run, read_qrels, read_run, read_topics
 from ndcg_report.report.input_cache import load_parsed
@@ -19,8 +20,6 @@ from ndcg_report.report.parameters import ReportParameters
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ndcg_report.report.experiment import Experiment
 
 
 def input_qrels(path: Path, cache: Path | None = None, digests: dict[Path, str] | None = None) -> Qrels:
@@ -34,12 +33,23 @@ def input_run(path: Path, cache: Path | None = None, digests: dict[Path, str] | 
     return load_parsed(cache, path, "run", (digests or {}).get(path)) or read_run(path)
 
 
+@dataclass(frozen=True)
+class Averaged:
+    """Per qrels query (the rows of an Evaluation), whether a run's headline measure is averaged there."""
+
+    path: str  # the run's
+    queries: np.ndarray
+
+
 def checked_runs(params: ReportParameters, qrels: Qrels, cache: Path | None = None,
-                 digests: dict[Path, str] | None = None) -> Iterator[tuple[str, Run]]:
+                 digests: dict[Path, str] | None = None,
+                 paired_with: Averaged | None = None) -> Iterator[tuple[str, Run]]:
     """(name, run) of each run under test in turn, read as input_run does and checked to share a query
-    with the qrels (InputError if not). Nothing here holds a run once the next is asked for."""
+    with the qrels and, given the baseline's Averaged, to share an averaged query with the baseline
+    (InputError if not). Nothing here holds a run once the next is asked for."""
     for item in params.runs:
-        yield item.name, _common_query(input_run(item.path, cache, digests), "run", qrels)
+        yield item.name, _paired(_common_query(input_run(item.path, cache, digests), "run", qrels), qrels, params,
+                                 paired_with)
 
 
 def baseline_path(params: ReportParameters) -> Path:
@@ -50,9 +60,13 @@ def baseline_path(params: ReportParameters) -> Path:
 
 
 def checked_baseline(params: ReportParameters, qrels: Qrels, cache: Path | None = None,
-                     digests: dict[Path, str] | None = None) -> Run:
-    """The baseline, read as input_run does and checked to share a query with the qrels."""
-    return _common_query(input_run(baseline_path(params), cache, digests), "baseline", qrels)
+                     digests: dict[Path, str] | None = None) -> tuple[Run, Averaged]:
+    """The baseline, read as input_run does and checked to share a query with the qrels and to have a
+    query averaged on the headline measure (InputError if not); and those queries."""
+    baseline = _common_query(input_run(baseline_path(params), cache, digests), "baseline", qrels)
+    averaged = headline_averaged(baseline, qrels, params)
+    check_baseline_averaged(averaged, qrels, params)
+    return baseline, averaged
 
 
 def check_run_and_qrels(params: ReportParameters) -> None:
@@ -67,11 +81,11 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
                  keep: Callable[[Run | Qrels], object] | None = None) -> tuple[Qrels, pd.Series | None]:
     """Read and check every input file, holding one run at a time; return the qrels and the topics.
 
-    InputError for bad input, no query in common with the qrels, or (check_paired_queries) no query
-    averaged in the baseline or in both a run and the baseline; the checks come in this order, each
-    over the runs in order, then the baseline. keep: called with the qrels, then each run and then
-    the baseline once each is read and has a query in common with the qrels (a build saves them for
-    its kernels). cache, digests: as for input_qrels.
+    InputError for bad input, no query in common with the qrels, no query averaged in the baseline
+    or none in both a run and the baseline; the checks come in this order, each over the runs in
+    order, then the baseline. keep: called with the qrels, then each run and then the baseline once
+    each is read and has a query in common with the qrels (a build saves them for its kernels).
+    cache, digests: as for input_qrels.
     """
     baseline_path(params)
     qrels = input_qrels(params.qrels, cache, digests)
@@ -79,16 +93,18 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
         keep(qrels)
     averaged = []
     for _, run in checked_runs(params, qrels, cache, digests):
-        averaged.append((run.path, headline_averaged(run, qrels, params)))
+        averaged.append(headline_averaged(run, qrels, params))
         if keep is not None:
             keep(run)
         del run  # not held while the next run is read
-    baseline = checked_baseline(params, qrels, cache, digests)
+    baseline = _common_query(input_run(baseline_path(params), cache, digests), "baseline", qrels)
     baseline_averaged = headline_averaged(baseline, qrels, params)
     if keep is not None:
         keep(baseline)
-    check_paired_queries(baseline.path, baseline_averaged, averaged, qrels, params)
     del baseline
+    check_baseline_averaged(baseline_averaged, qrels, params)
+    for run_averaged in averaged:
+        check_paired(run_averaged, baseline_averaged, params)
     topics = read_topics(params.topics) if params.topics else None
     return qrels, topics
 
@@ -102,46 +118,43 @@ def load_inputs(params: ReportParameters, cache: Path | None = None,
     return kept[:-1], kept[-1], qrels, topics
 
 
-def headline_averaged(run: Run, qrels: Qrels, params: ReportParameters) -> np.ndarray:
-    """Per qrels query, whether the run's value of the headline measure enters its mean."""
-    options = dict(gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
-                   measures=(params.headline,), rel_level=params.rel_level)
-    return evaluate(run, qrels, **options).averaged[:, 0]
+def headline_averaged(run: Run, qrels: Qrels, params: ReportParameters) -> Averaged:
+    """Where the run's headline measure is averaged: from the queries it has (core.metrics.averaged_queries,
+    which reads only its qid column)."""
+    return Averaged(run.path, averaged_queries(run, qrels, params.headline, params.missing, params.no_relevant,
+                                               params.rel_level))
 
 
-def check_paired_queries(baseline_path: str, baseline_averaged: np.ndarray,
-                         runs: Iterable[tuple[str, np.ndarray]], qrels: Qrels, params: ReportParameters) -> None:
-    """InputError unless the baseline has a query averaged on the headline measure and every run has
-    one averaged together with the baseline (with missing=skip, runs and baseline may cover different
-    queries). The averaged arrays are per qrels query, as headline_averaged gives them (or the
-    headline's column of an Evaluation's `averaged`); runs: (path, averaged) of each run in order."""
-    if not baseline_averaged.any():
+def check_baseline_averaged(baseline: Averaged, qrels: Qrels, params: ReportParameters) -> None:
+    """InputError unless the baseline has a query averaged on the headline measure."""
+    if not baseline.queries.any():
         left_out = [reason for policy, reason in (
             (params.no_relevant == "skip", "queries without a relevant document (--no-relevant skip)"),
             (params.missing == "skip", "queries the baseline did not retrieve for (--missing skip)"),
         ) if policy]
         raise InputError(
-            qrels.path, None, f"no judged query is averaged for the baseline {baseline_path}: left out are "
+            qrels.path, None, f"no judged query is averaged for the baseline {baseline.path}: left out are "
             + " and ".join(left_out), "check the qrels' labels and the baseline, or average those queries as 0",
         )
-    for path, averaged in runs:
-        if not (averaged & baseline_averaged).any():
-            raise InputError(
-                path, None,
-                f"no query is averaged in both this run and the baseline {baseline_path} "
-                f"(missing={params.missing}, no_relevant={params.no_relevant})",
-                "give runs of the same queries, or --missing zero to count a query a run lacks as 0",
-            )
 
 
-def check_experiment_pairs(experiment: Experiment, qrels: Qrels, params: ReportParameters) -> None:
-    """check_paired_queries from the headline's column of an experiment's evaluations (the same
-    per-query flags headline_averaged gives: they depend on the run, the qrels and the options alone)."""
-    column = experiment.baseline.column(params.headline)
-    check_paired_queries(
-        experiment.runs[experiment.baseline_name].path, experiment.baseline.averaged[:, column],
-        [(experiment.runs[name].path, experiment.evaluations[name].averaged[:, column]) for name in experiment.names],
-        qrels, params)
+def check_paired(run: Averaged, baseline: Averaged, params: ReportParameters) -> None:
+    """InputError unless the run has a query averaged together with the baseline (with missing=skip,
+    runs and baseline may cover different queries)."""
+    if not (run.queries & baseline.queries).any():
+        raise InputError(
+            run.path, None,
+            f"no query is averaged in both this run and the baseline {baseline.path} "
+            f"(missing={params.missing}, no_relevant={params.no_relevant})",
+            "give runs of the same queries, or --missing zero to count a query a run lacks as 0",
+        )
+
+
+def _paired(run: Run, qrels: Qrels, params: ReportParameters, baseline: Averaged | None) -> Run:
+    """run itself, checked by check_paired against the baseline if given."""
+    if baseline is not None:
+        check_paired(headline_averaged(run, qrels, params), baseline, params)
+    return run
 
 
 def _common_query(system: Run, role: str, qrels: Qrels) -> Run:
