@@ -33,7 +33,7 @@ def input_run(path: Path, cache: Path | None = None, digests: dict[Path, str] | 
     return load_parsed(cache, path, "run", (digests or {}).get(path)) or read_run(path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Averaged:
     """Per qrels query (the rows of an Evaluation), whether a run's headline measure is averaged there."""
 
@@ -107,15 +107,6 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
         check_paired(run_averaged, baseline_averaged, params)
     topics = read_topics(params.topics) if params.topics else None
     return qrels, topics
-
-
-def load_inputs(params: ReportParameters, cache: Path | None = None,
-                digests: dict[Path, str] | None = None) -> tuple[list[Run], Run, Qrels, pd.Series | None]:
-    """check_inputs, keeping every run: (runs, baseline, qrels, topics), all in memory at once."""
-    kept: list[Run] = []
-    qrels, topics = check_inputs(params, cache, digests,
-                                 keep=lambda parsed: kept.append(parsed) if isinstance(parsed, Run) else None)
-    return kept[:-1], kept[-1], qrels, topics
 
 
 def headline_averaged(run: Run, qrels: Qrels, params: ReportParameters) -> Averaged:
