@@ -54,7 +54,11 @@ def cell_times(executed, *args, **kwargs):
     return original_drop(executed, *args, **kwargs)
 
 original_drop = build._drop_run_specific_metadata
-build.load_inputs = timed("read the inputs before any kernel (bad input fails here)", build.load_inputs)
+if hasattr(build, "check_inputs"):  # since issue 23: read, checked and saved for the kernels one run at a time
+    build.check_inputs = timed("read, check and save the inputs before any kernel (bad input fails here)",
+                               build.check_inputs)
+else:
+    build.load_inputs = timed("read the inputs before any kernel (bad input fails here)", build.load_inputs)
 build._execute = timed("papermill: write the parameters, run the process, check", build._execute)
 build._drop_run_specific_metadata = timed("drop run-specific metadata", cell_times)
 try:  # the pipeline since issue 23: papermill and nbval as child processes started together

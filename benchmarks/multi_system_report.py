@@ -93,11 +93,13 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
                 topics: Path | None, out: Path) -> list[tuple[str, float]]:
     """One execution of the notebook's work in this process, stage by stage (seconds)."""
     from ndcg_report import evaluate
+    from ndcg_report.core.ties import tie_range
+    from ndcg_report.core.toplists import rankings
     from ndcg_report.report import checks, content, outputs, results
     from ndcg_report.report.drilldown import section_html
     from ndcg_report.report.report_model import Report
-    from ndcg_report.report.experiment import Experiment
-    from ndcg_report.report.loading import load_inputs
+    from ndcg_report.report.experiment import Experiment, RunInfo
+    from ndcg_report.report.loading import check_inputs, checked_baseline, checked_runs
     from ndcg_report.report.parameters import validate_parameters
     from ndcg_report.stats.paired import compare_systems
 
@@ -105,23 +107,38 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
     params = validate_parameters(
         runs=[{"name": name, "path": str(path)} for name, path in systems], baseline=str(baseline),
         baseline_name=baseline_name, qrels=str(qrels), topics=str(topics) if topics else "")
-    runs, base_run, qrels_read, topics_read = timed("read and check the files", lambda: load_inputs(params), rows)
-    read = {name: run for (name, _), run in zip(systems, runs)} | {baseline_name: base_run}
-    evaluations = timed("evaluate every system (nDCG at 7 cut-offs)",
-                        lambda: {name: evaluate(run, qrels_read) for name, run in read.items()}, rows)
+    qrels_read, topics_read = timed("read and check the files", lambda: check_inputs(params), rows)
+    # as compare_runs does it: each run read, evaluated, ranked and its ties bounded, then let go
+    evaluations, infos, ranked, ties = {}, {}, {}, {}
+    seconds = {"read": 0.0, "evaluate": 0.0, "ties": 0.0, "rank": 0.0}
+
+    def take(name, run) -> None:
+        evaluations[name] = evaluation = timed_into(seconds, "evaluate", lambda: evaluate(run, qrels_read))
+        infos[name] = RunInfo(path=run.path, tag=run.tag)
+        ranked[name] = timed_into(seconds, "rank", lambda: rankings(run, qrels_read, 10, evaluation.rel_level))
+        if evaluation.tied_lines:
+            ties[name] = timed_into(seconds, "ties", lambda: tie_range(run, qrels_read, evaluation))
+
+    runs = checked_runs(params, qrels_read)
+    while (pair := timed_into(seconds, "read", lambda: next(runs, None))) is not None:
+        take(*pair)
+        del pair
+    take(baseline_name, timed_into(seconds, "read", lambda: checked_baseline(params, qrels_read)))
+    rows += [("read the files again (parsed: no build's cache here)", seconds["read"]),
+             ("evaluate every system (nDCG at 7 cut-offs)", seconds["evaluate"]),
+             ("data checks: ties (worst and best order of every tied system)", seconds["ties"]),
+             ("rankings: every system's top 10 with labels", seconds["rank"])]
     names = [name for name, _ in systems]
     comparisons = timed("statistics: paired tests against the baseline, every system x k", lambda: compare_systems(
         {name: evaluations[name] for name in names}, evaluations[baseline_name], baseline_name), rows)
-    experiment = Experiment(names=tuple(names), baseline_name=baseline_name, evaluations=evaluations, runs=read,
-                            qrels=qrels_read, comparisons=comparisons, topics=topics_read, seed=42,
-                            n_resamples=10_000, confidence=0.95, alpha=0.05)
+    experiment = Experiment(names=tuple(names), baseline_name=baseline_name, evaluations=evaluations, runs=infos,
+                            qrels=qrels_read, comparisons=comparisons, tie_ranges=ties, rankings=ranked,
+                            topics=topics_read, seed=42, n_resamples=10_000, confidence=0.95, alpha=0.05)
     if len(names) > 1:
         timed("statistics: randomized Tukey HSD at k = 10, all systems", lambda: experiment.pairwise, rows)
     timed("statistics: bootstrap bands of every system x k", lambda: experiment.mean_intervals, rows)
     files = content.pd.DataFrame([content.file_record(name, path) for name, path in systems])
     report = Report(params, experiment, qrels_read, files)
-    timed("data checks: ties (worst and best order of every tied system)", lambda: experiment.tie_ranges, rows)
-    timed("rankings: every system's top 10 with labels", lambda: experiment.rankings, rows)
     timed("data checks: warnings, counts, depth, labels, judged, the unjudged pool", lambda: (
         report.warnings.extend(checks.data_warnings(report)), checks.query_checks(report),
         checks.depth_table(report), checks.label_distribution(report), checks.judged_table(report),
@@ -139,6 +156,13 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
     out.mkdir(parents=True, exist_ok=True)
     timed("outputs: per_query.csv, summary.json, unjudged.tsv", lambda: outputs.save_outputs(report, out), rows)
     return rows
+
+
+def timed_into(seconds: dict[str, float], key: str, action) -> object:
+    started = time.perf_counter()
+    result = action()
+    seconds[key] += time.perf_counter() - started
+    return result
 
 
 def main() -> None:

@@ -258,7 +258,7 @@ def test_non_deterministic_notebook_fails_nbval(tmp_path):
 def test_bad_parameters_fail_before_any_kernel(tmp_path, change, message):
     other = tmp_path / "other.txt"
     other.write_text("999 Q0 d1 1 1.0 x\n")
-    args = small_build_args(tmp_path / "out", SMALL / "topics.txt")
+    args = small_build_args(tmp_path / "reports" / "out", SMALL / "topics.txt")
     for flag, value in change.items():
         if flag not in args:
             args += [flag, ""]
@@ -266,8 +266,8 @@ def test_bad_parameters_fail_before_any_kernel(tmp_path, change, message):
     result = cli(*args)
     assert result.returncode == 2
     assert message in result.stderr and result.stderr.count("\n") == 1
-    assert not (tmp_path / "out").exists()
-    assert not any(".staging" in p.name for p in tmp_path.iterdir())
+    # no staging folder, and not the folder --out would have been made in
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.txt"]
 
 
 @pytest.mark.parametrize(

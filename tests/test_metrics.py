@@ -324,3 +324,25 @@ def test_equal_gain_vectors_give_bit_identical_ndcg_whatever_the_file_order():
         first = evaluate(run, qrels, cutoffs=[3, 10]).values
         assert np.array_equal(first, evaluate(shuffled, qrels, cutoffs=[3, 10]).values)
         assert np.array_equal(first, evaluate(renamed, renamed_qrels, cutoffs=[3, 10]).values)
+
+
+@pytest.mark.parametrize("missing", ["zero", "skip"])
+@pytest.mark.parametrize("no_relevant", ["zero", "skip"])
+@pytest.mark.parametrize("measure", ["nDCG@10", "AP", "R@100", "num_ret"])
+def test_averaged_queries_is_evaluate_s_averaged_without_ranking(tmp_path, measure, missing, no_relevant):
+    from pathlib import Path
+
+    from ndcg_report.core.metrics import averaged_queries
+
+    small = Path(__file__).parent / "data" / "small"
+    lines = (small / "monot5.txt").read_text().splitlines()
+    qids = sorted({line.split()[0] for line in lines})
+    part = tmp_path / "part.txt"  # half the queries, and one the qrels lack
+    part.write_text("\n".join(line for line in lines if line.split()[0] in qids[::2]) + "\nnot-judged Q0 d 1 1.0 t\n")
+    for run in (small / "monot5.txt", part):
+        for level in (1, 2, 3):
+            expected = evaluate(run, small / "qrels.txt", measures=[measure], missing=missing, no_relevant=no_relevant,
+                                rel_level=level).averaged[:, 0]
+            got = averaged_queries(run, small / "qrels.txt", measure, missing, no_relevant, level)
+            assert got.dtype == bool and got.tolist() == expected.tolist()
+    assert not averaged_queries(part, small / "qrels.txt", "AP", "skip", "skip", 1).all()  # the case is not trivial

@@ -254,7 +254,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
 
     from ndcg_report.inputs.trec import read_topics
     from ndcg_report.report.build import build_report, check_notebook, check_out_dir, check_timeout, input_paths
-    from ndcg_report.report.loading import load_run_and_qrels
+    from ndcg_report.report.loading import check_run_and_qrels
     from ndcg_report.report.corpus_baseline import with_bm25_baseline
     from ndcg_report.report.demos import DEMOS
     from ndcg_report.report.parameters import demo_values, validate_parameters
@@ -299,7 +299,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
         check_notebook(Path(notebook))
     check_out_dir(Path(out).resolve(), [*input_paths(params), *([Path(notebook)] if notebook else [])])
     if params.baseline is None:  # check run, qrels and topics before a long BM25 build
-        load_run_and_qrels(params)
+        check_run_and_qrels(params)
         read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=_log)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None,

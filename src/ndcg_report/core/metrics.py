@@ -381,16 +381,10 @@ def evaluate(
     run, run_pairs = run_input.table, run_input.pairs
     qrels, qrels_pairs = qrels_input.table, qrels_input.pairs
 
-    qrels_qids, qrels_codes = qid_codes(qrels)
-    order = as_numpy(pc.sort_indices(qrels_qids))  # byte order of the ids, as trec_eval prints them
-    position = np.empty(len(order), dtype=np.int64)
-    position[order] = np.arange(len(order))
-    qrels_qids, qrels_codes = qrels_qids.take(from_numpy(order)), position[qrels_codes]  # codes in that order
+    qrels_qids, qrels_codes = _qrels_queries(qrels)
     run_qids, run_codes_local = qid_codes(run)
     n_queries = len(qrels_qids)
-    run_to_code = as_numpy_or(pc.index_in(run_qids, value_set=qrels_qids), -1).astype(np.intp)
-    run_only = run_to_code < 0
-    run_to_code[run_only] = n_queries + np.arange(int(run_only.sum()))
+    run_to_code, run_only = _run_to_qrels(run_qids, qrels_qids)
 
     judged_rows, judged_labels = _judged_run_lines(run_to_code, run_codes_local, run, run_pairs,
                                                    qrels_codes, qrels, qrels_pairs)
@@ -407,18 +401,16 @@ def evaluate(
     graded = [m for m in asked.measures if m.kind == "graded"]
     depths = tuple(sorted({m.k for m in asked.measures if m.k is not None})) + (None,)
     dcg, idcg, ndcg, judged_share = _graded_columns(judged, labels, qrels_codes, n_queries, gain, graded, depths)
-    num_rel = np.bincount(qrels_codes, weights=labels >= asked.rel_level, minlength=n_queries).astype(np.int64)
+    num_rel, num_rel_graded = _relevant_counts(labels, qrels_codes, n_queries, asked.rel_level)
     binary = _binary_columns(judged, num_rel, asked)
 
     in_run = num_ret > 0
-    num_rel_graded = np.bincount(qrels_codes, weights=labels > 0, minlength=n_queries).astype(np.int64)
     relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0, "count": np.ones(n_queries, dtype=bool)}
     values = np.empty((n_queries, len(asked.measures)))
     averaged = np.empty((n_queries, len(asked.measures)), dtype=bool)
     for j, measure in enumerate(asked.measures):
         values[:, j] = ndcg[:, graded.index(measure)] if measure.kind == "graded" else binary[measure]
-        averaged[:, j] = (in_run if missing == "skip" else True) & (
-            relevant[measure.kind] if no_relevant == "skip" else True)
+        averaged[:, j] = _averaged(in_run, relevant[measure.kind], missing, no_relevant)
 
     has_graded = relevant["graded"]
     counts = QueryCounts(
@@ -567,6 +559,67 @@ def _sums_below_cutoffs(
         return np.zeros((n_queries, 0)), np.zeros((n_queries, 0), dtype=np.int64)
     # float64 even without any entry (bincount of no weights gives int64)
     return np.column_stack(sums).astype(np.float64, copy=False), np.column_stack(counts).astype(np.int64, copy=False)
+
+
+def averaged_queries(run: RunLike, qrels: QrelsLike, measure: "Measure | str", missing: str = "zero",
+                     no_relevant: str = "skip", rel_level: object = None) -> np.ndarray:
+    """Per qrels query (the rows of evaluate's Evaluation), whether the run's value of `measure` enters
+    its mean: `evaluate(run, qrels, measures=[measure], ...).averaged[:, 0]`, from which queries the
+    run has and the qrels' labels alone, without ranking anything (only the run's qid column is read)."""
+    asked = resolve_measures([measure], None, rel_level)
+    check_choice("missing", missing, MISSING_POLICIES)
+    check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
+    qrels_table, run_table = load_qrels(qrels).table, load_run(run).table
+    qrels_qids, qrels_codes = _qrels_queries(qrels_table)
+    run_qids, run_codes_local = qid_codes(run_table)
+    n_queries = len(qrels_qids)
+    run_to_code, run_only = _run_to_qrels(run_qids, qrels_qids)
+    in_run = np.zeros(n_queries, dtype=bool)
+    has_lines = np.bincount(run_codes_local, minlength=len(run_qids)) > 0
+    in_run[run_to_code[~run_only & has_lines]] = True
+    num_rel, num_rel_graded = _relevant_counts(column_numpy(qrels_table, "rel"), qrels_codes, n_queries,
+                                               asked.rel_level)
+    kind = asked.measures[0].kind
+    relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0}.get(kind, np.ones(n_queries, dtype=bool))
+    return _averaged(in_run, relevant, missing, no_relevant)
+
+
+def _qrels_queries(qrels: pa.Table) -> tuple[pa.Array, np.ndarray]:
+    """(the qrels' distinct qids in byte order, as trec_eval prints them; each row's code into them)."""
+    qrels_qids, qrels_codes = qid_codes(qrels)
+    order = as_numpy(pc.sort_indices(qrels_qids))
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    return qrels_qids.take(from_numpy(order)), position[qrels_codes]  # codes in that order
+
+
+def _run_to_qrels(run_qids: pa.Array, qrels_qids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(the qrels code of each of the run's qids, a run-only qid numbered after the qrels' queries;
+    which qids are run-only)."""
+    n_queries = len(qrels_qids)
+    run_to_code = as_numpy_or(pc.index_in(run_qids, value_set=qrels_qids), -1).astype(np.intp)
+    run_only = run_to_code < 0
+    run_to_code[run_only] = n_queries + np.arange(int(run_only.sum()))
+    return run_to_code, run_only
+
+
+def _relevant_counts(labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int,
+                     rel_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per query: (num_rel, judgements with label >= rel_level; num_rel_graded, with label > 0)."""
+    num_rel = np.bincount(qrels_codes, weights=labels >= rel_level, minlength=n_queries).astype(np.int64)
+    num_rel_graded = np.bincount(qrels_codes, weights=labels > 0, minlength=n_queries).astype(np.int64)
+    return num_rel, num_rel_graded
+
+
+def _averaged(in_run: np.ndarray, relevant: np.ndarray, missing: str, no_relevant: str) -> np.ndarray:
+    """Whether each query's value enters the mean: a query the run lacks only with missing='zero', one
+    with nothing relevant (to the measure's kind) only with no_relevant='zero'."""
+    averaged = np.ones(len(in_run), dtype=bool)
+    if missing == "skip":
+        averaged &= in_run
+    if no_relevant == "skip":
+        averaged &= relevant
+    return averaged
 
 
 def qid_codes(table: pa.Table) -> tuple[pa.Array, np.ndarray]:

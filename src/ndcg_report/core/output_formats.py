@@ -21,7 +21,7 @@ from ndcg_report.core.number_text import fixed, integer_text, shortest, text_byt
 from ndcg_report.inputs.columns import bools, from_numpy, strings
 from ndcg_report.inputs.columns import text as text_scalar
 
-QUERIES_PER_CHUNK = 100_000
+QUERIES_PER_CHUNK = 25_000  # ~175,000 lines of per_query.csv at 7 measures: the text of a chunk, not of the file
 PER_QUERY_COLUMNS = ("qid", "measure", "k", "value", "num_ret", "num_rel", "dcg", "idcg", "judged", "in_run", "averaged")
 SUMMARY_COLUMNS = ("measure", "k", "n", "mean", "median", "std", "judged")
 _PLAIN_JSON = r"^[\x20\x21\x23-\x5b\x5d-\x7e]*$"  # printable ASCII but '"' and '\': needs no JSON escape

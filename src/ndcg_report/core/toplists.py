@@ -263,31 +263,35 @@ def rank_biased_overlap(base: pa.Table, other: pa.Table, qids: list[str], depth:
 
 def rank_overlaps(base: pa.Table, others: Mapping[str, pa.Table], qids: list[str], depth: int,
                   p: float = RBO_PERSISTENCE) -> dict[str, np.ndarray]:
-    """rank_biased_overlap of base against each of others, sharing one pass over the docids.
+    """rank_biased_overlap of base against each of others, base's grid and codes made once.
 
     Documents are matched by a 64-bit fingerprint of the docid, and each match is then confirmed by
-    its string; if one ever is not, by codes of the distinct docids instead (exact, slower)."""
-    tables = [base, *others.values()]
-    docids = pa.concat_arrays([one_array(table["docid"]) for table in tables])
+    its string; if one ever is not, that pair of runs is matched by codes of its distinct docids
+    instead (exact, slower). One other run at a time: the working arrays are a few times one run's
+    top k of the queries, never all the runs' at once."""
     wanted = pa.array(qids, pa.string())
-    lines, offset = [], 0  # each run's grid of lines (rows of docids), -1 where it has none
-    for table in tables:
-        lines.append(_top_grid(table, wanted, offset, depth))
-        offset += table.num_rows
-    codes = (string_fingerprints(docids) >> np.uint64(1)).astype(np.int64)
-    base_codes = _codes_at(lines[0], codes)
-    places = {name: _places_in(base_codes, _codes_at(grid, codes)) for name, grid in zip(others, lines[1:])}
-    if not all(_confirmed(docids, lines[0], grid, places[name]) for name, grid in zip(others, lines[1:])):
-        codes = as_numpy(docids.dictionary_encode().indices).astype(np.int64)
-        base_codes = _codes_at(lines[0], codes)
-        places = {name: _places_in(base_codes, _codes_at(grid, codes)) for name, grid in zip(others, lines[1:])}
-    found_base = (lines[0] >= 0).any(axis=1)
-    return {name: np.where(found_base & (grid >= 0).any(axis=1), _rbo(places[name], p), np.nan)
-            for name, grid in zip(others, lines[1:])}
+    base_docids = one_array(base["docid"])
+    base_lines = _top_grid(base, wanted, depth)
+    base_codes = _codes_at(base_lines, _fingerprint_codes(base_docids))
+    found_base = (base_lines >= 0).any(axis=1)
+    overlaps = {}
+    for name, other in others.items():
+        docids = one_array(other["docid"])
+        lines = _top_grid(other, wanted, depth)
+        place = _places_in(base_codes, _codes_at(lines, _fingerprint_codes(docids)))
+        if not _confirmed(base_docids, base_lines, docids, lines, place):
+            place = _exact_places(base_docids, base_lines, docids, lines)
+        overlaps[name] = np.where(found_base & (lines >= 0).any(axis=1), _rbo(place, p), np.nan)
+    return overlaps
 
 
-def _top_grid(top: pa.Table, qids: pa.Array, offset: int, depth: int) -> np.ndarray:
-    """A (len(qids), depth) grid of the rows of a Rankings.top (plus offset), -1 where it has none."""
+def _fingerprint_codes(docids: pa.Array) -> np.ndarray:
+    """A non-negative int64 per docid, a function of its bytes alone (string_fingerprints, halved)."""
+    return (string_fingerprints(docids) >> np.uint64(1)).view(np.int64)
+
+
+def _top_grid(top: pa.Table, qids: pa.Array, depth: int) -> np.ndarray:
+    """A (len(qids), depth) grid of the rows of a Rankings.top, -1 where it has none."""
     grid = np.full((len(qids), depth), -1, dtype=np.int64)
     if top.num_rows == 0:
         return grid
@@ -300,7 +304,7 @@ def _top_grid(top: pa.Table, qids: pa.Array, offset: int, depth: int) -> np.ndar
     row = row_of_query[query]
     rank = column_numpy(top, "rank").astype(np.int64) - 1
     keep = np.flatnonzero((row >= 0) & (rank < depth))
-    grid[row[keep], rank[keep]] = keep + offset
+    grid[row[keep], rank[keep]] = keep
     return grid
 
 
@@ -318,13 +322,20 @@ def _places_in(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return place
 
 
-def _confirmed(docids: pa.Array, a: np.ndarray, b: np.ndarray, place: np.ndarray) -> bool:
-    """Whether every cell of b matched to a cell of a holds the same docid string."""
+def _confirmed(docids_a: pa.Array, a: np.ndarray, docids_b: pa.Array, b: np.ndarray, place: np.ndarray) -> bool:
+    """Whether every cell of grid b (lines of docids_b) matched to a cell of grid a (lines of docids_a)
+    holds the same docid string."""
     row, column = np.nonzero(place < a.shape[1])
     if len(row) == 0:
         return True
-    return bool(pc.all(pc.equal(docids.take(from_numpy(b[row, column])),
-                                docids.take(from_numpy(a[row, place[row, column]])))).as_py())
+    return bool(pc.all(pc.equal(docids_b.take(from_numpy(b[row, column])),
+                                docids_a.take(from_numpy(a[row, place[row, column]])))).as_py())
+
+
+def _exact_places(docids_a: pa.Array, a: np.ndarray, docids_b: pa.Array, b: np.ndarray) -> np.ndarray:
+    """_places_in of grids a and b by codes of the distinct docids of the two runs (no fingerprint)."""
+    codes = as_numpy(pa.concat_arrays([docids_a, docids_b]).dictionary_encode().indices).astype(np.int64)
+    return _places_in(_codes_at(a, codes[: len(docids_a)]), _codes_at(b, codes[len(docids_a):]))
 
 
 def _rbo(place: np.ndarray, p: float) -> np.ndarray:

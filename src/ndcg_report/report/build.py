@@ -12,18 +12,19 @@ import threading
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import yaml
 
-from ndcg_report.errors import BuildError, ParameterError
+from ndcg_report.errors import BuildError, InputError, ParameterError
 from ndcg_report.files import OWNED_MARKER, new_owned_folder, owned_folder_home, remove_owned_folder, stale_owned_folders
 from ndcg_report.report.input_cache import INPUT_CACHE_ENV, save_parsed
 from ndcg_report.report.kernel_forks import (FORK_SERVER_ENV, KERNEL_ENVIRONMENT, LAUNCHER, PROVISIONER,
                                              running_fork_server, server_label)
-from ndcg_report.report.loading import load_inputs
+from ndcg_report.report.loading import check_inputs
 from ndcg_report.report.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.core.measures import level_text
 from ndcg_report.report.parameters import ReportParameters
@@ -109,7 +110,7 @@ def build_report(
     steps.show("reading the inputs")
     forks = nullcontext(fork_server) if fork_server is not None else running_fork_server(server_label(out_dir))
     with forks as fork_server:  # it imports while the inputs are read
-        runs, baseline, qrels, _ = load_inputs(params)  # bad input fails here, before any kernel starts
+        created = missing_folders(out_dir.parent)
         try:
             out_dir.parent.mkdir(parents=True, exist_ok=True)
             for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
@@ -121,9 +122,13 @@ def build_report(
                                  "give a folder you can write to") from None
         published = False
         try:
-            for parsed in (*runs, baseline, qrels):  # the kernels read these, not the files, while they are unchanged
-                save_parsed(staging / INPUTS_FOLDER, parsed)
-            del runs, baseline, qrels
+            try:  # bad input fails here, before any kernel starts; each run is saved for the kernels (they read
+                # these, not the files, while they are unchanged) and let go before the next is read
+                check_inputs(params, keep=partial(save_parsed, staging / INPUTS_FOLDER))
+            except (InputError, ParameterError):
+                remove_owned_folder(staging)
+                remove_empty_folders(created)  # bad input leaves no folder behind, as if nothing had been made
+                raise
             env = {**_kernel_environment(staging), FORK_SERVER_ENV: fork_server}
             executed = staging / "report.ipynb"
             steps.show("papermill and nbval: executing the notebook twice at once")
@@ -176,6 +181,24 @@ def build_report(
                 remove_owned_folder(staging)
         return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
                            notes=tuple(notes))
+
+
+def missing_folders(folder: Path) -> list[Path]:
+    """The folders `folder.mkdir(parents=True)` would create, deepest first."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_empty_folders(folders: list[Path]) -> None:
+    """Remove each of folders (deepest first) that is empty; stop at the first that is not."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def input_paths(params: ReportParameters) -> list[Path]:

@@ -16,11 +16,12 @@ from ndcg_report.core.measures import FAMILIES, level_text
 from ndcg_report.core.presets import preset as find_preset
 from ndcg_report.files import path_sha256, text_line_count
 from ndcg_report.inputs.formats import describe_input
+from ndcg_report.inputs.trec import read_topics
 from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
 from ndcg_report.report.checks import data_warnings
 from ndcg_report.report.experiment import compare_runs
 from ndcg_report.report.input_cache import cache_folder
-from ndcg_report.report.loading import load_inputs
+from ndcg_report.report.loading import baseline_path, checked_baseline, checked_runs, input_qrels
 from ndcg_report.report.parameters import ReportParameters
 from ndcg_report.report.report_model import Report
 from ndcg_report.report.results import statistics_note
@@ -39,13 +40,19 @@ def load_report(params: ReportParameters) -> Report:
     system and compare each with the baseline."""
     hashed = [item.path for item in params.runs] + [path for path in (params.baseline, params.qrels) if path]
     digests = {path: path_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
-    runs, baseline, qrels, topics = load_inputs(params, cache_folder(), digests)
-    experiment = compare_runs(
-        [(item.name, run) for item, run in zip(params.runs, runs)], qrels, baseline, baseline_name=params.baseline_name,
-        measures=params.measures, rel_level=params.rel_level, preset=params.preset, headline=params.headline,
-        judged_only=params.judged_only, rank_depth=params.rank_depth,
-        gain=params.gain, missing=params.missing, no_relevant=params.no_relevant, seed=params.seed, topics=topics,
+    cache = cache_folder()
+    baseline_path(params)
+    qrels = input_qrels(params.qrels, cache, digests)
+    baseline, averaged = checked_baseline(params, qrels, cache, digests)  # evaluated last, after the runs
+    topics = read_topics(params.topics) if params.topics else None
+    experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
+        checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
+        baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
+        preset=params.preset, headline=params.headline, judged_only=params.judged_only,
+        rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
+        seed=params.seed, topics=topics,
     )
+    del baseline
     records = [file_record(f"run: {name}", item.path, digests[item.path])
                for name, item in zip(experiment.names, params.runs)]
     baseline = file_record(f"baseline: {experiment.baseline_name}", params.baseline, digests[params.baseline])

@@ -3,7 +3,7 @@ comparison the report shows. `compare_runs` is the public entry point; the noteb
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -31,6 +31,17 @@ from ndcg_report.stats.streams import stream
 from ndcg_report.stats.tukey_hsd import tukey_hsd
 
 ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What an experiment keeps of a run once it is evaluated: its file (`path`, '' for a run given as
+    a table or as Python data) and run `tag` (the last column of TREC text, '' where there is none).
+    The run's lines are not kept: compare_runs derives from each run everything shown (its evaluation,
+    its top k, its tie range) before it reads the next."""
+
+    path: str
+    tag: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,11 +85,17 @@ class Experiment(ExperimentFigures):
     evaluations
         Every system's `Evaluation`, then the baseline's.
     runs
-        What was read, for tags, paths and retrieval depth.
+        Each system's file and run tag (`RunInfo`); the parsed runs themselves are not kept.
     qrels
         The judgements as read.
     comparisons
         Index (system, measure, k): the paired statistics against the baseline.
+    tie_ranges
+        Per system with tied scores: the mean of every measure with its ties in the worst and the
+        best order, and how many queries the order of ties can change (core.ties.TieRange).
+    rankings
+        Per system (the baseline too): its top rank_depth of every judged query, with labels, and
+        the rank of every relevant judgement (core.toplists.Rankings).
     topics
         The query text by qid, if given.
     seed
@@ -114,9 +131,11 @@ class Experiment(ExperimentFigures):
     names: tuple[str, ...]  # the systems under test, in the order given
     baseline_name: str
     evaluations: Mapping[str, Evaluation]  # every system, then the baseline
-    runs: Mapping[str, Run]  # what was read, for tags, paths and retrieval depth
+    runs: Mapping[str, RunInfo]  # each system's file and run tag; the parsed runs are not kept
     qrels: Qrels
     comparisons: pd.DataFrame  # index (system, measure, k): paired statistics against the baseline
+    tie_ranges: Mapping[str, TieRange]  # per system with tied scores (core.ties), systems then the baseline
+    rankings: Mapping[str, Rankings]  # per system, the baseline last: top rank_depth and relevant ranks
     topics: pd.Series | None
     seed: int
     n_resamples: int
@@ -312,19 +331,6 @@ class Experiment(ExperimentFigures):
         return {name: [m for m in self.measures if m.k is not None and m.k > depth.at[name, "median"]]
                 for name in self.systems}
 
-    @cached_property
-    def tie_ranges(self) -> dict[str, TieRange]:
-        """Per system with tied scores: the mean of every measure with its ties in the worst and the best
-        order, and how many queries the order of ties can change (see core.ties)."""
-        return {name: tie_range(self.runs[name], self.qrels, evaluation)
-                for name, evaluation in self.evaluations.items() if evaluation.tied_lines}
-
-    @cached_property
-    def rankings(self) -> dict[str, Rankings]:
-        """Per system (the baseline too): its top rank_depth of every judged query, with labels, and the
-        rank of every relevant judgement (core.toplists.Rankings)."""
-        return {name: rankings(self.runs[name], self.qrels, self.rank_depth, self.rel_level) for name in self.systems}
-
     def rank_overlap(self) -> pd.DataFrame:
         """How much each system's ranking of a query differs from the baseline's: rank-biased overlap of
         the two top rank_depth lists (1: the same list, 0: nothing in common), queries of scores() x
@@ -383,7 +389,7 @@ class Experiment(ExperimentFigures):
 
 
 def compare_runs(
-    runs: Mapping[str, RunLike] | Sequence[RunLike | tuple[str, RunLike]] | RunLike,
+    runs: Mapping[str, RunLike] | Sequence[RunLike | tuple[str, RunLike]] | Iterator | RunLike,
     qrels: QrelsLike,
     baseline: RunLike,
     *,
@@ -413,11 +419,14 @@ def compare_runs(
     ----------
     runs
         The systems under test: a mapping of display names to runs, a list of runs or of
-        `(name, run)` pairs, or a single run. A run is a path, what `read_run` returned, a pyarrow
-        Table or pandas DataFrame with `qid`, `docid` (or `docno`) and `score`, or any other form
-        `evaluate` takes. A run without a name, or named `""`, is named by its file name without
-        `.gz`, `.txt`, `.run`, ... (a table by its run tag); two systems with one name are a
-        ParameterError.
+        `(name, run)` pairs, an iterator of either (a generator that reads each run when asked),
+        or a single run. A run is a path, what `read_run` returned, a pyarrow Table or pandas
+        DataFrame with `qid`, `docid` (or `docno`) and `score`, or any other form `evaluate` takes.
+        A run without a name, or named `""`, is named by its file name without `.gz`, `.txt`,
+        `.run`, ... (a table by its run tag); two systems with one name are a ParameterError. The
+        runs are taken one at a time: each is read, evaluated, ranked and its ties bounded before
+        the next is read, and none is kept, so runs given as paths or by a generator are never in
+        memory together.
     qrels
         The judgements, in any form `evaluate` takes.
     baseline
@@ -495,7 +504,7 @@ def compare_runs(
         if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1:
             raise ParameterError(f"{label} must be a number between 0 and 1; got {value!r}")
     topics = _topics(topics)
-    given_names, given_runs = _named_runs(runs)
+    pairs = _named_runs(runs)
     asked = measure_set(preset, measures, cutoffs, rel_level, judged_only)
     chosen_headline = choose_headline(headline, preset, asked.measures)
     for label, value in (("large_n", large_n), ("rank_depth", rank_depth)):
@@ -503,30 +512,88 @@ def compare_runs(
             raise ParameterError(f"{label} must be a whole number >= 1; got {value!r}")
     qrels_read = load_qrels(qrels)
     baseline_run = load_run(baseline)
-    loaded = [load_run(run) for run in given_runs]
-    given_paths = [(Path(run.path), f"run {position}") for position, run in enumerate(loaded, start=1) if run.path]
-    if baseline_run.path:
-        given_paths.append((Path(baseline_run.path), "the baseline"))
-    check_distinct_paths([path for path, _ in given_paths], [role for _, role in given_paths])
-    derived = [derived_name(run.tag, run.path, position) for position, run in enumerate(loaded, start=1)]
     base_name = check_name(baseline_name, "baseline_name") if baseline_name else derived_name(
         baseline_run.tag, baseline_run.path, 0)
-    names = unique_names(given_names, derived, reserved=[base_name])  # a clash is an error, never a silent rename
-    options = dict(gain=gain, missing=missing, no_relevant=no_relevant, measures=asked.measures,
-                   rel_level=asked.rel_level)
-    read = dict(zip(names, loaded)) | {base_name: baseline_run}
-    evaluations = {name: evaluate(run, qrels_read, **options) for name, run in read.items()}
-    for name, evaluation in evaluations.items():
-        if evaluation.counts.in_both == 0:
-            raise ParameterError(f"{name!r} has no query in common with the qrels; check that they are for the same topics")
-    comparisons = compare_systems({name: evaluations[name] for name in names}, evaluations[base_name],
+    derive = _Derive(qrels_read, dict(gain=gain, missing=missing, no_relevant=no_relevant, measures=asked.measures,
+                                      rel_level=asked.rel_level), int(rank_depth))
+    names = _Names(base_name, baseline_run.path)
+    systems = []
+    while (pair := next(pairs, None)) is not None:  # one run at a time: read, named, evaluated, then let go
+        systems.append(derive(*names.add(*pair)))
+        del pair  # not held while the next run is read
+    if not systems:
+        raise ParameterError("give at least one run to compare with the baseline")
+    systems.append(derive(base_name, baseline_run))
+    del baseline_run
+    evaluations = {system.name: system.evaluation for system in systems}
+    comparisons = compare_systems({name: evaluations[name] for name in names.names}, evaluations[base_name],
                                   base_name, seed, n_resamples, confidence, large_n)
     return Experiment(
-        names=tuple(names), baseline_name=base_name, evaluations=evaluations, runs=read, qrels=qrels_read,
-        comparisons=comparisons, topics=topics, seed=int(seed), n_resamples=int(n_resamples),
-        confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset, rank_depth=int(rank_depth),
-        large_n=int(large_n),
+        names=tuple(names.names), baseline_name=base_name, evaluations=evaluations,
+        runs={system.name: system.info for system in systems}, qrels=qrels_read, comparisons=comparisons,
+        tie_ranges={system.name: system.tie_range for system in systems if system.tie_range is not None},
+        rankings={system.name: system.rankings for system in systems}, topics=topics, seed=int(seed),
+        n_resamples=int(n_resamples), confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset,
+        rank_depth=int(rank_depth), large_n=int(large_n),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class _System:
+    """Everything an Experiment keeps of one run."""
+
+    name: str
+    evaluation: Evaluation
+    info: RunInfo
+    rankings: Rankings
+    tie_range: TieRange | None  # None: no tied scores
+
+
+@dataclass(frozen=True, eq=False)
+class _Derive:
+    """Evaluates one run against the qrels and derives from it all an Experiment shows of it (its
+    top k, its tie range), so that the run itself can be let go."""
+
+    qrels: Qrels
+    options: dict
+    rank_depth: int
+
+    def __call__(self, name: str, run: Run) -> _System:
+        """The run's _System; ParameterError if it has no query in common with the qrels."""
+        evaluation = evaluate(run, self.qrels, **self.options)
+        if evaluation.counts.in_both == 0:
+            raise ParameterError(f"{name!r} has no query in common with the qrels; check that they are for the same topics")
+        return _System(
+            name=name, evaluation=evaluation, info=RunInfo(path=run.path, tag=run.tag),
+            rankings=rankings(run, self.qrels, self.rank_depth, evaluation.rel_level),
+            tie_range=tie_range(run, self.qrels, evaluation) if evaluation.tied_lines else None,
+        )
+
+
+class _Names:
+    """The names of the systems under test, given or made from their files, checked as each run is
+    read: a file given twice or two systems with one name is a ParameterError (report.systems)."""
+
+    def __init__(self, baseline_name: str, baseline_path: str) -> None:
+        self.baseline_name, self.baseline_path = baseline_name, baseline_path
+        self.given: list[str] = []
+        self.derived: list[str] = []
+        self.paths: list[tuple[Path, str]] = []
+        self.names: list[str] = []
+
+    def add(self, given: str, run_like: RunLike) -> tuple[str, Run]:
+        """(name, the run read) of the next run under test."""
+        run = load_run(run_like)
+        position = len(self.given) + 1
+        if run.path:
+            self.paths.append((Path(run.path), f"run {position}"))
+        known = self.paths + ([(Path(self.baseline_path), "the baseline")] if self.baseline_path else [])
+        check_distinct_paths([path for path, _ in known], [role for _, role in known])
+        self.given.append(given)
+        self.derived.append(derived_name(run.tag, run.path, position))
+        # a clash is an error, never a silent rename
+        self.names = unique_names(self.given, self.derived, reserved=[self.baseline_name])
+        return self.names[-1], run
 
 
 def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:
@@ -540,8 +607,10 @@ def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:
     raise ParameterError(f"topics must be a path or a pandas Series of query text by qid; got {type(topics).__name__}")
 
 
-def _named_runs(runs: Mapping[str, RunLike] | Sequence | RunLike) -> tuple[list[str], list[RunLike]]:
-    """(given names, '' where none; the runs) in the order given."""
+def _named_runs(runs: Mapping[str, RunLike] | Sequence | Iterator | RunLike) -> Iterator[tuple[str, RunLike]]:
+    """(given name, '' where none; the run) pairs in the order given. From a mapping or list every pair
+    is checked at once; from an iterator each as it is asked for, so that it need not hold more than
+    the run being read."""
     if is_one_run(runs):  # a pytrec_eval/ranx dict of one run, not a mapping of names to runs
         pairs = [("", runs)]
     elif isinstance(runs, Mapping):
@@ -550,10 +619,33 @@ def _named_runs(runs: Mapping[str, RunLike] | Sequence | RunLike) -> tuple[list[
         pairs = list(runs.items())
     elif isinstance(runs, (list, tuple)):
         pairs = [item if isinstance(item, tuple) else ("", item) for item in runs]
+    elif isinstance(runs, Iterator):
+        return _checked_pairs(runs)
     else:
         pairs = [("", runs)]
     if not pairs:
         raise ParameterError("give at least one run to compare with the baseline")
-    if any(len(pair) != 2 or not isinstance(pair[0], str) for pair in pairs):
+    for pair in pairs:
+        _check_pair(pair)
+    return iter([(check_name(str(name), "runs") if name else "", run) for name, run in pairs])
+
+
+def _checked_pairs(items: Iterator) -> Iterator[tuple[str, RunLike]]:
+    """The pairs of an iterator of runs or (name, run) pairs, each checked as it is taken, none held
+    once handed on."""
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        name, run = _check_pair(item if isinstance(item, tuple) else ("", item))
+        del item
+        yield (check_name(str(name), "runs") if name else ""), run
+        del run
+
+
+def _check_pair(pair: tuple) -> tuple:
+    """pair itself; ParameterError unless it is (name as text, run)."""
+    if len(pair) != 2 or not isinstance(pair[0], str):
         raise ParameterError("give each named run as a (name, run) pair, the name as text")
-    return [check_name(str(name), "runs") if name else "" for name, _ in pairs], [run for _, run in pairs]
+    return pair

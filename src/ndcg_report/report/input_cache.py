@@ -63,7 +63,9 @@ def load_parsed(folder: Path | None, path: str | Path, kind: str, digest: str | 
         return None
     table = pa.ipc.open_stream(pa.memory_map(str(target))).read_all()  # the bytes stay in the mapped file
     metadata = table.schema.metadata or {}
-    pairs = PairIndex(packed=table[_PAIRS].combine_chunks().to_numpy(), row_bits=int(metadata[b"row_bits"]))
+    column = table[_PAIRS]  # one chunk as saved: a view of the mapped file, no copy (a PairIndex is only read)
+    pairs = PairIndex(packed=(column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()).to_numpy(),
+                      row_bits=int(metadata[b"row_bits"]))
     table = table.drop_columns([_PAIRS]).replace_schema_metadata(
         {key: value for key, value in metadata.items() if key not in (b"kind", b"row_bits", b"tag")} or None)
     if kind == "run":
