@@ -110,6 +110,7 @@ def build_report(
     steps.show("reading the inputs")
     forks = nullcontext(fork_server) if fork_server is not None else running_fork_server(server_label(out_dir))
     with forks as fork_server:  # it imports while the inputs are read
+        exporter = _prepare_in_background(html_exporter)  # nbconvert imported meanwhile too, not beside the kernels
         created = missing_folders(out_dir.parent)
         try:
             out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -133,7 +134,6 @@ def build_report(
             executed = staging / "report.ipynb"
             steps.show("papermill and nbval: executing the notebook twice at once")
             validation = _start_nbval(executed, env, timeout, progress=progress)  # re-executes as papermill executes
-            exporter = _prepare_in_background(html_exporter)  # this process waits meanwhile: imports nbconvert
             try:
                 _execute(params, template, executed, env, timeout, progress=progress)
                 _drop_run_specific_metadata(executed)
