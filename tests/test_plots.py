@@ -281,6 +281,16 @@ def test_png_bytes_are_savefig_s_own(name, request):
     assert figure.get_layout_engine() is engine
 
 
+def test_the_resolved_patch_colour_draws_the_same_pixels(three, monkeypatch):
+    """plots._rc resolves patches' "C0" once per figure instead of once per patch: same bytes as without."""
+    methods = ("plot_ndcg_by_cutoff", "plot_distribution", "plot_delta_heatmap", "plot_wins_ties_losses",
+               "plot_pairwise", "plot_scatter", "plot_delta_bars", "plot_ecdf")
+    resolved = [plots.figure_to_png_bytes(getattr(three, method)()) for method in methods]
+    monkeypatch.setattr(plots, "_rc", lambda: dict(plots._RC))
+    assert matplotlib.rcParams["patch.facecolor"] == "C0"
+    assert [plots.figure_to_png_bytes(getattr(three, method)()) for method in methods] == resolved
+
+
 def test_svg_is_deterministic(one):
     first, second = (plots.figure_to_svg(one.plot_ecdf()) for _ in range(2))
     assert first == second and first.lstrip().startswith("<?xml") and "<dc:date>" not in first
