@@ -16,6 +16,7 @@ input; a forked kernel is killed too if the server is (Linux)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -89,6 +90,8 @@ def serve(listening: int) -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    gc.collect()
+    gc.freeze()  # what is imported stays out of the kernels' collections (fewer pages copied, faster cells)
     kernels: set[int] = set()
     try:
         while True:
