@@ -139,3 +139,27 @@ def running_with(text: str) -> list[int]:
         except OSError:
             pass
     return found
+
+
+def test_a_build_uses_the_fork_server_it_is_given(tmp_path):
+    """A batch starts one fork server for all its builds and hands its socket down in the environment."""
+    import nbformat
+
+    from ndcg_report.batch.builds import BuildJob, LocalBuilds
+    from ndcg_report.report.build import package_file
+
+    notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(
+        "import os\nprint(open(f'/proc/{os.getpid()}/stat').read().rsplit(')', 1)[1].split()[1])"))
+    forked = tmp_path / "forked.ipynb"
+    nbformat.write(notebook, forked)
+    label = f"test-{os.getpid()}-{time.monotonic_ns()}"
+    with running_fork_server(label) as server:
+        [server_pid] = running_with(label)
+        command = [sys.executable, "-m", "ndcg_report.cli", "build", "--run", str(SMALL / "monot5.txt"),
+                   "--baseline", str(SMALL / "bm25.txt"), "--qrels", str(SMALL / "qrels.txt"), "-k", "10",
+                   "--out", str(tmp_path / "out"), "--notebook", str(forked)]
+        ran = LocalBuilds(fork_server=server).run(BuildJob("r", command, {}, tmp_path / "attempt.json"))
+    assert ran.returncode == 0, ran.stderr
+    cells = json.loads((tmp_path / "out" / "report.ipynb").read_text())["cells"]
+    assert "".join(cells[-1]["outputs"][0]["text"]) == f"{server_pid}\n"

@@ -234,10 +234,14 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
     server is started first: it imports what the kernels need while this process imports and checks."""
     from pathlib import Path
 
-    from ndcg_report.report.kernel_forks import running_fork_server, server_label
+    from contextlib import nullcontext
+
+    from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, running_fork_server, server_label
 
     out = args.out or (_demo_out(args.dataset) if args.command == "demo" else "")
-    with running_fork_server(server_label(Path(out))) as fork_server:
+    given = os.environ.get(FORK_SERVER_ENV, "")  # a batch's, running for all of its builds
+    forks = nullcontext(given) if given and Path(given).exists() else running_fork_server(server_label(Path(out)))
+    with forks as fork_server:
         return _run_build(args, argv, started, fork_server)
 
 

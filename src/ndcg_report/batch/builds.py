@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ndcg_report.report.kernel_forks import FORK_SERVER_ENV
 from ndcg_report.report.supervisor import SUPERVISOR_ENV
 
 
@@ -49,9 +50,12 @@ class Builds(Protocol):
 
 
 class LocalBuilds:
-    """Each build a subprocess of the batch, supervised by it (report/supervisor.py)."""
+    """Each build a subprocess of the batch, supervised by it (report/supervisor.py); fork_server: the
+    socket of the batch's kernel fork server (report/kernel_forks.py), which every build then uses
+    instead of starting its own."""
 
-    def __init__(self) -> None:
+    def __init__(self, fork_server: str = "") -> None:
+        self.fork_server = fork_server
         self.lock = threading.Lock()
         self.running: set[subprocess.Popen] = set()
         self.stopping = 0
@@ -63,7 +67,8 @@ class LocalBuilds:
                 return None
             process = subprocess.Popen(job.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True, errors="replace",
-                                       env={**os.environ, **job.env, SUPERVISOR_ENV: str(os.getpid())})
+                                       env={**os.environ, **job.env, SUPERVISOR_ENV: str(os.getpid()),
+                                            **({FORK_SERVER_ENV: self.fork_server} if self.fork_server else {})})
             self.running.add(process)
         try:
             stdout, stderr = process.communicate()

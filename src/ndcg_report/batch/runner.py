@@ -343,7 +343,10 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
             builds, jobs = _cluster_builds(client, dask, jobs)
             result = run_batch(config, jobs=jobs, force=force, builds=builds)
         else:
-            result = run_batch(config, jobs=jobs or 1, force=force)
+            from ndcg_report.report.kernel_forks import running_fork_server
+
+            with running_fork_server(f"batch {Path(config_path).resolve()}") as fork_server:  # one for every build
+                result = run_batch(config, jobs=jobs or 1, force=force, builds=LocalBuilds(fork_server))
     except BatchBusy as exc:
         print(f"ndcg-report: error: {exc}", file=sys.stderr, flush=True)
         return EXIT_BUSY
