@@ -27,3 +27,17 @@ def dl19() -> dict[str, Path]:
         "topics": folder / "topics.dl19-passage.txt",
         "bm25_eval": TESTS / "data" / "run.msmarco-v1-passage.bm25-default.dl19.eval",
     }
+
+
+@pytest.fixture
+def disjoint_run_and_baseline(tmp_path) -> tuple[Path, Path]:
+    """(a run of the small set's first 4 queries, a baseline of the others) in tmp_path: with
+    --missing skip no query is averaged in both."""
+    small = TESTS / "data" / "small"
+    lines = (small / "monot5.txt").read_text().splitlines()
+    qids = sorted({line.split()[0] for line in lines})
+    run, baseline = tmp_path / "a.txt", tmp_path / "b.txt"
+    run.write_text("\n".join(line for line in lines if line.split()[0] in qids[:4]) + "\n")
+    baseline_lines = (small / "bm25.txt").read_text().splitlines()
+    baseline.write_text("\n".join(line for line in baseline_lines if line.split()[0] in qids[4:]) + "\n")
+    return run, baseline

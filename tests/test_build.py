@@ -297,12 +297,7 @@ def test_repeated_runs_or_names_are_refused_with_one_line(tmp_path, runs, extra,
     assert not (tmp_path / "out").exists()
 
 
-def test_a_run_sharing_no_averaged_query_with_the_baseline_fails_before_any_kernel(tmp_path):
-    lines = (SMALL / "monot5.txt").read_text().splitlines()
-    qids = sorted({line.split()[0] for line in lines})
-    (tmp_path / "a.txt").write_text("\n".join(l for l in lines if l.split()[0] in qids[:4]) + "\n")
-    baseline_lines = (SMALL / "bm25.txt").read_text().splitlines()
-    (tmp_path / "b.txt").write_text("\n".join(l for l in baseline_lines if l.split()[0] in qids[4:]) + "\n")
+def test_a_run_sharing_no_averaged_query_with_the_baseline_fails_before_any_kernel(tmp_path, disjoint_run_and_baseline):
     args = ["build", "--run", tmp_path / "a.txt", "--run", SMALL / "monot5.txt", "--baseline", tmp_path / "b.txt",
             "--qrels", SMALL / "qrels.txt", "--missing", "skip", "--out", tmp_path / "out"]
     started = time.monotonic()

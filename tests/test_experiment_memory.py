@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 import weakref
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,10 @@ from ndcg_report.report import experiment as experiment_module
 from ndcg_report.report import loading
 from ndcg_report.report.experiment import RunInfo
 
-DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
-QRELS = DL19 / "qrels.dl19-passage.txt"
-BM25 = DL19 / "run.msmarco-v1-passage.bm25-default.dl19.txt.gz"
-RUNS = {
-    "monoT5": DL19 / "monot5.dl19.run.gz",
-    "RRF": DL19 / "rrf.bm25-monot5.dl19.run.gz",
-    "Interpolation": DL19 / "interp.bm25-monot5.dl19.run.gz",
-}
+from test_experiment import BM25, QRELS
+from test_experiment import RUNS as DL19_RUNS
+
+RUNS = {name: DL19_RUNS[name] for name in ("monoT5", "RRF", "Interpolation")}
 SMALL = Path(__file__).parent / "data" / "small"
 
 
@@ -163,16 +158,11 @@ def test_a_build_reads_checks_and_saves_one_run_at_a_time(monkeypatch):
     assert tracked.alive() == []
 
 
-def test_the_report_checks_paired_queries_as_each_run_is_read(tmp_path):
+def test_the_report_checks_paired_queries_as_each_run_is_read(tmp_path, disjoint_run_and_baseline):
     from ndcg_report.errors import InputError
     from ndcg_report.report import content
     from ndcg_report.report.parameters import validate_parameters
 
-    lines = (SMALL / "monot5.txt").read_text().splitlines()
-    qids = sorted({line.split()[0] for line in lines})
-    (tmp_path / "a.txt").write_text("\n".join(line for line in lines if line.split()[0] in qids[:4]) + "\n")
-    baseline_lines = (SMALL / "bm25.txt").read_text().splitlines()
-    (tmp_path / "b.txt").write_text("\n".join(line for line in baseline_lines if line.split()[0] in qids[4:]) + "\n")
     params = validate_parameters(runs=[str(SMALL / "monot5.txt"), str(tmp_path / "a.txt")], qrels=str(SMALL / "qrels.txt"),
                                  baseline=str(tmp_path / "b.txt"), missing="skip")
     with pytest.raises(InputError, match=f"{tmp_path / 'a.txt'}: no query is averaged in both this run and the baseline"):

@@ -234,14 +234,10 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
     server is started first: it imports what the kernels need while this process imports and checks."""
     from pathlib import Path
 
-    from contextlib import nullcontext
-
-    from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, running_fork_server, server_label
+    from ndcg_report.report.kernel_forks import running_fork_server, server_label
 
     out = args.out or (_demo_out(args.dataset) if args.command == "demo" else "")
-    given = os.environ.get(FORK_SERVER_ENV, "")  # a batch's, running for all of its builds
-    forks = nullcontext(given) if given and Path(given).exists() else running_fork_server(server_label(Path(out)))
-    with forks as fork_server:
+    with running_fork_server(server_label(Path(out))) as fork_server:  # or a batch's, running for all its builds
         return _run_build(args, argv, started, fork_server)
 
 

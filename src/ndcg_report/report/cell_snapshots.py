@@ -23,11 +23,15 @@ def save_notebook(path: str | Path, notebook: Any) -> None:
     _write_whole(Path(path), json.dumps(notebook, ensure_ascii=False))
 
 
+def cell_record(cell: Any) -> dict:
+    """What a snapshot holds of a notebook cell: {source, execution_count, outputs}."""
+    return {"source": cell.get("source", ""), "execution_count": cell.get("execution_count"),
+            "outputs": cell.get("outputs", [])}
+
+
 def save_cell(folder: str | Path, index: int, cell: Any) -> None:
-    """The execution count and outputs of the cell at `index`, once it has run."""
-    record = {"source": cell.get("source", ""), "execution_count": cell.get("execution_count"),
-              "outputs": cell.get("outputs", [])}
-    _write_whole(cell_path(folder, index), json.dumps(record, ensure_ascii=False))
+    """The cell_record of the cell at `index`, once it has run."""
+    _write_whole(cell_path(folder, index), json.dumps(cell_record(cell), ensure_ascii=False))
 
 
 def load_cell(folder: str | Path, index: int) -> dict | None:

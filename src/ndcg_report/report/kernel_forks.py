@@ -53,9 +53,14 @@ def server_label(out_dir: Path) -> str:
 @contextmanager
 def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> Iterator[str]:
     """A fork server for the block; yields its socket, for FORK_SERVER_ENV ("" if there is none: kernels
-    are then launched as usual). Stopped, with every kernel it forked, when the block ends. label: shown
-    in its command line (server_label); env: its environment (default: this process's with
-    KERNEL_ENVIRONMENT, what kernels read at import)."""
+    are then launched as usual). Stopped, with every kernel it forked, when the block ends. If this
+    process's FORK_SERVER_ENV already names a server's socket (a batch's, running for all of its
+    builds), that one is yielded and none is started. label: shown in its command line (server_label);
+    env: its environment (default: this process's with KERNEL_ENVIRONMENT, what kernels read at import)."""
+    given = os.environ.get(FORK_SERVER_ENV, "")
+    if given and os.path.exists(given):
+        yield given
+        return
     env = {**os.environ, **KERNEL_ENVIRONMENT} if env is None else env
     if not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX") or os.environ.get(NO_FORKS_ENV, "0") not in ("", "0"):
         yield ""  # kernels are launched as usual

@@ -83,8 +83,9 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
 
     InputError for bad input, no query in common with the qrels, no query averaged in the baseline
     or none in both a run and the baseline; the checks come in this order, each over the runs in
-    order, then the baseline. keep: called with the qrels, then each run and then the baseline once
-    each is read and has a query in common with the qrels (a build saves them for its kernels).
+    order, then the baseline. keep: called with the qrels, then each run once it is read and has a
+    query in common with the qrels, then the baseline once it is checked (a build saves them for its
+    kernels).
     cache, digests: as for input_qrels.
     """
     baseline_path(params)
@@ -97,12 +98,10 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
         if keep is not None:
             keep(run)
         del run  # not held while the next run is read
-    baseline = _common_query(input_run(baseline_path(params), cache, digests), "baseline", qrels)
-    baseline_averaged = headline_averaged(baseline, qrels, params)
+    baseline, baseline_averaged = checked_baseline(params, qrels, cache, digests)
     if keep is not None:
         keep(baseline)
     del baseline
-    check_baseline_averaged(baseline_averaged, qrels, params)
     for run_averaged in averaged:
         check_paired(run_averaged, baseline_averaged, params)
     topics = read_topics(params.topics) if params.topics else None

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ndcg_report.report.cell_snapshots import cell_path, load_cell
+from ndcg_report.report.cell_snapshots import cell_path, cell_record, load_cell
 from ndcg_report.report.kernel_forks import PRELOAD
 from ndcg_report.report.processes import print_progress, skip_unused_jsonschema_formats
 
@@ -175,14 +175,11 @@ class ConcurrentValidation:
             self.steering.wait(ready, self._stop_now)
             snapshot = load_cell(self.cells, index)
             if snapshot is None and not self.steering.go.is_set():
-                snapshot = {"source": cell.source, "execution_count": cell.get("execution_count"),
-                            "outputs": _plain(cell.get("outputs", []))}
+                snapshot = _plain(cell_record(cell))
             if snapshot is None:
                 import nbformat
 
-                executed = nbformat.read(self.executed, as_version=4).cells[index]
-                snapshot = {"source": executed.source, "execution_count": executed.get("execution_count"),
-                            "outputs": _plain(executed.get("outputs", []))}
+                snapshot = _plain(cell_record(nbformat.read(self.executed, as_version=4).cells[index]))
             if snapshot["source"] != cell.source:
                 raise RuntimeError(f"cell {index}'s source differs between the executed and the parameterised notebook")
             return snapshot
@@ -208,8 +205,7 @@ class ConcurrentValidation:
                 failed.append((item, "its source differs in the executed notebook"))
                 continue
             used = awaited.reference
-            if used is None or (used["execution_count"] == stored.get("execution_count")
-                                and used["outputs"] == _plain(stored.get("outputs", []))):
+            if used is None or used == _plain(cell_record(stored)):
                 continue  # not compared (nbval failed it before), or compared with what is stored
             if item.test_outputs is None:
                 continue
@@ -232,11 +228,11 @@ class ConcurrentValidation:
             print(self.verdict, flush=True)
 
 
-def _plain(outputs: list) -> list:
-    """Outputs as plain JSON data, for equality."""
+def _plain(data: Any) -> Any:
+    """Notebook data (NotebookNodes) as plain JSON data, for equality."""
     import json
 
-    return json.loads(json.dumps(outputs))
+    return json.loads(json.dumps(data))
 
 
 def pytest_addoption(parser) -> None:
