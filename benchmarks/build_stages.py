@@ -6,7 +6,7 @@ papermill's execution cell by cell, and what a fresh kernel pays to import the r
     .venv/bin/python benchmarks/build_stages.py -- build --run ... --qrels ... --out DIR
     PYTHONPATH=OLD_CHECKOUT/src .venv/bin/python benchmarks/build_stages.py   # an older commit's pipeline
 
-The steps are timed in one process by wrapping the functions of ndcg_report.report.build, so the
+The steps are timed in one process by wrapping the functions of ndcg_report.build.pipeline, so the
 sum of the steps is the command minus the interpreter's start-up and the CLI's own imports. Steps
 that run at the same time are shown with the wall time of each: their sum is then more than the
 command. Medians over --rounds rounds; runs on an otherwise idle machine (say what else ran).
@@ -29,7 +29,10 @@ CHILD = r"""
 import json, sys, time
 started = time.perf_counter()
 from pathlib import Path
-import ndcg_report.report.build as build
+try:  # the layout since issue 29: report/ split into analysis/ and build/
+    import ndcg_report.build.pipeline as build
+except ImportError:
+    import ndcg_report.report.build as build
 import ndcg_report.cli as cli
 
 steps, cells = [], []
@@ -62,7 +65,10 @@ else:
 build._execute = timed("papermill: write the parameters, run the process, check", build._execute)
 build._drop_run_specific_metadata = timed("drop run-specific metadata", cell_times)
 try:  # the pipeline since issue 23: papermill and nbval as child processes started together
-    import ndcg_report.report.processes as processes
+    try:
+        import ndcg_report.build.steps.processes as processes
+    except ImportError:
+        import ndcg_report.report.processes as processes
 except ImportError:  # before it (e.g. commit 8d7a59b): one step after another
     processes = None
     build._validate_with_nbval = timed("nbval: re-execute and compare (a process)", build._validate_with_nbval)
@@ -73,7 +79,7 @@ if processes is not None:
     def init(self, command, *args, **kwargs):
         self._bench = ("nbval: re-execute and compare (a process)" if "--nbval" in command
                        else "fork server: import, fork both kernels (a process)"
-                       if "ndcg_report.report.kernel_forks" in command
+                       if any(".kernel_forks" in str(word) for word in command)
                        else "papermill: execute the notebook (a process)", time.perf_counter())
         original_init(self, command, *args, **kwargs)
 
@@ -94,8 +100,7 @@ publish = "publish" if hasattr(build, "publish") else "_publish"
 setattr(build, publish, timed("publish (rename into --out)", getattr(build, publish)))
 build_report = build.build_report
 cli_build = timed("build_report (all of the steps above)", build_report)
-import ndcg_report.report.build
-ndcg_report.report.build.build_report = cli_build
+build.build_report = cli_build
 code = cli.main(sys.argv[1:])
 print(json.dumps({"steps": steps, "cells": cells, "total": time.perf_counter() - started, "code": code}))
 """
@@ -104,10 +109,12 @@ IMPORTS = r"""
 import importlib, time
 started = time.perf_counter()
 for name in ("checks", "content", "html", "outputs", "results", "drilldown", "plots"):  # what a release has
-    try:
-        importlib.import_module(f"ndcg_report.report.{name}")
-    except ImportError:
-        pass
+    for package in ("ndcg_report.analysis", "ndcg_report.report"):  # since issue 29, and before it
+        try:
+            importlib.import_module(f"{package}.{name}")
+            break
+        except ImportError:
+            pass
 print(time.perf_counter() - started)
 """
 

@@ -95,12 +95,13 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
     from ndcg_report import evaluate
     from ndcg_report.core.ties import tie_range
     from ndcg_report.core.toplists import rankings
-    from ndcg_report.report import checks, content, outputs, results
-    from ndcg_report.report.drilldown import section_html
-    from ndcg_report.report.report_model import Report
-    from ndcg_report.report.experiment import Experiment, RunInfo
-    from ndcg_report.report.loading import check_inputs, checked_baseline, checked_runs
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.analysis import checks, content, results
+    from ndcg_report.build import notebook_io
+    from ndcg_report.analysis.drilldown import section_html
+    from ndcg_report.analysis.report_model import Report
+    from ndcg_report.analysis.experiment import Experiment, RunInfo
+    from ndcg_report.build.loading import check_inputs, checked_baseline, checked_runs
+    from ndcg_report.build.parameters import validate_parameters
     from ndcg_report.stats.paired import compare_systems
 
     rows: list[tuple[str, float]] = []
@@ -137,7 +138,7 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
     if len(names) > 1:
         timed("statistics: randomized Tukey HSD at k = 10, all systems", lambda: experiment.pairwise, rows)
     timed("statistics: bootstrap bands of every system x k", lambda: experiment.mean_intervals, rows)
-    files = content.pd.DataFrame([content.file_record(name, path) for name, path in systems])
+    files = content.pd.DataFrame([notebook_io.file_record(name, path) for name, path in systems])
     report = Report(params, experiment, qrels_read, files)
     timed("data checks: warnings, counts, depth, labels, judged, the unjudged pool", lambda: (
         report.warnings.extend(checks.data_warnings(report)), checks.query_checks(report),
@@ -150,11 +151,11 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
         [results.wins_and_losses(report, name) for name in names[:1] if len(names) == 1],
         results.query_section_html(report)), rows)
     timed("drill-downs", lambda: section_html(report), rows)
-    from ndcg_report.report.plots import figure_to_png_bytes
+    from ndcg_report.analysis.plots import figure_to_png_bytes
     for caption, draw in content.figure_drawers(report):
         timed(f"figure: {caption[:54]}", lambda: figure_to_png_bytes(draw()), rows)
     out.mkdir(parents=True, exist_ok=True)
-    timed("outputs: per_query.csv, summary.json, unjudged.tsv", lambda: outputs.save_outputs(report, out), rows)
+    timed("outputs: per_query.csv, summary.json, unjudged.tsv", lambda: notebook_io.save_outputs(report, out), rows)
     return rows
 
 

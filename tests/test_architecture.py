@@ -17,7 +17,8 @@ LAYERS = {
     "ndcg_report.inputs": 1,
     "ndcg_report.core": 2,
     "ndcg_report.stats": 3, "ndcg_report.baseline": 3,
-    "ndcg_report.report": 4,
+    "ndcg_report.analysis": 4,
+    "ndcg_report.build": 4.5,
     "ndcg_report.batch": 5,
     "ndcg_report.cli_eval": 5.5,  # the eval command, under the parser and main of ndcg_report.cli
     "ndcg_report.cli": 6,

@@ -516,7 +516,7 @@ def test_history_skips_a_torn_line(tmp_path):
 
 @pytest.mark.parametrize("exchange", [True, False])
 def test_publish_swaps_folders_and_never_leaves_out_dir_missing(tmp_path, monkeypatch, exchange):
-    from ndcg_report.report import publish
+    from ndcg_report.build import publish
 
     if not exchange:
         real_rename = publish._rename

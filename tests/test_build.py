@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from ndcg_report.report.build import BUILD_TIME_END, BUILD_TIME_START, package_file
+from ndcg_report.build.pipeline import BUILD_TIME_END, BUILD_TIME_START, package_file
 
 SMALL = Path(__file__).parent / "data" / "small"
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
@@ -309,7 +309,7 @@ def test_a_run_sharing_no_averaged_query_with_the_baseline_fails_before_any_kern
 
 
 def test_a_link_keeps_its_own_name_in_the_report_parameters(tmp_path):
-    from ndcg_report.report.parameters import resolve_path
+    from ndcg_report.build.parameters import resolve_path
 
     link = tmp_path / "my-run.txt"
     link.symlink_to(SMALL / "monot5.txt")
@@ -321,7 +321,7 @@ def test_the_report_page_is_nbconvert_s_html_exporter_s(demo_builds):
     from bs4 import BeautifulSoup
     from nbconvert.exporters import HTMLExporter
 
-    from ndcg_report.report.offline_html import OfflineHTMLExporter, strip_style_comments
+    from ndcg_report.build.steps.offline_html import OfflineHTMLExporter, strip_style_comments
 
     notebook = nbformat.read(demo_builds[1] / "report.ipynb", as_version=4)
     resources = {"metadata": {"name": "report"}}

@@ -18,10 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ndcg_report.build import notebook_io
 from ndcg_report.inputs.trec import read_qrels, read_run
-from ndcg_report.report import input_cache, loading
-from ndcg_report.report.input_cache import INPUT_CACHE_ENV, load_parsed, save_parsed
-from ndcg_report.report.processes import REVALIDATION_ENV
+from ndcg_report.build import input_cache, loading
+from ndcg_report.build.input_cache import INPUT_CACHE_ENV, load_parsed, save_parsed
+from ndcg_report.build.steps.processes import REVALIDATION_ENV
 
 SMALL = Path(__file__).parent / "data" / "small"
 DL19 = Path(__file__).resolve().parents[1] / "src" / "ndcg_report" / "data" / "dl19-passage"
@@ -66,12 +67,11 @@ def test_a_changed_or_moved_input_is_parsed_again(tmp_path):
 
 
 def test_the_report_reads_the_build_s_parsed_inputs(tmp_path, monkeypatch):
-    from ndcg_report.report import content
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.build.parameters import validate_parameters
 
     params = validate_parameters(runs=[str(SMALL / "monot5.txt")], qrels=str(SMALL / "qrels.txt"),
                                  baseline=str(SMALL / "bm25.txt"), ks="5,10")
-    expected = content.load_report(params).experiment.leaderboard
+    expected = notebook_io.load_report(params).experiment.leaderboard
     for parsed in (read_run(SMALL / "monot5.txt"), read_run(SMALL / "bm25.txt"), read_qrels(SMALL / "qrels.txt")):
         save_parsed(tmp_path, parsed)
     monkeypatch.setenv(INPUT_CACHE_ENV, str(tmp_path))
@@ -81,21 +81,20 @@ def test_the_report_reads_the_build_s_parsed_inputs(tmp_path, monkeypatch):
 
     monkeypatch.setattr(loading, "read_run", parsed_again)
     monkeypatch.setattr(loading, "read_qrels", parsed_again)
-    assert content.load_report(params).experiment.leaderboard.equals(expected)
+    assert notebook_io.load_report(params).experiment.leaderboard.equals(expected)
     assert input_cache.cache_folder() == tmp_path
 
 
 def test_nbval_s_re_execution_writes_no_file(tmp_path, monkeypatch):
-    from ndcg_report.report import content, outputs
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.build.parameters import validate_parameters
 
-    report = content.load_report(validate_parameters(runs=[str(SMALL / "monot5.txt")], qrels=str(SMALL / "qrels.txt"),
+    report = notebook_io.load_report(validate_parameters(runs=[str(SMALL / "monot5.txt")], qrels=str(SMALL / "qrels.txt"),
                                                      baseline=str(SMALL / "bm25.txt"), ks="5,10"))
     monkeypatch.setenv(REVALIDATION_ENV, "1")
-    outputs.save_outputs(report, tmp_path)
+    notebook_io.save_outputs(report, tmp_path)
     assert list(tmp_path.iterdir()) == []
     monkeypatch.delenv(REVALIDATION_ENV)
-    outputs.save_outputs(report, tmp_path)
+    notebook_io.save_outputs(report, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["per_query.csv", "summary.json", "unjudged.tsv"]
 
 
@@ -159,7 +158,7 @@ def staging_processes(staging_part: str) -> list[str]:
 def test_a_failing_papermill_step_leaves_no_nbval_or_kernel_running(tmp_path):
     import nbformat
 
-    from ndcg_report.report.build import package_file
+    from ndcg_report.build.pipeline import package_file
 
     notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell("raise RuntimeError('stop here')"))
@@ -178,7 +177,7 @@ def test_nbval_s_verdict_is_on_the_executed_notebook_not_on_a_cell_s_first_outpu
     build must then judge by the executed notebook, as a re-execution after papermill would: it fails."""
     import nbformat
 
-    from ndcg_report.report.build import package_file
+    from ndcg_report.build.pipeline import package_file
 
     notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
     notebook.cells += [nbformat.v4.new_code_cell("from IPython.display import display\n"
@@ -195,7 +194,7 @@ def test_nbval_s_verdict_is_on_the_executed_notebook_not_on_a_cell_s_first_outpu
 
 
 def test_progress_lines_of_a_child_drive_nothing_when_not_asked(tmp_path):
-    from ndcg_report.report.processes import PROGRESS_MARK, ChildProcess
+    from ndcg_report.build.steps.processes import PROGRESS_MARK, ChildProcess
 
     script = f"print({PROGRESS_MARK!r} + '1 2'); print('plain'); import sys; print('err', file=sys.stderr)"
     finished = ChildProcess([sys.executable, "-c", script], dict(os.environ)).wait()
@@ -203,7 +202,7 @@ def test_progress_lines_of_a_child_drive_nothing_when_not_asked(tmp_path):
 
 
 def test_the_build_skips_jsonschema_s_format_grammar_but_still_validates_notebooks(tmp_path):
-    script = ("from ndcg_report.report.processes import skip_unused_jsonschema_formats as s; s(); import nbformat, sys;"
+    script = ("from ndcg_report.build.steps.processes import skip_unused_jsonschema_formats as s; s(); import nbformat, sys;"
               "nb = nbformat.v4.new_notebook(); nb.cells.append(nbformat.v4.new_code_cell('1'));"
               "nbformat.validate(nb); bad = nbformat.v4.new_notebook(); bad.cells.append({'cell_type': 'nope'});"
               "ok = True\ntry:\n    nbformat.validate(bad); ok = False\nexcept nbformat.ValidationError:\n    pass\n"

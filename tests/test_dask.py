@@ -31,7 +31,7 @@ from ndcg_report.core.partitions import Options, evaluate_partitioned
 from ndcg_report.errors import BuildError, ParameterError
 from ndcg_report.files import OWNED_MARKER
 from ndcg_report.inputs.trec import read_qrels, read_run
-from ndcg_report.report import supervisor
+from ndcg_report.build import supervisor
 from test_batch import GOOD_A, GOOD_B, batch_cli, copy_inputs, index_rows, write_config
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
@@ -343,7 +343,7 @@ def test_without_dask_nothing_of_dask_is_imported(tmp_path):
     code = f"""
 import contextlib, io, sys
 from ndcg_report import cli
-import ndcg_report.batch.runner, ndcg_report.report.build, ndcg_report.core.partitions
+import ndcg_report.batch.runner, ndcg_report.build.pipeline, ndcg_report.core.partitions
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     codes = [cli.main(["eval", "-q", {str(QRELS)!r}, {str(MONOT5)!r}]), cli.main(["batch", {str(config)!r}, "--index"]),
              cli.main(["build", "--run", "missing.txt", "--qrels", {str(QRELS)!r}, "--baseline", {str(MONOT5)!r},

@@ -16,11 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ndcg_report.build import notebook_io
 from ndcg_report.core.metrics import evaluate
 from ndcg_report.core.ties import _ties_ordered, tie_range
 from ndcg_report.inputs.tables import load_qrels, load_run
-from ndcg_report.report import checks as data_checks, content, results
-from ndcg_report.report.parameters import validate_parameters
+from ndcg_report.analysis import checks as data_checks, content, results
+from ndcg_report.build.parameters import validate_parameters
 from ndcg_report.version import __version__
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
@@ -115,7 +116,7 @@ def test_only_queries_with_a_relevant_tie_are_reordered_and_the_numbers_are_the_
 def test_ties_warn_only_where_a_printed_mean_changes(tmp_path):
     params = validate_parameters(runs=[{"name": "RRF", "path": str(DL19 / "rrf.bm25-monot5.dl19.run.gz")}],
                                  baseline=str(BM25), qrels=str(DL19 / "qrels.dl19-passage.txt"), baseline_name="BM25")
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     checks = data_checks.query_checks(report)
     assert checks.at["lines with tied scores", "BM25"] == 208 and checks.at["lines with tied scores", "RRF"] == 10293
     # BM25's ties move NDCG@100 of 2 queries, but its printed mean stays 0.5018 either way: counted, not warned
@@ -134,7 +135,7 @@ def test_cutoffs_deeper_than_a_system_retrieves_are_marked(tmp_path):
     params = validate_parameters(runs=[{"name": "monoT5", "path": str(DL19 / "monot5.dl19.run.gz")}],
                                  baseline=str(shallow), qrels=str(DL19 / "qrels.dl19-passage.txt"),
                                  baseline_name="BM25 top 30")
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     experiment = report.experiment
     assert experiment.depth().loc["BM25 top 30"].tolist() == [30, 30, 30]
     assert {name: [m.label for m in measures] for name, measures in experiment.shallow_measures().items()} == {
@@ -155,7 +156,7 @@ def test_cutoffs_deeper_than_a_system_retrieves_are_marked(tmp_path):
 def test_a_full_depth_report_has_no_depth_marks():
     params = validate_parameters(runs=[str(DL19 / "rrf.bm25-monot5.dl19.run.gz")], baseline=str(BM25),
                                  qrels=str(DL19 / "qrels.dl19-passage.txt"), ks="10,1000")
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     assert "depth" not in results.comparison_table(report, report.experiment.names[0]).columns
     assert "†" not in results.leaderboard(report) and "†" not in results.leaderboard_note(report)
 
@@ -166,7 +167,7 @@ def test_a_full_depth_report_has_no_depth_marks():
 def test_the_file_table_shows_short_hashes_and_full_ones_stay_in_the_summary():
     params = validate_parameters(runs=[str(DL19 / "monot5.dl19.run.gz")], baseline=str(BM25),
                                  qrels=str(DL19 / "qrels.dl19-passage.txt"), ks="10")
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     shown = content.files_table(report)
     assert list(shown.columns) == ["role", "file", "format", "sha256 (first 12)", "lines"]
     assert shown["format"].tolist() == ["TREC text (gzip)", "TREC text (gzip)", "TREC text"]

@@ -8,6 +8,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from ndcg_report.build import notebook_io
 from ndcg_report import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,11 +35,10 @@ def test_the_cascade_equals_monot5_down_to_rank_20_and_differs_below():
 
 
 def test_the_rag_demo_reads_its_json_lines_and_reports_the_rag_preset():
-    from ndcg_report.report import content
-    from ndcg_report.report.parameters import demo_values, validate_parameters
+    from ndcg_report.build.parameters import demo_values, validate_parameters
 
     values = demo_values("rag")
-    report = content.load_report(validate_parameters(**values, drilldown=5))
+    report = notebook_io.load_report(validate_parameters(**values, drilldown=5))
     experiment = report.experiment
     assert experiment.names == ("parent document", "RRF chunks + documents") and experiment.baseline_name == "BM25 chunks"
     assert experiment.labels[:4] == ["R@1", "R@3", "R@5", "R@10"] and len(experiment.labels) == 16

@@ -210,7 +210,7 @@ def test_the_config_reference_lists_every_config_key():
 def test_the_notebook_parameter_table_lists_every_parameter():
     import json
 
-    notebook = json.loads((REPO / "src/ndcg_report/report/notebooks/ndcg_report.ipynb").read_text(encoding="utf-8"))
+    notebook = json.loads((REPO / "src/ndcg_report/build/notebooks/ndcg_report.ipynb").read_text(encoding="utf-8"))
     cell = next(cell for cell in notebook["cells"] if "parameters" in cell["metadata"].get("tags", []))
     parameters = set(re.findall(r"^(\w+)\s*:", "".join(cell["source"]), re.MULTILINE))
     text = (DOCS / "notebook.md").read_text(encoding="utf-8")

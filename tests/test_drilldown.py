@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ndcg_report.build import notebook_io
 from ndcg_report import compare_runs, evaluate
 from ndcg_report.core import toplists
 from ndcg_report.core.toplists import pool_tsv, rank_biased_overlap, rankings, unjudged_pool
@@ -190,9 +191,9 @@ def test_rank_biased_overlap():
 
 
 def test_a_drilldown_block_against_a_hand_computation(tmp_path):
-    from ndcg_report.report import content, results
-    from ndcg_report.report.drilldown import section_html
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.analysis import results
+    from ndcg_report.analysis.drilldown import section_html
+    from ndcg_report.build.parameters import validate_parameters
 
     (tmp_path / "qrels.txt").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq1 0 f 3\nq2 0 a 1\n")
     (tmp_path / "base.txt").write_text("".join(f"q1 Q0 {d} {i} {10 - i} base\n" for i, d in enumerate("abcde"))
@@ -206,7 +207,7 @@ def test_a_drilldown_block_against_a_hand_computation(tmp_path):
     params = validate_parameters(runs=[f"S={tmp_path / 'sys.txt'}"], baseline=str(tmp_path / "base.txt"),
                                  baseline_name="B", qrels=str(tmp_path / "qrels.txt"), ks="3",
                                  docs=str(tmp_path / "docs.jsonl"), drilldown_depth=3)
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     page = section_html(report)
     block = page[page.index('id="q-q1"'):page.index("</details>", page.index('id="q-q1"'))]
     rows = block.split("<tr>")[2:]  # the header, then ranks 1-3
@@ -232,14 +233,14 @@ def test_a_drilldown_block_against_a_hand_computation(tmp_path):
 
 
 def test_anchors_are_stable_tokens():
-    from ndcg_report.report.drilldown import anchor
+    from ndcg_report.analysis.drilldown import anchor
 
     assert anchor("1037798") == "q-1037798"
     assert anchor('a b"<c>') == "q-a%20b%22%3Cc%3E"
 
 
 def test_above_the_bound_the_largest_wins_losses_and_spreads_get_blocks(dl19):
-    from ndcg_report.report.drilldown import drilldown_queries
+    from ndcg_report.analysis.drilldown import drilldown_queries
 
     experiment = compare_runs({"monoT5": dl19["monot5"]}, dl19["qrels"], dl19["bm25"], baseline_name="BM25",
                               cutoffs="10", n_resamples=100)

@@ -21,6 +21,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import ndcg_report
+from ndcg_report.build import notebook_io
 from ndcg_report import ParameterError, compare_runs, evaluate, read_qrels, read_run, read_topics
 from ndcg_report.errors import InputError
 from ndcg_report.stats.paired import COLUMNS
@@ -71,9 +72,8 @@ def test_holm_runs_over_the_systems_of_each_measure_as_scipy_and_statsmodels_giv
 
 
 def test_a_verdict_does_not_change_with_the_measures_or_cutoffs_asked_for():
-    from types import SimpleNamespace
 
-    from ndcg_report.report.results import verdicts
+    from ndcg_report.analysis.results import verdicts
 
     runs = {"monoT5": RUNS["monoT5"], "RRF": RUNS["RRF"]}
     asked = [dict(cutoffs="10"), dict(), dict(cutoffs="1,10,100,all"), dict(preset="trec-dl"),
@@ -252,7 +252,7 @@ def test_the_package_exports_the_api_lazily():
 def test_systems_without_a_common_query_still_compare_with_the_baseline():
     from types import SimpleNamespace
 
-    from ndcg_report.report import content
+    from ndcg_report.analysis import content
 
     qrels = pd.DataFrame({"qid": ["q1", "q2"], "docid": ["a", "b"], "rel": [1, 1]})
     runs = {"only q1": pd.DataFrame({"qid": ["q1"], "docid": ["a"], "score": [1.0]}),
@@ -277,8 +277,8 @@ def small_run(qids: set[str], tag: str | None = None) -> pd.DataFrame:
 
 
 def test_a_report_whose_systems_share_no_query_still_writes_its_outputs(tmp_path):
-    from ndcg_report.report import content, outputs
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.analysis import content
+    from ndcg_report.build.parameters import validate_parameters
 
     lines = (SMALL / "monot5.txt").read_text().splitlines()
     qids = sorted({line.split()[0] for line in lines})
@@ -286,10 +286,10 @@ def test_a_report_whose_systems_share_no_query_still_writes_its_outputs(tmp_path
     (tmp_path / "b.txt").write_text("\n".join(l.replace("pyterrier", "other") for l in lines if l.split()[0] in qids[4:]) + "\n")
     params = validate_parameters(runs=[str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], qrels=str(SMALL / "qrels.txt"),
                                  baseline=str(SMALL / "bm25.txt"), missing="skip", ks="5,10")
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     assert any("No query is averaged in every system" in w for w in report.warnings)
     assert content.report_figures(report) == []
-    outputs.save_outputs(report, tmp_path)
+    notebook_io.save_outputs(report, tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["pairwise"]["pvalues"]["a"]["b"] is None and summary["pairwise"]["n_queries"] == 0  # file names
     assert summary["comparisons"]["a"]["nDCG@10"]["n"] == 4
@@ -300,7 +300,7 @@ def test_a_report_whose_systems_share_no_query_still_writes_its_outputs(tmp_path
 def test_names_that_equal_table_labels_do_not_displace_columns():
     from types import SimpleNamespace
 
-    from ndcg_report.report import results as content
+    from ndcg_report.analysis import results as content
 
     runs = {"group": RUNS["monoT5"], "delta": RUNS["RRF"], "n": RUNS["Interpolation"], "qid": RUNS["monoT5 top 20 + BM25"]}
     experiment = compare_runs(runs, QRELS, BM25, baseline_name="query", cutoffs="5,10", n_resamples=200,

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from ndcg_report.build import notebook_io
 from ndcg_report import compare_runs, read_run
 from ndcg_report.inputs.trec import Run
-from ndcg_report.report import experiment as experiment_module
-from ndcg_report.report import loading
-from ndcg_report.report.experiment import RunInfo
+from ndcg_report.analysis import experiment as experiment_module
+from ndcg_report.build import loading
+from ndcg_report.analysis.experiment import RunInfo
 
 from test_experiment import BM25, QRELS
 from test_experiment import RUNS as DL19_RUNS
@@ -120,9 +121,8 @@ def test_a_generator_of_runs_is_checked_as_a_list_is():
 
 @pytest.mark.parametrize("cached", [False, True])
 def test_the_report_holds_one_run_under_test_at_a_time_and_keeps_none(tmp_path, monkeypatch, cached):
-    from ndcg_report.report import content
-    from ndcg_report.report.input_cache import INPUT_CACHE_ENV, save_parsed
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.build.input_cache import INPUT_CACHE_ENV, save_parsed
+    from ndcg_report.build.parameters import validate_parameters
 
     params = validate_parameters(runs=[{"name": name, "path": str(path)} for name, path in RUNS.items()],
                                  qrels=str(QRELS), baseline=str(BM25), baseline_name="BM25", ks="5,10")
@@ -132,7 +132,7 @@ def test_the_report_holds_one_run_under_test_at_a_time_and_keeps_none(tmp_path, 
         monkeypatch.setenv(INPUT_CACHE_ENV, str(tmp_path))
     tracked = Tracked()
     monkeypatch.setattr(loading, "input_run", tracked.wrap(loading.input_run))
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     # read in turn: the baseline (held while the runs are evaluated: it is evaluated last), then each run
     # under test, each let go before the next is read
     assert tracked.alive_at_read == [[]] + [[0]] * len(RUNS)
@@ -143,8 +143,8 @@ def test_the_report_holds_one_run_under_test_at_a_time_and_keeps_none(tmp_path, 
 
 
 def test_a_build_reads_checks_and_saves_one_run_at_a_time(monkeypatch):
-    from ndcg_report.report.loading import check_inputs
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.build.loading import check_inputs
+    from ndcg_report.build.parameters import validate_parameters
 
     params = validate_parameters(runs=[{"name": name, "path": str(path)} for name, path in RUNS.items()],
                                  qrels=str(QRELS), baseline=str(BM25), baseline_name="BM25", ks="5,10")
@@ -160,10 +160,9 @@ def test_a_build_reads_checks_and_saves_one_run_at_a_time(monkeypatch):
 
 def test_the_report_checks_paired_queries_as_each_run_is_read(tmp_path, disjoint_run_and_baseline):
     from ndcg_report.errors import InputError
-    from ndcg_report.report import content
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.build.parameters import validate_parameters
 
     params = validate_parameters(runs=[str(SMALL / "monot5.txt"), str(tmp_path / "a.txt")], qrels=str(SMALL / "qrels.txt"),
                                  baseline=str(tmp_path / "b.txt"), missing="skip")
     with pytest.raises(InputError, match=f"{tmp_path / 'a.txt'}: no query is averaged in both this run and the baseline"):
-        content.load_report(params)
+        notebook_io.load_report(params)

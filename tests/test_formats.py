@@ -8,8 +8,6 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import subprocess
-import sys
 from collections import namedtuple
 from importlib import resources
 from pathlib import Path

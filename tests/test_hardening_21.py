@@ -69,7 +69,7 @@ def fake_summary(run_mean: float) -> dict:
 def fake_steps(monkeypatch):
     """Replace papermill, nbval and nbconvert by a stub writing the report's files; `during` (a list of
     callables) runs while the stub 'executes', as a user acting during a build would."""
-    from ndcg_report.report import build
+    from ndcg_report.build import pipeline as build
 
     during: list = []
     built = {"n": 0}
@@ -95,7 +95,7 @@ class PassedNbval:
     """Stands in for the nbval process of a build: it passed."""
 
     def wait(self):
-        from ndcg_report.report.processes import Finished
+        from ndcg_report.build.steps.processes import Finished
 
         return Finished(0, "", "")
 
@@ -110,8 +110,8 @@ class PassedNbval:
 
 
 def build_in_process(out: Path):
-    from ndcg_report.report.build import build_report
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.build.pipeline import build_report
+    from ndcg_report.build.parameters import validate_parameters
 
     params = validate_parameters(runs=[str(RUN)], qrels=str(QRELS), baseline=str(BASELINE), ks="5,10")
     return build_report(params, out)
@@ -270,7 +270,7 @@ def test_03_a_folder_is_an_earlier_report_only_with_the_tools_mark(tmp_path):
     one_line(cli(*build_args(user)), 2, "is not an earlier report's folder (its summary.json was not written by "
                                         "ndcg-report")
     assert (user / "summary.json").read_text() == '{"my": "numbers"}' and os.listdir(user) == ["summary.json"]
-    from ndcg_report.report.publish import is_earlier_report
+    from ndcg_report.build.publish import is_earlier_report
 
     (user / "summary.json").write_text(json.dumps({"schema_version": 2, "ndcg_report_version": "0.1.0"}))
     assert is_earlier_report(user)
@@ -302,7 +302,7 @@ def test_04_the_batch_removes_only_attempt_markers_it_wrote(tmp_path):
 
 
 def test_06_an_unnamed_run_is_named_by_its_file_name_and_a_clash_is_refused(tmp_path):
-    from ndcg_report.report.experiment import compare_runs
+    from ndcg_report.analysis.experiment import compare_runs
 
     dl_hard = tmp_path / "bm25+rm3+bert(zs).run"
     dl_hard.write_text(RUN.read_text().replace("pyterrier", "T5-P"))
@@ -326,7 +326,7 @@ def test_06_an_unnamed_run_is_named_by_its_file_name_and_a_clash_is_refused(tmp_
 
 
 def test_07_a_report_folder_the_build_cannot_empty_is_refused_before_building(tmp_path, monkeypatch):
-    from ndcg_report.report import build
+    from ndcg_report.build import pipeline as build
 
     out = tmp_path / "r1"
     out.mkdir()
@@ -405,17 +405,17 @@ def test_15_dask_failures_are_one_line_and_dask_says_nothing_itself(tmp_path, mo
 
 
 def test_16_a_disk_that_fills_while_papermill_writes_is_one_line_naming_it(tmp_path, monkeypatch):
-    from ndcg_report.report import build
+    from ndcg_report.build import pipeline as build
 
-    from ndcg_report.report.processes import Finished
+    from ndcg_report.build.steps.processes import Finished
 
     class OutOfSpace(PassedNbval):
         """papermill's process: it writes half the notebook, then the disk is full."""
 
         def __init__(self, command, env, **kwargs):
-            self.papermill = "ndcg_report.report.papermill_process" in command
+            self.papermill = "ndcg_report.build.steps.papermill_process" in command
             if self.papermill:
-                executed = Path(command[command.index("ndcg_report.report.papermill_process") + 2])
+                executed = Path(command[command.index("ndcg_report.build.steps.papermill_process") + 2])
                 executed.write_text('{"cells": [{"cell_type": "code", "source": "x = 1", "outp')  # cut short
 
         def wait(self):
@@ -592,7 +592,7 @@ def test_25_ctrl_c_on_a_batch_is_one_line_and_exit_130(tmp_path, capsys, monkeyp
 
 
 def test_26_an_out_that_is_a_mount_point_is_refused_before_building(tmp_path, monkeypatch):
-    from ndcg_report.report import build
+    from ndcg_report.build import pipeline as build
 
     mount = tmp_path / "mnt"
     mount.mkdir()

@@ -1,4 +1,4 @@
-"""Kernels forked from the build's fork server (report/kernel_forks.py, report/fork_provisioner.py):
+"""Kernels forked from the build's fork server (build/kernels/kernel_forks.py, build/kernels/fork_provisioner.py):
 what a kernel sees, that it is forked, and that it never outlives the server or the build."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ndcg_report.report.build import _kernel_environment
-from ndcg_report.report.fork_provisioner import ForkedKernel, _ask_for_kernel
-from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, NO_FORKS_ENV, running_fork_server
+from ndcg_report.build.pipeline import _kernel_environment
+from ndcg_report.build.kernels.fork_provisioner import ForkedKernel, _ask_for_kernel
+from ndcg_report.build.kernels.kernel_forks import FORK_SERVER_ENV, NO_FORKS_ENV, running_fork_server
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
@@ -49,13 +49,13 @@ def test_a_forked_kernel_runs_in_its_folder_and_environment_and_dies_with_the_se
         manager = KernelManager(kernel_name="python3")
         manager.start_kernel(env={**env, FORK_SERVER_ENV: server}, cwd=str(tmp_path))
         pid = manager.provisioner.pid
-        assert "ndcg_report.report.kernel_forks" in parent_command(pid)
+        assert "ndcg_report.build.kernels.kernel_forks" in parent_command(pid)
         client = manager.client()
         client.start_channels()
         client.wait_for_ready(timeout=60)
         reply = client.execute_interactive(
             "import os, sys; print(os.getcwd(), os.environ['SEEN_BY_THE_KERNEL'], "
-            f"'{FORK_SERVER_ENV}' in os.environ, 'ndcg_report.report.plots' in sys.modules, hash('x'))",
+            f"'{FORK_SERVER_ENV}' in os.environ, 'ndcg_report.analysis.plots' in sys.modules, hash('x'))",
             output_hook=lambda message: printed.append(message["content"].get("text", "")) if message["msg_type"] == "stream" else None,
             timeout=60)
         assert reply["content"]["status"] == "ok"
@@ -93,7 +93,7 @@ def test_a_server_killed_takes_its_kernels_with_it(tmp_path):
 def test_both_kernels_of_a_build_are_forks(tmp_path):
     import nbformat
 
-    from ndcg_report.report.build import package_file
+    from ndcg_report.build.pipeline import package_file
 
     notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(
@@ -107,7 +107,7 @@ def test_both_kernels_of_a_build_are_forks(tmp_path):
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr  # nbval's kernel printed the same line
     cells = json.loads((tmp_path / "out" / "report.ipynb").read_text())["cells"]
-    assert "".join(cells[-1]["outputs"][0]["text"]) == "ndcg_report.report.kernel_forks\n"
+    assert "".join(cells[-1]["outputs"][0]["text"]) == "ndcg_report.build.kernels.kernel_forks\n"
 
 
 def test_a_build_without_forks_launches_its_kernels_as_usual(tmp_path):
@@ -146,7 +146,7 @@ def test_a_build_uses_the_fork_server_it_is_given(tmp_path):
     import nbformat
 
     from ndcg_report.batch.builds import BuildJob, LocalBuilds
-    from ndcg_report.report.build import package_file
+    from ndcg_report.build.pipeline import package_file
 
     notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(

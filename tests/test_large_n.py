@@ -166,7 +166,7 @@ def test_a_many_query_experiment_uses_the_limits_and_keeps_each_number_its_own()
 
 
 def test_per_query_csv_is_what_pandas_writes_for_the_per_query_table(dl19):
-    from ndcg_report.report import outputs
+    from ndcg_report.analysis import outputs
 
     rrf = dl19["monot5"].parent / "rrf.bm25-monot5.dl19.run.gz"
     experiment = compare_runs({'mono,T5 "base"': dl19["monot5"], "RRF": rrf}, dl19["qrels"], dl19["bm25"],
@@ -183,7 +183,7 @@ def test_per_query_csv_is_what_pandas_writes_for_the_per_query_table(dl19):
 
 
 def test_the_report_says_which_statistics_used_their_limits():
-    from ndcg_report.report import results as content
+    from ndcg_report.analysis import results as content
 
     runs, qrels = click_like(12_000, {"A": 1.0, "B": 0.6, "base": 0.3})
     experiment = compare_runs({"A": runs["A"], "B": runs["B"]}, qrels, runs["base"], baseline_name="base",

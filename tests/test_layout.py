@@ -10,12 +10,11 @@ from pathlib import Path
 import matplotlib.colors
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 import numpy as np
-import pandas as pd
 
 import ndcg_report
 from ndcg_report import compare_runs, evaluate
 from ndcg_report.batch.index_page import history_figure, render_index, tick_labels
-from ndcg_report.report import plots
+from ndcg_report.analysis import plots
 
 SMALL = Path(__file__).parent / "data" / "small"
 LONG = "a system with a very long descriptive name that goes on and on for eighty characters!!"[:80]

@@ -19,6 +19,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ndcg_report.build import notebook_io
 from ndcg_report import ParameterError, evaluate
 from ndcg_report.core.measures import Measure, resolve_measures, trec_sorted
 from ndcg_report.core.presets import choose_headline, measure_set, presets
@@ -415,7 +416,7 @@ def test_missing_skip_compares_means_over_the_queries_every_system_shares(tmp_pa
     from types import SimpleNamespace
 
     from ndcg_report import compare_runs
-    from ndcg_report.report.results import leaderboard_note
+    from ndcg_report.analysis.results import leaderboard_note
 
     bm25 = read_lines(SMALL / "bm25.txt")
     qids = sorted({line.split()[0] for line in bm25})
@@ -438,18 +439,17 @@ def read_lines(path: Path) -> list[str]:
 
 
 def test_binary_labels_are_named_in_the_data_checks(tmp_path):
-    from ndcg_report.report import content
-    from ndcg_report.report.parameters import validate_parameters
+    from ndcg_report.build.parameters import validate_parameters
 
     binary = tmp_path / "qrels.txt"
     binary.write_text("".join(f"{q} 0 {d} {min(int(r), 1)}\n" for q, _, d, r in
                               (line.split() for line in read_lines(SMALL / "qrels.txt"))))
     params = validate_parameters(runs=[str(SMALL / "monot5.txt")], baseline=str(SMALL / "bm25.txt"),
                                  qrels=str(binary), measures="nDCG@10 R@10 RR")
-    warnings = content.load_report(params).warnings
+    warnings = notebook_io.load_report(params).warnings
     assert any(w.startswith("Every judgement is 0 or 1 (binary labels): nDCG@k then reduces to a discounted count")
                for w in warnings)
-    graded = content.load_report(validate_parameters(runs=[str(SMALL / "monot5.txt")], baseline=str(SMALL / "bm25.txt"),
+    graded = notebook_io.load_report(validate_parameters(runs=[str(SMALL / "monot5.txt")], baseline=str(SMALL / "bm25.txt"),
                                                      qrels=str(SMALL / "qrels.txt"), measures="nDCG@10 R@10 RR",
                                                      rel_level=9)).warnings
     assert not any("binary labels" in w for w in graded)

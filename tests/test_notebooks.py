@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from ndcg_report import cli
-from ndcg_report.report.build import package_file
+from ndcg_report.build.pipeline import package_file
 
 ROOT = Path(__file__).parents[1]
 SMALL = Path(__file__).parent / "data" / "small"
@@ -39,7 +39,7 @@ def test_notebooks_holds_a_copy_of_the_report_notebook_not_a_link():
     assert copy.is_file() and not copy.is_symlink()
     assert cells(copy) == cells(package_file("notebooks", "ndcg_report.ipynb")), (
         "notebooks/ndcg_report.ipynb differs from the notebook build runs: edit "
-        "src/ndcg_report/report/notebooks/ndcg_report.ipynb, then copy it to notebooks/")
+        "src/ndcg_report/build/notebooks/ndcg_report.ipynb, then copy it to notebooks/")
 
 
 def test_the_exploration_notebook_is_collected_under_nbval():
@@ -86,7 +86,7 @@ def test_papermill_with_only_run_baseline_and_qrels_reports_those_files(tmp_path
 
 def test_a_file_that_is_not_a_run_fails_before_any_kernel(tmp_path, monkeypatch, capsys):
     """DL 2020's trec_eval output given as the baseline: its first line is checked before anything else."""
-    from ndcg_report.report import build
+    from ndcg_report.build import pipeline as build
 
     (tmp_path / "bm25.eval").write_text("ndcg_cut_10           \t1037798\t0.3057\nrecall_1000\tall\t0.75\n")
     monkeypatch.setattr(build, "_execute", lambda *args, **kwargs: pytest.fail("a kernel was started"))

@@ -9,7 +9,7 @@ import nbformat
 from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
 
-from ndcg_report.report.offline_html import NO_ALT, OfflineHTMLExporter, strip_style_comments
+from ndcg_report.build.steps.offline_html import NO_ALT, OfflineHTMLExporter, strip_style_comments
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode("ascii")
 

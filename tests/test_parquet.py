@@ -14,11 +14,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from ndcg_report.build import notebook_io
 from ndcg_report import compare_runs, evaluate
 from ndcg_report.files import path_sha256
 from ndcg_report.inputs.trec import read_qrels, read_run
-from ndcg_report.report import content
-from ndcg_report.report.parameters import validate_parameters
+from ndcg_report.build.parameters import validate_parameters
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS, MONOT5, BM25 = (DL19 / "qrels.dl19-passage.txt", DL19 / "monot5.dl19.run.gz",
@@ -77,7 +77,7 @@ def test_the_api_takes_parquet_paths(parquet_dl19):
 def test_a_report_lists_parquet_inputs_with_their_rows(parquet_dl19):
     params = validate_parameters(runs=[str(parquet_dl19["monot5 folder"])], baseline=str(parquet_dl19["bm25"]),
                                  qrels=str(parquet_dl19["qrels"]), ks="10")
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     files = report.files.set_index("file")
     assert files.at["monot5", "lines"] == 41042 and files.at["qrels.parquet", "lines"] == 9260
     assert report.experiment.names == ("monot5",)  # no run tag in Parquet: named by the file

@@ -18,7 +18,7 @@ from scipy import stats
 
 from ndcg_report import compare_runs
 from ndcg_report.inputs.tables import load_run
-from ndcg_report.report import plots
+from ndcg_report.analysis import plots
 from ndcg_report.stats.streams import stream
 
 CUTOFFS = [1, 3, 5, 10, 20, 100, 1000, "all"]
@@ -402,7 +402,7 @@ def test_delta_bars_become_the_sorted_area_above_max_bars():
 
 
 def test_report_captions_say_when_a_figure_aggregates(monkeypatch, three):
-    from ndcg_report.report import content
+    from ndcg_report.analysis import content
 
     report = type("Report", (), {"experiment": three})()  # all figure_drawers reads
     captions = [caption for caption, _ in content.figure_drawers(report)]

@@ -7,7 +7,6 @@ named pipes refused instead of blocking (13)."""
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import subprocess
 import sys
@@ -20,11 +19,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from ndcg_report.build import notebook_io
 from ndcg_report import InputError, compare_runs, evaluate, read_qrels, read_run, read_topics
 from ndcg_report.cli import main
-from ndcg_report.report import content
-from ndcg_report.report.parameters import validate_parameters
-from ndcg_report.report.systems import split_run_option
+from ndcg_report.build.parameters import validate_parameters
+from ndcg_report.analysis.systems import split_run_option
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS, MONOT5 = DL19 / "qrels.dl19-passage.txt", DL19 / "monot5.dl19.run.gz"
@@ -108,7 +107,7 @@ def test_every_string_layout_mixes_with_text_in_compare_runs_and_the_report(layo
     # what build and batch run in the notebook: runs of each layout, qrels of one, a text baseline
     params = validate_parameters(runs=[str(run) for run, _ in layouts.values()], qrels=str(layouts["large_string"][1]),
                                  baseline=str(BM25), ks="10")
-    report = content.load_report(params)
+    report = notebook_io.load_report(params)
     assert report.experiment.leaderboard[("nDCG", 10)].iloc[:4].tolist() == [expected] * 4
     assert report.files["format"].tolist() == ["Parquet"] * 4 + ["TREC text (gzip)", "Parquet"]
 

@@ -234,7 +234,7 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
     server is started first: it imports what the kernels need while this process imports and checks."""
     from pathlib import Path
 
-    from ndcg_report.report.kernel_forks import running_fork_server, server_label
+    from ndcg_report.build.kernels.kernel_forks import running_fork_server, server_label
 
     out = args.out or (_demo_out(args.dataset) if args.command == "demo" else "")
     with running_fork_server(server_label(Path(out))) as fork_server:  # or a batch's, running for all its builds
@@ -242,7 +242,7 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
 
 
 def _demo_out(dataset: str) -> str:
-    from ndcg_report.report.demos import DEMOS
+    from ndcg_report.build.demos import DEMOS
 
     return DEMOS[dataset].out if dataset in DEMOS else ""
 
@@ -253,12 +253,12 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     from pathlib import Path
 
     from ndcg_report.inputs.trec import read_topics
-    from ndcg_report.report.build import build_report, check_notebook, check_out_dir, check_timeout, input_paths
-    from ndcg_report.report.loading import check_run_and_qrels
-    from ndcg_report.report.corpus_baseline import with_bm25_baseline
-    from ndcg_report.report.demos import DEMOS
-    from ndcg_report.report.parameters import demo_values, validate_parameters
-    from ndcg_report.report.systems import check_name, split_run_option
+    from ndcg_report.build.pipeline import build_report, check_notebook, check_out_dir, check_timeout, input_paths
+    from ndcg_report.build.loading import check_run_and_qrels
+    from ndcg_report.build.corpus_baseline import with_bm25_baseline
+    from ndcg_report.build.demos import DEMOS
+    from ndcg_report.build.parameters import demo_values, validate_parameters
+    from ndcg_report.analysis.systems import check_name, split_run_option
     from ndcg_report.baseline.settings import BM25_DEFAULTS
 
     command = shlex.join(["ndcg-report", *argv])
@@ -342,7 +342,7 @@ def run_pool(args: argparse.Namespace) -> str:
     from ndcg_report.core.toplists import pool_tsv_chunks, rankings, unjudged_pool
     from ndcg_report.files import folder_problem, overwritten_input, write_lines_atomic
     from ndcg_report.inputs.trec import read_qrels, read_run
-    from ndcg_report.report.systems import check_distinct_paths, derived_name, split_run_option, unique_names
+    from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
 
     if not 1 <= args.depth <= 100_000:
         raise ParameterError(f"--depth must be a whole number from 1 to 100,000; got {args.depth}")
@@ -406,7 +406,7 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "pool":
             output = run_pool(args)
         else:
-            from ndcg_report.report.supervisor import die_with_supervisor
+            from ndcg_report.build.supervisor import die_with_supervisor
 
             die_with_supervisor()
             output = run_build(args, argv, started)

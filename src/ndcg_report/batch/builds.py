@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ndcg_report.report.kernel_forks import FORK_SERVER_ENV
-from ndcg_report.report.supervisor import SUPERVISOR_ENV
+from ndcg_report.build.kernels.kernel_forks import FORK_SERVER_ENV
+from ndcg_report.build.supervisor import SUPERVISOR_ENV
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ class Builds(Protocol):
 
 
 class LocalBuilds:
-    """Each build a subprocess of the batch, supervised by it (report/supervisor.py); fork_server: the
-    socket of the batch's kernel fork server (report/kernel_forks.py), which every build then uses
+    """Each build a subprocess of the batch, supervised by it (build/supervisor.py); fork_server: the
+    socket of the batch's kernel fork server (build/kernels/kernel_forks.py), which every build then uses
     instead of starting its own."""
 
     def __init__(self, fork_server: str = "") -> None:

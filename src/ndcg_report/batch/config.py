@@ -23,9 +23,9 @@ from ndcg_report.errors import ParameterError
 from ndcg_report.core.measures import parse_cutoffs, parse_rel_level, resolve_measures
 from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
-from ndcg_report.report.build import MAX_TIMEOUT
-from ndcg_report.report.parameters import PACKAGE_PREFIX
-from ndcg_report.report.systems import check_name, control_character
+from ndcg_report.build.pipeline import MAX_TIMEOUT
+from ndcg_report.build.parameters import PACKAGE_PREFIX
+from ndcg_report.analysis.systems import check_name, control_character
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
 FILE_KEYS = ("qrels", "baseline", "corpus", "topics", "docs")  # the inputs besides the runs

@@ -30,7 +30,7 @@ from distributed import Client, get_worker
 from ndcg_report.batch.builds import BuildJob, BuildRun
 from ndcg_report.batch.history import is_attempt_marker
 from ndcg_report.dask_cluster import LOST, lost_message
-from ndcg_report.report.supervisor import (
+from ndcg_report.build.supervisor import (
     BATCH_ATTEMPT_ENV, BATCH_LOCK_ENV, BATCH_TOKEN_ENV, SUPERVISOR_ENV, attempt_problem, batch_problem,
 )
 

@@ -206,7 +206,7 @@ def history_data_uri(history: tuple[dict, ...]) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _history_data_uri(history_json: str) -> str:
-    from ndcg_report.report.plots import figure_to_data_uri
+    from ndcg_report.analysis.plots import figure_to_data_uri
 
     return figure_to_data_uri(history_figure(tuple(json.loads(history_json))))
 
@@ -217,7 +217,7 @@ def history_figure(history: tuple[dict, ...]):
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ndcg_report.report.plots import _RC, BASELINE_COLOUR, MARKERS, RUN_COLOUR, literal, system_colour
+    from ndcg_report.analysis.plots import _RC, BASELINE_COLOUR, MARKERS, RUN_COLOUR, literal, system_colour
 
     x = list(range(1, len(history) + 1))
     k = literal(measure_label(history[-1]))

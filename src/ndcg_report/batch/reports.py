@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ndcg_report.batch.config import BM25_KEYS, ReportConfig
 from ndcg_report.files import path_sha256
-from ndcg_report.report.parameters import resolve_path
+from ndcg_report.build.parameters import resolve_path
 from ndcg_report.version import __version__
 
 

@@ -39,7 +39,7 @@ from ndcg_report.files import folder_problem, write_text_atomic
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
 from ndcg_report.batch.index_page import ReportState, format_number, format_p, format_signed, write_index
 from ndcg_report.interrupts import exit_code, handled, signal_name
-from ndcg_report.report.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
+from ndcg_report.build.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -343,7 +343,7 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
             builds, jobs = _cluster_builds(client, dask, jobs)
             result = run_batch(config, jobs=jobs, force=force, builds=builds)
         else:
-            from ndcg_report.report.kernel_forks import running_fork_server
+            from ndcg_report.build.kernels.kernel_forks import running_fork_server
 
             with running_fork_server(f"batch {Path(config_path).resolve()}") as fork_server:  # one for every build
                 result = run_batch(config, jobs=jobs or 1, force=force, builds=LocalBuilds(fork_server))

@@ -12,10 +12,10 @@ import pandas as pd
 from ndcg_report.core.measures import Measure, level_text
 from ndcg_report.core.metrics import Evaluation
 from ndcg_report.core.ties import TieRange
-from ndcg_report.report.text import number
+from ndcg_report.analysis.text import number
 
 if TYPE_CHECKING:
-    from ndcg_report.report.report_model import Report
+    from ndcg_report.analysis.report_model import Report
 
 LOW_JUDGED = 0.5
 JUDGED_DEPTH = 10  # the depth whose judged share is warned about

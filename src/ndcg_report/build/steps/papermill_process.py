@@ -1,9 +1,9 @@
-"""The build's papermill step, run as `python -m ndcg_report.report.papermill_process TEMPLATE OUT
+"""The build's papermill step, run as `python -m ndcg_report.build.steps.papermill_process TEMPLATE OUT
 PARAMETERS.yml CWD TIMEOUT [PARAMETERISED CELLS]`: papermill's execute_notebook as its command line would run it,
 with the kernel shut down at once when the last cell is done (a graceful shutdown waits ~2.5 s on
 ipykernel 7 for nothing: every output is in by then) and a progress line per cell for the parent's bar.
 
-PARAMETERISED, CELLS: what nbval's concurrent re-execution reads (report/cell_snapshots.py), the
+PARAMETERISED, CELLS: what nbval's concurrent re-execution reads (build/steps/cell_snapshots.py), the
 parameterised notebook written to PARAMETERISED once the kernel is up, and each cell's outputs into the
 folder CELLS as soon as it has run."""
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from ndcg_report.report.processes import print_progress, skip_unused_jsonschema_formats, skip_unused_papermill_stores
+from ndcg_report.build.steps.processes import print_progress, skip_unused_jsonschema_formats, skip_unused_papermill_stores
 
 
 def main(argv: list[str]) -> int:
@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     import papermill
     import yaml
 
-    from ndcg_report.report import cell_snapshots
+    from ndcg_report.build.steps import cell_snapshots
 
     parameterised, cells_folder = rest if rest else ("", "")
     with open(parameter_file, encoding="utf-8") as stream:

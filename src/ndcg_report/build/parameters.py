@@ -4,66 +4,23 @@ values used only when no input at all is given."""
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ndcg_report.core.measures import Measure, level_text, parse_cutoffs
+from ndcg_report.core.measures import parse_cutoffs
 from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice
-from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
+from ndcg_report.core.presets import choose_headline, measure_set
+from ndcg_report.analysis.report_model import ReportParameters, RunInput
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.sources import source_path
-from ndcg_report.report.demos import DEFAULT_DEMO, DEMOS
-from ndcg_report.report.systems import (
+from ndcg_report.build.demos import DEFAULT_DEMO, DEMOS
+from ndcg_report.analysis.systems import (
     CORPUS_BASELINE_NAME, check_distinct_paths, check_name, control_character, derived_name, split_run_option,
     unique_names,
 )
 
 PACKAGE_PREFIX = "package:"
-
-
-@dataclass(frozen=True)
-class RunInput:
-    """One system under test: its display name ('' = named by its file name) and its file."""
-
-    name: str
-    path: Path
-
-
-@dataclass(frozen=True)
-class ReportParameters:
-    """Validated report parameters: absolute paths, parsed cut-offs, checked choices."""
-
-    runs: tuple[RunInput, ...]
-    qrels: Path
-    baseline: Path | None  # None until the BM25 baseline of `corpus` is built
-    topics: Path | None
-    cutoffs: tuple | None  # the -k given (None: not given)
-    measures: tuple[Measure, ...]  # every measure computed, in order (the preset's first)
-    rel_level: float
-    headline: Measure
-    gain: str
-    missing: str
-    no_relevant: str
-    title: str  # '' = made from the system names
-    seed: int
-    baseline_name: str  # '' = the baseline's file name
-    command: str = ""  # '' = an `ndcg-report build` command made from these parameters
-    corpus: Path | None = None  # set when the baseline is a BM25 run built from this corpus
-    bm25_settings: str = ""  # how that BM25 run was made (shown in the parameter table)
-    demo: str = ""  # the demo these parameters are, if any
-    preset: str = ""  # the preset the measures start from, if any
-    judged_only: bool = False  # each nDCG measure has its judged-only twin (nDCG_judged) beside it
-    docs: Path | None = None  # document text for the drill-downs (BEIR corpus.jsonl or docid<TAB>text)
-    drilldown: int = 200  # queries with a drill-down block at most (0: none)
-    rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
-
-    @property
-    def document_source(self) -> Path | None:
-        """Where the drill-downs' document text comes from: --docs, else the BM25 corpus."""
-        return self.docs or self.corpus
 
 
 def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool = False) -> Path | None:
@@ -182,70 +139,6 @@ def demo_values(name: str) -> dict:
         "baseline": demo.baseline, "corpus": demo.corpus, "topics": demo.topics, "title": demo.title,
         "baseline_name": demo.baseline_name, "preset": demo.preset, "docs": demo.docs,
     }
-
-
-def default_title(names: Sequence[str], baseline_name: str) -> str:
-    """'A against B', 'A, B and C against D', or 'N systems against D'."""
-    if len(names) == 1:
-        return f"{names[0]} against {baseline_name}"
-    if len(names) <= 3:
-        return f"{', '.join(names[:-1])} and {names[-1]} against {baseline_name}"
-    return f"{len(names)} systems against {baseline_name}"
-
-
-def build_command(params: ReportParameters) -> str:
-    """An `ndcg-report build` command that rebuilds a report of these parameters."""
-    words = ["ndcg-report", "build"]
-    for item in params.runs:
-        words += ["--run", f"{item.name}={item.path}" if item.name else str(item.path)]
-    words += ["--qrels", str(params.qrels)]
-    if params.corpus is not None:
-        words += ["--corpus", str(params.corpus)]
-    elif params.baseline is not None:
-        words += ["--baseline", str(params.baseline)]
-    if params.topics is not None:
-        words += ["--topics", str(params.topics)]
-    if params.docs is not None:
-        words += ["--docs", str(params.docs)]
-    words += measure_words(params)
-    words += ["--gain", params.gain, "--missing", params.missing, "--no-relevant", params.no_relevant,
-              "--seed", str(params.seed)]
-    if params.drilldown != 200:
-        words += ["--drilldown", str(params.drilldown)]
-    if params.rank_depth != 10:
-        words += ["--drilldown-depth", str(params.rank_depth)]
-    if params.title:
-        words += ["--name", params.title]
-    if params.baseline_name:
-        words += ["--baseline-name", params.baseline_name]
-    return shlex.join(words + ["--out", "REPORT_FOLDER"])
-
-
-def measure_words(params: ReportParameters) -> list[str]:
-    """The options that choose these measures, level and headline: --preset and the measures it
-    lacks as -m (nDCG alone as -k, as it always was), -l and --headline where not the default."""
-    words: list[str] = []
-    base: tuple[Measure, ...] = ()
-    level = 1.0
-    if params.preset:
-        words += ["--preset", params.preset]
-        chosen = find_preset(params.preset)
-        base, level = measure_set(params.preset).measures, chosen.rel_level
-    extra = [measure for measure in params.measures if measure not in base
-             and not (params.judged_only and measure.measure == "nDCG_judged")]
-    only_ndcg = not base and all(measure.measure == "nDCG" for measure in extra)
-    ks = ["all" if measure.k is None else measure.k for measure in extra]
-    if only_ndcg and ks == list(parse_cutoffs(ks)):
-        words += ["-k", ",".join(str(k) for k in ks)]
-    elif extra:
-        words += ["-m", " ".join(measure.label for measure in extra)]
-    if params.rel_level != level:
-        words += ["-l", level_text(params.rel_level)]
-    if params.judged_only:
-        words.append("--judged-only")
-    if params.headline != choose_headline(None, params.preset, params.measures):
-        words += ["--headline", params.headline.label]
-    return words
 
 
 def _run_input(entry: object, position: int) -> RunInput:

@@ -20,7 +20,7 @@ _ADDED_TAGS = {"injected-parameters", "papermill-error-cell-tag"}
 def check_notebook(path: Path) -> dict:
     """The notebook at path as JSON; InputError unless it is a Jupyter notebook (nbformat 4) of a
     Python kernel: checked before any step starts, without importing nbformat."""
-    fix = "give a copy of the report notebook saved by Jupyter (src/ndcg_report/report/notebooks/ndcg_report.ipynb)"
+    fix = "give a copy of the report notebook saved by Jupyter (src/ndcg_report/build/notebooks/ndcg_report.ipynb)"
     try:
         if not path.is_file():
             raise InputError(path, None, "no such notebook", "check the --notebook path")

@@ -22,8 +22,8 @@ from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rank_overlaps, rankings, unjudged_pool
 from ndcg_report.inputs.trec import Qrels, Run
-from ndcg_report.report.experiment_figures import ExperimentFigures
-from ndcg_report.report.systems import check_distinct_paths, check_name, derived_name, unique_names
+from ndcg_report.analysis.experiment_figures import ExperimentFigures
+from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.stats.letters import compact_letters
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems, stream_label
 from ndcg_report.stats.resampling import LARGE_N, mean_interval
@@ -374,7 +374,7 @@ class Experiment(ExperimentFigures):
 
     def _repr_html_(self) -> str:
         """The leaderboard, every name escaped: what Jupyter shows for the object."""
-        from ndcg_report.report.html import leaderboard_html
+        from ndcg_report.analysis.html import leaderboard_html
 
         return leaderboard_html(self.leaderboard, self.significance, self.baseline_name, self.headline,
                                 self.pairwise.letters if len(self.names) > 1 else None)

@@ -20,8 +20,8 @@ _IMG_WITHOUT_ALT = re.compile(r'(<img\b(?![^>]*\salt=)[^>]*?)(\s*/?>)')
 
 
 def template_folder() -> str:
-    """The folder holding the ndcg_offline template (shipped in ndcg_report.report)."""
-    return str(resources.files("ndcg_report.report") / "templates")
+    """The folder holding the ndcg_offline template (shipped in ndcg_report.build)."""
+    return str(resources.files("ndcg_report.build") / "templates")
 
 
 class OfflineHTMLExporter(HTMLExporter):

@@ -1,5 +1,5 @@
 """The jupyter_client kernel provisioner `ndcg-report-fork`: kernels forked by the build's fork server
-(report/kernel_forks.py) when the environment names one, else launched as LocalProvisioner launches
+(build/kernels/kernel_forks.py) when the environment names one, else launched as LocalProvisioner launches
 them. A forked kernel is not a child of this process: ForkedKernel looks at it instead of waiting."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
 from ndcg_report.files import process_alive
-from ndcg_report.report.kernel_forks import FORK_SERVER_ENV, LAUNCHER, REAP_SECONDS
+from ndcg_report.build.kernels.kernel_forks import FORK_SERVER_ENV, LAUNCHER, REAP_SECONDS
 
 ANSWER_SECONDS = 120.0  # how long to wait for a fork (the server may still be importing)
 

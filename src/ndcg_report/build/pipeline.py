@@ -21,24 +21,24 @@ import yaml
 
 from ndcg_report.errors import BuildError, InputError, ParameterError
 from ndcg_report.files import OWNED_MARKER, new_owned_folder, owned_folder_home, remove_owned_folder, stale_owned_folders
-from ndcg_report.report.input_cache import INPUT_CACHE_ENV, save_parsed
-from ndcg_report.report.kernel_forks import (FORK_SERVER_ENV, KERNEL_ENVIRONMENT, LAUNCHER, PROVISIONER,
+from ndcg_report.build.input_cache import INPUT_CACHE_ENV, save_parsed
+from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, KERNEL_ENVIRONMENT, LAUNCHER, PROVISIONER,
                                              running_fork_server, server_label)
-from ndcg_report.report.loading import check_inputs
-from ndcg_report.report.nbval_plugin import GO as NBVAL_GO
+from ndcg_report.build.loading import check_inputs
+from ndcg_report.build.steps.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.core.measures import level_text
-from ndcg_report.report.parameters import ReportParameters
-from ndcg_report.report.processes import REVALIDATION_ENV, ChildProcess, Finished, Steps, skip_unused_jsonschema_formats
-from ndcg_report.report.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
-from ndcg_report.report.step_failures import check_notebook, disk_full, papermill_failure
-from ndcg_report.report.supervisor import check_supervisor
+from ndcg_report.analysis.report_model import ReportParameters
+from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess, Finished, Steps, skip_unused_jsonschema_formats
+from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
+from ndcg_report.build.steps.step_failures import check_notebook, disk_full, papermill_failure
+from ndcg_report.build.supervisor import check_supervisor
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
     import nbformat
 
-    from ndcg_report.report.offline_html import OfflineHTMLExporter
+    from ndcg_report.build.steps.offline_html import OfflineHTMLExporter
 
 T = TypeVar("T")
 
@@ -67,8 +67,8 @@ class BuildResult:
 
 
 def package_file(*parts: str) -> Path:
-    """A file shipped inside the ndcg_report.report package (its notebooks and templates)."""
-    return Path(str(resources.files("ndcg_report.report").joinpath(*parts)))
+    """A file shipped inside the ndcg_report.build package (its notebooks and templates)."""
+    return Path(str(resources.files("ndcg_report.build").joinpath(*parts)))
 
 
 def notebook_parameters(params: ReportParameters) -> dict:
@@ -213,7 +213,7 @@ def _kernel_environment(staging: Path) -> dict[str, str]:
     kernel_dir.mkdir(parents=True)
     spec = {"argv": [sys.executable, *LAUNCHER, "-f", "{connection_file}"],
             "display_name": "Python 3 (ndcg-report)", "language": "python",
-            "metadata": {"kernel_provisioner": {"provisioner_name": PROVISIONER}}}  # report/kernel_forks.py
+            "metadata": {"kernel_provisioner": {"provisioner_name": PROVISIONER}}}  # build/kernels/kernel_forks.py
     (kernel_dir / "kernel.json").write_text(json.dumps(spec))
     env = {**os.environ, **KERNEL_ENVIRONMENT}
     env["JUPYTER_PATH"] = str(staging / ".jupyter")
@@ -224,11 +224,11 @@ def _kernel_environment(staging: Path) -> dict[str, str]:
 
 def _execute(params: ReportParameters, template: Path, executed: Path, env: dict[str, str], timeout: int,
              progress: bool = False) -> None:
-    """papermill (report/papermill_process.py): run the template notebook with params; name the failing
+    """papermill (build/steps/papermill_process.py): run the template notebook with params; name the failing
     cell on error."""
     parameter_file = executed.parent / "params.yml"
     parameter_file.write_text(yaml.safe_dump(notebook_parameters(params), sort_keys=True))
-    command = [sys.executable, "-m", "ndcg_report.report.papermill_process", str(template), str(executed),
+    command = [sys.executable, "-m", "ndcg_report.build.steps.papermill_process", str(template), str(executed),
                str(parameter_file), str(executed.parent), str(timeout), str(executed.parent / PARAMETERISED),
                str(executed.parent / CELLS_FOLDER)]
     result = ChildProcess(command, env, label="papermill" if progress else "").wait()
@@ -291,11 +291,11 @@ def _start_nbval(executed: Path, env: dict[str, str], timeout: int, progress: bo
     with only the plugins it needs: autoloading every installed one costs a second). Started with
     papermill: it re-executes each cell of the parameterised notebook as papermill does, compares it with
     papermill's outputs of that cell, and once it reads NBVAL_GO on its stdin checks what it compared
-    with against the executed notebook (report/nbval_plugin.py)."""
+    with against the executed notebook (build/steps/nbval_plugin.py)."""
     ini = executed.parent / ".jupyter" / "pytest.ini"
     ini.write_text("[pytest]\n")
     command = [
-        sys.executable, "-m", "pytest", "-p", "ndcg_report.report.nbval_plugin", "-p", "nbval.plugin",
+        sys.executable, "-m", "pytest", "-p", "ndcg_report.build.steps.nbval_plugin", "-p", "nbval.plugin",
         "--nbval", str(executed.parent / PARAMETERISED), "-c", str(ini), "--rootdir", str(executed.parent),
         "--nbval-sanitize-with", str(package_file("notebooks", "nbval_sanitize.cfg")),
         "--nbval-kernel-name", "python3", "--nbval-cell-timeout", str(timeout),
@@ -322,7 +322,7 @@ def _check_nbval(result: Finished, executed: Path) -> None:
 def html_exporter() -> "OfflineHTMLExporter":
     """The offline HTML exporter with its template loaded (nbconvert and nbformat imported: 0.4 s)."""
     import nbformat  # noqa: F401 - _read_notebook and _drop_run_specific_metadata use it next
-    from ndcg_report.report.offline_html import OfflineHTMLExporter  # imports nbconvert: only once it is needed
+    from ndcg_report.build.steps.offline_html import OfflineHTMLExporter  # imports nbconvert: only once it is needed
 
     exporter = OfflineHTMLExporter()
     exporter.template  # noqa: B018 - loads and compiles the template now

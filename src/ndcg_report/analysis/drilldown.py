@@ -14,12 +14,12 @@ import pandas as pd
 
 from ndcg_report.core.measures import level_text
 from ndcg_report.inputs.documents import document_texts
-from ndcg_report.report.html import escape, text_html
-from ndcg_report.report.text import signed
+from ndcg_report.analysis.html import escape, text_html
+from ndcg_report.analysis.text import signed
 
 if TYPE_CHECKING:
-    from ndcg_report.report.experiment import Experiment
-    from ndcg_report.report.report_model import Report
+    from ndcg_report.analysis.experiment import Experiment
+    from ndcg_report.analysis.report_model import Report
 
 MAX_DRILLDOWNS = 200  # queries with a drill-down block; above it the largest wins, losses and spreads
 SNIPPET_CHARACTERS = 140

@@ -4,7 +4,7 @@ runs in the same folder), then into a folder each cell's outputs as soon as that
 
 nbval re-executes a cell from the parameterised notebook's source while papermill is still running,
 and compares its outputs with the cell's snapshot; at the end it checks every snapshot it compared
-with against the executed notebook itself (report/nbval_plugin.py)."""
+with against the executed notebook itself (build/steps/nbval_plugin.py)."""
 
 from __future__ import annotations
 

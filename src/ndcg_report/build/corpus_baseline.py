@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ndcg_report.baseline.cache import cached_bm25_run
 from ndcg_report.baseline.settings import BM25_DEFAULTS
-from ndcg_report.report.parameters import ReportParameters
-from ndcg_report.report.systems import CORPUS_BASELINE_NAME
+from ndcg_report.analysis.report_model import ReportParameters
+from ndcg_report.analysis.systems import CORPUS_BASELINE_NAME
 
 
 

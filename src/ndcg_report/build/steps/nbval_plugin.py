@@ -1,9 +1,9 @@
-"""A pytest plugin for the build's nbval step (`pytest -p ndcg_report.report.nbval_plugin -p nbval.plugin
+"""A pytest plugin for the build's nbval step (`pytest -p ndcg_report.build.steps.nbval_plugin -p nbval.plugin
 --nbval`, with pytest's plugin autoload off): keeps jsonschema's unused format grammar from loading,
 prints a progress line per cell for the parent's bar and, with --ndcg-report-cells, re-executes the
 notebook while papermill still runs it.
 
-Concurrent re-execution (report/cell_snapshots.py): the session starts nbval's kernel and imports the
+Concurrent re-execution (build/steps/cell_snapshots.py): the session starts nbval's kernel and imports the
 report's modules in it, waits for the parameterised notebook papermill executes (the path nbval is
 given), collects it and re-executes every cell at once; a cell's outputs are compared, as nbval does,
 with the outputs papermill's execution saved for that cell, waited for when not there yet. Lines on
@@ -25,9 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ndcg_report.report.cell_snapshots import cell_path, cell_record, load_cell
-from ndcg_report.report.kernel_forks import PRELOAD
-from ndcg_report.report.processes import print_progress, skip_unused_jsonschema_formats
+from ndcg_report.build.steps.cell_snapshots import cell_path, cell_record, load_cell
+from ndcg_report.build.kernels.kernel_forks import PRELOAD
+from ndcg_report.build.steps.processes import print_progress, skip_unused_jsonschema_formats
 
 skip_unused_jsonschema_formats()  # before nbval.plugin imports nbformat
 

@@ -21,7 +21,7 @@ class ExperimentFigures:
     def plot_by_cutoff(self, family: str | None = None) -> "Figure":
         """Mean of a measure family (default: the headline's) against its cut-offs for every system, with
         bootstrap bands."""
-        from ndcg_report.report import plots
+        from ndcg_report.analysis import plots
 
         family = self.headline.measure if family is None else family
         if family not in self.families:
@@ -41,20 +41,20 @@ class ExperimentFigures:
 
     def plot_distribution(self, measure: Measure | str | int | None = None) -> "Figure":
         """Per-query values of every system: box plot with every query as a point."""
-        from ndcg_report.report import plots
+        from ndcg_report.analysis import plots
 
         return plots.distribution(self._paired_or_refuse(measure), self._label(measure), self.baseline_name)
 
     def plot_delta_heatmap(self, measure: Measure | str | int | None = None) -> "Figure":
         """Queries x systems heatmap of a measure minus the baseline's, queries sorted by their mean delta."""
-        from ndcg_report.report import plots
+        from ndcg_report.analysis import plots
 
         self._paired_or_refuse(measure)
         return plots.delta_heatmap(self.deltas(measure), self._label(measure), self.baseline_name)
 
     def plot_wins_ties_losses(self, measure: Measure | str | int | None = None) -> "Figure":
         """Per system, the queries it wins, ties and loses against the baseline on a measure."""
-        from ndcg_report.report import plots
+        from ndcg_report.analysis import plots
 
         chosen = self.measure(measure)
         counts = self.comparisons.xs((chosen.measure, chosen.k), level=("measure", "k"))[["wins", "ties", "losses"]]
@@ -62,7 +62,7 @@ class ExperimentFigures:
 
     def plot_pairwise(self) -> "Figure":
         """The randomized Tukey HSD p-value matrix on the headline measure, with the letter groups."""
-        from ndcg_report.report import plots
+        from ndcg_report.analysis import plots
 
         self._paired_or_refuse(self.headline)
         test = self.pairwise
@@ -70,21 +70,21 @@ class ExperimentFigures:
 
     def plot_scatter(self, measure: Measure | str | int | None = None) -> "Figure":
         """Per system, per-query values of the baseline (x) against the system (y), with the diagonal."""
-        from ndcg_report.report import plots
+        from ndcg_report.analysis import plots
 
         return plots.per_query_scatter(self._paired_or_refuse(measure), self.names, self.baseline_name,
                                        self._label(measure))
 
     def plot_delta_bars(self, measure: Measure | str | int | None = None) -> "Figure":
         """Per system, the per-query difference from the baseline, sorted (topic-by-topic bars)."""
-        from ndcg_report.report import plots
+        from ndcg_report.analysis import plots
 
         self._paired_or_refuse(measure)
         return plots.per_query_delta(self.deltas(measure), self.baseline_name, self._label(measure))
 
     def plot_ecdf(self, measure: Measure | str | int | None = None) -> "Figure":
         """Empirical CDF of the per-query values of every system."""
-        from ndcg_report.report import plots
+        from ndcg_report.analysis import plots
 
         return plots.ecdf(self._paired_or_refuse(measure), self._label(measure), self.baseline_name)
 

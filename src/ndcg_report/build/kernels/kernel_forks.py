@@ -2,14 +2,14 @@
 
 A build runs the notebook in two kernels (papermill's and nbval's), and each used to import ipykernel,
 pandas, scipy.stats, matplotlib and the report's modules for itself (1.5 s of CPU each, on two cores).
-Instead the build starts one fork server, `python -m ndcg_report.report.kernel_forks SOCKET`, which
+Instead the build starts one fork server, `python -m ndcg_report.build.kernels.kernel_forks SOCKET`, which
 imports them once and, asked on its Unix socket, forks a process that becomes an ipykernel exactly as
 `python -m ipykernel_launcher` would (its own session, the requested working folder, environment and
 connection file). Every number is still computed in each kernel: only imports are shared, as when
 nbval's kernel imported them before the notebook existed.
 
 The kernels are asked for through a jupyter_client kernel provisioner, `ndcg-report-fork` (the
-build's kernel.json names it; report/fork_provisioner.py): it asks for a fork when the environment
+build's kernel.json names it; build/kernels/fork_provisioner.py): it asks for a fork when the environment
 names a fork server (FORK_SERVER_ENV) and launches the kernel as usual otherwise, or if the server does
 not answer. The server ends, killing the kernels it forked, on SIGTERM, on `stop` or at the end of its standard
 input; a forked kernel is killed too if the server is (Linux)."""
@@ -29,16 +29,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ndcg_report.report.processes import ChildProcess
+from ndcg_report.build.steps.processes import ChildProcess
 
 FORK_SERVER_ENV = "NDCG_REPORT_KERNEL_FORKS"  # the fork server's socket, in the environment of a kernel's starter
 NO_FORKS_ENV = "NDCG_REPORT_NO_FORKS"  # set (to anything but "" or 0): no fork server, kernels launched as usual
 PROVISIONER = "ndcg-report-fork"  # its entry point in jupyter_client.kernel_provisioners
 LAUNCHER = ("-m", "ipykernel_launcher")  # what a kernel.json forked here runs after the interpreter
-PRELOAD = ("ipykernel.kernelapp", "IPython.display", "ndcg_report.report.checks", "ndcg_report.report.content",
-           "ndcg_report.report.corpus_baseline", "ndcg_report.report.drilldown", "ndcg_report.report.html",
-           "ndcg_report.report.outputs", "ndcg_report.report.parameters", "ndcg_report.report.plots",
-           "ndcg_report.report.results", "matplotlib.backends.backend_agg")
+PRELOAD = ("ipykernel.kernelapp", "IPython.display", "ndcg_report.analysis.checks", "ndcg_report.analysis.content",
+           "ndcg_report.build.corpus_baseline", "ndcg_report.analysis.drilldown", "ndcg_report.analysis.html",
+           "ndcg_report.analysis.outputs", "ndcg_report.build.parameters", "ndcg_report.analysis.plots",
+           "ndcg_report.analysis.results", "ndcg_report.build.notebook_io", "matplotlib.backends.backend_agg")
 REAP_SECONDS = 0.05
 KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg"}  # every build kernel's, read at import too
 
@@ -71,7 +71,7 @@ def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> I
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:  # here: it exists before it is asked
             listener.bind(path)
             listener.listen(16)
-            server = ChildProcess([sys.executable, "-m", "ndcg_report.report.kernel_forks", str(listener.fileno()),
+            server = ChildProcess([sys.executable, "-m", "ndcg_report.build.kernels.kernel_forks", str(listener.fileno()),
                                    label], env, talk=True, pass_fds=(listener.fileno(),))
     except OSError:  # a socket path too long for the system (TMPDIR), no room: kernels launched as usual
         shutil.rmtree(folder, ignore_errors=True)

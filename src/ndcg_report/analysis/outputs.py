@@ -4,9 +4,7 @@ per-measure record keyed by the measure's label, 'nDCG@10', with its measure and
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,12 +12,11 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chunks
-from ndcg_report.core.toplists import RBO_PERSISTENCE, pool_tsv_chunks
-from ndcg_report.report.drilldown import drilldown_queries
+from ndcg_report.core.toplists import RBO_PERSISTENCE
+from ndcg_report.analysis.drilldown import drilldown_queries
 from ndcg_report.core.measures import Measure
-from ndcg_report.report.processes import REVALIDATION_ENV
-from ndcg_report.report.report_model import Report
-from ndcg_report.report.results import family_note, interval_name, verdicts
+from ndcg_report.analysis.report_model import Report
+from ndcg_report.analysis.results import family_note, interval_name, verdicts
 from ndcg_report.version import __version__
 
 SCHEMA_VERSION = 3
@@ -118,23 +115,6 @@ def per_query_csv_chunks(report: Report) -> Iterator[bytes | memoryview]:
         role = "baseline" if name == experiment.baseline_name else "run"
         yield from csv_chunks(experiment.evaluations[name], per_query=True, digits=None,
                               lead=f"{csv_text(name)},{role},", header=False, infinity=True)
-
-
-def save_outputs(report: Report, folder: str | Path) -> None:
-    """Write per_query.csv, summary.json and unjudged.tsv (the depth-k pool) into folder. In the build's
-    nbval re-execution (REVALIDATION_ENV set) nothing is written: the files are papermill's, from the
-    execution the report shows, and nbval compares a cell's outputs, never files."""
-    if os.environ.get(REVALIDATION_ENV):
-        return
-    folder = Path(folder)
-    with open(folder / "unjudged.tsv", "wb") as out:
-        for chunk in pool_tsv_chunks(report.experiment.unjudged_pool()):
-            out.write(chunk)
-    with open(folder / "per_query.csv", "wb") as out:
-        for chunk in per_query_csv_chunks(report):
-            out.write(chunk)
-    text = json.dumps(summary_record(report), indent=2, sort_keys=False, allow_nan=False) + "\n"
-    (folder / "summary.json").write_text(text, encoding="utf-8")
 
 
 def _records(frame: pd.DataFrame, measures: tuple[Measure, ...]) -> dict:

@@ -10,15 +10,15 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.core.measures import Measure, level_text
-from ndcg_report.report.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
-from ndcg_report.report.experiment import Experiment
-from ndcg_report.report.html import DEEPER, details_html, escape, leaderboard_html, text_html
-from ndcg_report.report.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
+from ndcg_report.analysis.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
+from ndcg_report.analysis.experiment import Experiment
+from ndcg_report.analysis.html import DEEPER, details_html, escape, leaderboard_html, text_html
+from ndcg_report.analysis.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
 from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT
 from ndcg_report.stats.tukey_hsd import STUDENTIZED_RANGE_LIMIT
 
 if TYPE_CHECKING:
-    from ndcg_report.report.report_model import Report
+    from ndcg_report.analysis.report_model import Report
 
 MAX_QUERY_ROWS = 500  # the all-queries table shows the top and bottom halves of this many beyond it
 WINS_LOSSES_SHOWN = 10

@@ -1,80 +1,24 @@
-"""What the report notebook shows: the Report (inputs read, every system evaluated and compared),
-what was evaluated, and the figures. The data checks are in report.checks, the verdicts and result
-tables in report.results. Every function takes the Report and returns plain data, text or HTML.
+"""What the report notebook shows of what was evaluated (the parameters and files tables) and its
+figures. The data checks are in analysis.checks, the verdicts and result tables in analysis.results.
+Every function takes the Report and returns plain data, text or HTML.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ndcg_report.core.measures import FAMILIES, level_text
 from ndcg_report.core.presets import preset as find_preset
-from ndcg_report.files import path_sha256, text_line_count
-from ndcg_report.inputs.formats import describe_input
-from ndcg_report.inputs.trec import read_topics
-from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
-from ndcg_report.report.checks import data_warnings
-from ndcg_report.report.experiment import compare_runs
-from ndcg_report.report.input_cache import cache_folder
-from ndcg_report.report.loading import baseline_path, checked_baseline, checked_runs, input_qrels
-from ndcg_report.report.parameters import ReportParameters
-from ndcg_report.report.report_model import Report
-from ndcg_report.report.results import statistics_note
+from ndcg_report.analysis.report_model import Report
+from ndcg_report.analysis.results import statistics_note
 from ndcg_report.version import __version__
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-
-
-# --- reading ---------------------------------------------------------------------------------
-
-
-def load_report(params: ReportParameters) -> Report:
-    """Read the inputs (in a build, parsed once before any kernel: report.input_cache), evaluate every
-    system and compare each with the baseline."""
-    hashed = [item.path for item in params.runs] + [path for path in (params.baseline, params.qrels) if path]
-    digests = {path: path_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
-    cache = cache_folder()
-    baseline_path(params)
-    qrels = input_qrels(params.qrels, cache, digests)
-    baseline, averaged = checked_baseline(params, qrels, cache, digests)  # evaluated last, after the runs
-    topics = read_topics(params.topics) if params.topics else None
-    experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
-        checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
-        baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
-        preset=params.preset, headline=params.headline, judged_only=params.judged_only,
-        rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
-        seed=params.seed, topics=topics,
-    )
-    del baseline
-    records = [file_record(f"run: {name}", item.path, digests[item.path])
-               for name, item in zip(experiment.names, params.runs)]
-    baseline = file_record(f"baseline: {experiment.baseline_name}", params.baseline, digests[params.baseline])
-    if params.corpus is not None:  # the run is a cache entry named by its 64-hex key
-        baseline["file"] = f"BM25 of {params.corpus.name} (cached run)"
-    records.append(baseline)
-    records += [file_record(role, path, digests.get(path)) for role, path in (("qrels", params.qrels), ("topics", params.topics),
-                                                            ("corpus", params.corpus), ("documents", params.docs))
-                if path is not None]
-    report = Report(params, experiment, qrels, pd.DataFrame(records))
-    report.warnings.extend(data_warnings(report))
-    return report
-
-
-def file_record(role: str, path: Path, digest: str | None = None) -> dict:
-    """Role, file name, the format it was read in, sha256 of the bytes as stored (of a Parquet folder:
-    over its files; digest if already known), and the number of lines of its text (of a Parquet file
-    or folder: its rows)."""
-    lines = parquet_row_count(path) if is_parquet(path) else text_line_count(path)
-    kind = role.split(":")[0].replace("baseline", "run")
-    return {"role": role, "file": path.name, "format": describe_input(path, kind), "sha256": digest or path_sha256(path),
-            "lines": lines}
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -113,7 +57,7 @@ def files_table(report: Report) -> pd.DataFrame:
 
 def report_figures(report: Report) -> list[tuple[str, bytes]]:
     """The report's figures as (caption, PNG bytes); the multi-system ones only with two or more systems."""
-    from ndcg_report.report.plots import figure_to_png_bytes
+    from ndcg_report.analysis.plots import figure_to_png_bytes
 
     return [(caption, figure_to_png_bytes(draw())) for caption, draw in figure_drawers(report)]
 
@@ -123,7 +67,7 @@ def figure_drawers(report: Report) -> list[tuple[str, Callable[[], Figure]]]:
     aggregates or samples its queries (over many queries, see report.plots) says so in its caption.
     The mean against k is drawn for each family with two or more cut-offs (the headline's first);
     the rest show the headline measure."""
-    from ndcg_report.report import plots
+    from ndcg_report.analysis import plots
 
     experiment = report.experiment
     label, base, many = experiment.headline.label, experiment.baseline_name, len(experiment.names) > 1
