@@ -302,7 +302,7 @@ def test_04_the_batch_removes_only_attempt_markers_it_wrote(tmp_path):
 
 
 def test_06_an_unnamed_run_is_named_by_its_file_name_and_a_clash_is_refused(tmp_path):
-    from ndcg_report.analysis.experiment import compare_runs
+    from ndcg_report.analysis.compare import compare_runs
 
     dl_hard = tmp_path / "bm25+rm3+bert(zs).run"
     dl_hard.write_text(RUN.read_text().replace("pyterrier", "T5-P"))

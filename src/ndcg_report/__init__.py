@@ -4,7 +4,7 @@ from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.version import __version__
 
 # Imported on first use: `ndcg-report` must be able to handle Ctrl-C before numpy and pyarrow load.
-_LAZY = {"compare_runs": "ndcg_report.analysis.experiment", "Experiment": "ndcg_report.analysis.experiment",
+_LAZY = {"compare_runs": "ndcg_report.analysis.compare", "Experiment": "ndcg_report.analysis.experiment",
          "Evaluation": "ndcg_report.core.metrics", "QueryCounts": "ndcg_report.core.metrics",
          "evaluate": "ndcg_report.core.metrics", "parse_cutoffs": "ndcg_report.core.metrics",
          "read_qrels": "ndcg_report.inputs.trec", "read_run": "ndcg_report.inputs.trec",

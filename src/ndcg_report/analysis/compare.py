@@ -1,0 +1,291 @@
+"""compare_runs: every run evaluated, one at a time, against the qrels and compared with the baseline.
+
+Each run is read, named, evaluated, ranked (top k) and its ties bounded before the next is read, so
+runs given as paths or by a generator are never in memory together; the Experiment keeps the results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
+from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
+from ndcg_report.core.measures import Measure
+from ndcg_report.core.metrics import Evaluation, evaluate
+from ndcg_report.core.presets import choose_headline, measure_set
+from ndcg_report.core.ties import TieRange, tie_range
+from ndcg_report.core.toplists import Rankings, rankings
+from ndcg_report.errors import ParameterError
+from ndcg_report.inputs.python_data import is_one_run
+from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
+from ndcg_report.inputs.trec import Qrels, Run
+from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
+from ndcg_report.stats.resampling import LARGE_N
+
+
+def compare_runs(
+    runs: Mapping[str, RunLike] | Sequence[RunLike | tuple[str, RunLike]] | Iterator | RunLike,
+    qrels: QrelsLike,
+    baseline: RunLike,
+    *,
+    cutoffs: str | Sequence | None = None,
+    measures: str | Sequence | None = None,
+    rel_level: float | str | None = None,
+    preset: str = "",
+    headline: Measure | str | None = None,
+    judged_only: bool = False,
+    rank_depth: int = 10,
+    gain: str = "linear",
+    missing: str = "zero",
+    no_relevant: str = "skip",
+    seed: int = 42,
+    baseline_name: str = "",
+    topics: pd.Series | None = None,
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = CONFIDENCE,
+    alpha: float = ALPHA,
+    large_n: int = LARGE_N,
+) -> Experiment:
+    """Evaluate every run and the baseline on qrels and compare each run with the baseline.
+
+    Everything a report shows (the report's notebook calls exactly this).
+
+    Parameters
+    ----------
+    runs
+        The systems under test: a mapping of display names to runs, a list of runs or of
+        `(name, run)` pairs, an iterator of either (a generator that reads each run when asked),
+        or a single run. A run is a path, what `read_run` returned, a pyarrow Table or pandas
+        DataFrame with `qid`, `docid` (or `docno`) and `score`, or any other form `evaluate` takes.
+        A run without a name, or named `""`, is named by its file name without `.gz`, `.txt`,
+        `.run`, ... (a table by its run tag); two systems with one name are a ParameterError. The
+        runs are taken one at a time: each is read, evaluated, ranked and its ties bounded before
+        the next is read, and none is kept, so runs given as paths or by a generator are never in
+        memory together.
+    qrels
+        The judgements, in any form `evaluate` takes.
+    baseline
+        The baseline run, named `baseline_name`, else the same way, else `baseline`.
+    cutoffs
+        As for `evaluate`: without `measures` or `preset`, nDCG at these cut-offs (default
+        1,3,5,10,20,100,1000).
+    measures
+        As for `evaluate`; with `preset`, added to its measures.
+    rel_level
+        As for `evaluate`; with `preset`, it overrides the preset's level.
+    preset
+        A published measure set with its relevance level and headline: `trec-dl`, `msmarco`,
+        `beir` or `rag`.
+    headline
+        The measure of the verdicts, the pairwise test and the figures (default: the preset's,
+        else nDCG@10 if computed, else the first measure that is not a count).
+    judged_only
+        Add beside each nDCG measure its judged-only twin (`nDCG_judged`).
+    rank_depth
+        The top k of the rankings, the unjudged pool and the rank overlap (default 10).
+    gain
+        As for `evaluate`.
+    missing
+        As for `evaluate`.
+    no_relevant
+        As for `evaluate`.
+    seed
+        Seed of the bootstrap, randomization and Tukey HSD resampling (default 42).
+    baseline_name
+        The baseline's display name.
+    topics
+        Query text by qid, as `read_topics` returns it; labels the per-query tables.
+    n_resamples
+        Resamples of each Monte Carlo statistic (default 10,000).
+    confidence
+        The confidence of the intervals (default 0.95).
+    alpha
+        The significance level of the verdicts and the letters (default 0.05).
+    large_n
+        Over more than this many paired queries (5,000), the resampling statistics use their
+        large-sample limits where those are accurate (stats.resampling, stats.tukey_hsd).
+
+    Returns
+    -------
+    Experiment
+        The evaluations, the comparisons with the baseline and the pairwise test.
+
+    Raises
+    ------
+    InputError
+        A bad input file.
+    ParameterError
+        A bad value: an unknown measure or preset, a headline not computed, two systems with one
+        name, the same file given twice, a run named like the baseline.
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> experiment = compare_runs({"monoT5": "monot5.txt"}, "qrels.txt", baseline="bm25.txt",
+    ...                           baseline_name="BM25", preset="trec-dl")
+    >>> experiment.systems
+    ('monoT5', 'BM25')
+    >>> str(experiment.headline.label)
+    'nDCG@10'
+    >>> round(float(experiment.leaderboard.loc["monoT5", ("nDCG", 10)]), 4)
+    0.6003
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ParameterError(f"n_resamples must be a whole number >= 1; got {n_resamples!r}")
+    for label, value in (("confidence", confidence), ("alpha", alpha)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1:
+            raise ParameterError(f"{label} must be a number between 0 and 1; got {value!r}")
+    topics = _topics(topics)
+    pairs = _named_runs(runs)
+    asked = measure_set(preset, measures, cutoffs, rel_level, judged_only)
+    chosen_headline = choose_headline(headline, preset, asked.measures)
+    for label, value in (("large_n", large_n), ("rank_depth", rank_depth)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ParameterError(f"{label} must be a whole number >= 1; got {value!r}")
+    qrels_read = load_qrels(qrels)
+    baseline_run = load_run(baseline)
+    base_name = check_name(baseline_name, "baseline_name") if baseline_name else derived_name(
+        baseline_run.tag, baseline_run.path, 0)
+    derive = _Derive(qrels_read, dict(gain=gain, missing=missing, no_relevant=no_relevant, measures=asked.measures,
+                                      rel_level=asked.rel_level), int(rank_depth))
+    names = _Names(base_name, baseline_run.path)
+    systems = []
+    while (pair := next(pairs, None)) is not None:  # one run at a time: read, named, evaluated, then let go
+        systems.append(derive(*names.add(*pair)))
+        del pair  # not held while the next run is read
+    if not systems:
+        raise ParameterError("give at least one run to compare with the baseline")
+    systems.append(derive(base_name, baseline_run))
+    del baseline_run
+    evaluations = {system.name: system.evaluation for system in systems}
+    comparisons = compare_systems({name: evaluations[name] for name in names.names}, evaluations[base_name],
+                                  base_name, seed, n_resamples, confidence, large_n)
+    return Experiment(
+        names=tuple(names.names), baseline_name=base_name, evaluations=evaluations,
+        runs={system.name: system.info for system in systems}, qrels=qrels_read, comparisons=comparisons,
+        tie_ranges={system.name: system.tie_range for system in systems if system.tie_range is not None},
+        rankings={system.name: system.rankings for system in systems}, topics=topics, seed=int(seed),
+        n_resamples=int(n_resamples), confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset,
+        rank_depth=int(rank_depth), large_n=int(large_n),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _System:
+    """Everything an Experiment keeps of one run."""
+
+    name: str
+    evaluation: Evaluation
+    info: RunInfo
+    rankings: Rankings
+    tie_range: TieRange | None  # None: no tied scores
+
+
+@dataclass(frozen=True, eq=False)
+class _Derive:
+    """Evaluates one run against the qrels and derives from it all an Experiment shows of it (its
+    top k, its tie range), so that the run itself can be let go."""
+
+    qrels: Qrels
+    options: dict
+    rank_depth: int
+
+    def __call__(self, name: str, run: Run) -> _System:
+        """The run's _System; ParameterError if it has no query in common with the qrels."""
+        evaluation = evaluate(run, self.qrels, **self.options)
+        if evaluation.counts.in_both == 0:
+            raise ParameterError(f"{name!r} has no query in common with the qrels; check that they are for the same topics")
+        return _System(
+            name=name, evaluation=evaluation, info=RunInfo(path=run.path, tag=run.tag),
+            rankings=rankings(run, self.qrels, self.rank_depth, evaluation.rel_level),
+            tie_range=tie_range(run, self.qrels, evaluation) if evaluation.tied_lines else None,
+        )
+
+
+class _Names:
+    """The names of the systems under test, given or made from their files, checked as each run is
+    read: a file given twice or two systems with one name is a ParameterError (report.systems)."""
+
+    def __init__(self, baseline_name: str, baseline_path: str) -> None:
+        self.baseline_name, self.baseline_path = baseline_name, baseline_path
+        self.given: list[str] = []
+        self.derived: list[str] = []
+        self.paths: list[tuple[Path, str]] = []
+        self.names: list[str] = []
+
+    def add(self, given: str, run_like: RunLike) -> tuple[str, Run]:
+        """(name, the run read) of the next run under test."""
+        run = load_run(run_like)
+        position = len(self.given) + 1
+        if run.path:
+            self.paths.append((Path(run.path), f"run {position}"))
+        known = self.paths + ([(Path(self.baseline_path), "the baseline")] if self.baseline_path else [])
+        check_distinct_paths([path for path, _ in known], [role for _, role in known])
+        self.given.append(given)
+        self.derived.append(derived_name(run.tag, run.path, position))
+        # a clash is an error, never a silent rename
+        self.names = unique_names(self.given, self.derived, reserved=[self.baseline_name])
+        return self.names[-1], run
+
+
+def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:
+    """Query text by qid: a Series as read_topics returns, or a topics file to read."""
+    if topics is None or isinstance(topics, pd.Series):
+        return topics
+    if isinstance(topics, (str, Path)):
+        from ndcg_report.inputs.trec import read_topics
+
+        return read_topics(topics)
+    raise ParameterError(f"topics must be a path or a pandas Series of query text by qid; got {type(topics).__name__}")
+
+
+def _named_runs(runs: Mapping[str, RunLike] | Sequence | Iterator | RunLike) -> Iterator[tuple[str, RunLike]]:
+    """(given name, '' where none; the run) pairs in the order given. From a mapping or list every pair
+    is checked at once; from an iterator each as it is asked for, so that it need not hold more than
+    the run being read."""
+    if is_one_run(runs):  # a pytrec_eval/ranx dict of one run, not a mapping of names to runs
+        pairs = [("", runs)]
+    elif isinstance(runs, Mapping):
+        if any(not isinstance(name, str) for name in runs):
+            raise ParameterError("the names of runs (the mapping's keys) must be text")
+        pairs = list(runs.items())
+    elif isinstance(runs, (list, tuple)):
+        pairs = [item if isinstance(item, tuple) else ("", item) for item in runs]
+    elif isinstance(runs, Iterator):
+        return _checked_pairs(runs)
+    else:
+        pairs = [("", runs)]
+    if not pairs:
+        raise ParameterError("give at least one run to compare with the baseline")
+    for pair in pairs:
+        _check_pair(pair)
+    return iter([(check_name(str(name), "runs") if name else "", run) for name, run in pairs])
+
+
+def _checked_pairs(items: Iterator) -> Iterator[tuple[str, RunLike]]:
+    """The pairs of an iterator of runs or (name, run) pairs, each checked as it is taken, none held
+    once handed on."""
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        name, run = _check_pair(item if isinstance(item, tuple) else ("", item))
+        del item
+        yield (check_name(str(name), "runs") if name else ""), run
+        del run
+
+
+def _check_pair(pair: tuple) -> tuple:
+    """pair itself; ParameterError unless it is (name as text, run)."""
+    if len(pair) != 2 or not isinstance(pair[0], str):
+        raise ParameterError("give each named run as a (name, run) pair, the name as text")
+    return pair
