@@ -1,0 +1,83 @@
+"""The report notebook's end of the build: the Report read from validated parameters (through the
+build's input cache, analysis.compare.compare_runs on the checked runs) and its output files
+written beside the notebook, except in nbval's re-execution."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from ndcg_report.analysis.checks import data_warnings
+from ndcg_report.analysis.compare import compare_runs
+from ndcg_report.analysis.outputs import per_query_csv_chunks, summary_record
+from ndcg_report.analysis.report_model import Report, ReportParameters
+from ndcg_report.build.input_cache import cache_folder
+from ndcg_report.build.loading import baseline_path, checked_baseline, checked_runs, input_qrels
+from ndcg_report.build.steps.processes import REVALIDATION_ENV
+from ndcg_report.core.toplists import pool_tsv_chunks
+from ndcg_report.files import path_sha256, text_line_count
+from ndcg_report.inputs.formats import describe_input
+from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
+from ndcg_report.inputs.trec import read_topics
+
+
+def load_report(params: ReportParameters) -> Report:
+    """Read the inputs (in a build, parsed once before any kernel: report.input_cache), evaluate every
+    system and compare each with the baseline."""
+    hashed = [item.path for item in params.runs] + [path for path in (params.baseline, params.qrels) if path]
+    digests = {path: path_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
+    cache = cache_folder()
+    baseline_path(params)
+    qrels = input_qrels(params.qrels, cache, digests)
+    baseline, averaged = checked_baseline(params, qrels, cache, digests)  # evaluated last, after the runs
+    topics = read_topics(params.topics) if params.topics else None
+    experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
+        checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
+        baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
+        preset=params.preset, headline=params.headline, judged_only=params.judged_only,
+        rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
+        seed=params.seed, topics=topics,
+    )
+    del baseline
+    records = [file_record(f"run: {name}", item.path, digests[item.path])
+               for name, item in zip(experiment.names, params.runs)]
+    baseline = file_record(f"baseline: {experiment.baseline_name}", params.baseline, digests[params.baseline])
+    if params.corpus is not None:  # the run is a cache entry named by its 64-hex key
+        baseline["file"] = f"BM25 of {params.corpus.name} (cached run)"
+    records.append(baseline)
+    records += [file_record(role, path, digests.get(path)) for role, path in (("qrels", params.qrels), ("topics", params.topics),
+                                                            ("corpus", params.corpus), ("documents", params.docs))
+                if path is not None]
+    report = Report(params, experiment, qrels, pd.DataFrame(records))
+    report.warnings.extend(data_warnings(report))
+    return report
+
+
+def file_record(role: str, path: Path, digest: str | None = None) -> dict:
+    """Role, file name, the format it was read in, sha256 of the bytes as stored (of a Parquet folder:
+    over its files; digest if already known), and the number of lines of its text (of a Parquet file
+    or folder: its rows)."""
+    lines = parquet_row_count(path) if is_parquet(path) else text_line_count(path)
+    kind = role.split(":")[0].replace("baseline", "run")
+    return {"role": role, "file": path.name, "format": describe_input(path, kind), "sha256": digest or path_sha256(path),
+            "lines": lines}
+
+
+def save_outputs(report: Report, folder: str | Path) -> None:
+    """Write per_query.csv, summary.json and unjudged.tsv (the depth-k pool) into folder. In the build's
+    nbval re-execution (REVALIDATION_ENV set) nothing is written: the files are papermill's, from the
+    execution the report shows, and nbval compares a cell's outputs, never files."""
+    if os.environ.get(REVALIDATION_ENV):
+        return
+    folder = Path(folder)
+    with open(folder / "unjudged.tsv", "wb") as out:
+        for chunk in pool_tsv_chunks(report.experiment.unjudged_pool()):
+            out.write(chunk)
+    with open(folder / "per_query.csv", "wb") as out:
+        for chunk in per_query_csv_chunks(report):
+            out.write(chunk)
+    text = json.dumps(summary_record(report), indent=2, sort_keys=False, allow_nan=False) + "\n"
+    (folder / "summary.json").write_text(text, encoding="utf-8")
