@@ -151,7 +151,7 @@ def stage_times(systems: list[tuple[str, Path]], baseline: Path, baseline_name: 
         [results.wins_and_losses(report, name) for name in names[:1] if len(names) == 1],
         results.query_section_html(report)), rows)
     timed("drill-downs", lambda: section_html(report), rows)
-    from ndcg_report.analysis.plots import figure_to_png_bytes
+    from ndcg_report.analysis.figure_style import figure_to_png_bytes
     for caption, draw in content.figure_drawers(report):
         timed(f"figure: {caption[:54]}", lambda: figure_to_png_bytes(draw()), rows)
     out.mkdir(parents=True, exist_ok=True)

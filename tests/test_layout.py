@@ -14,7 +14,7 @@ import numpy as np
 import ndcg_report
 from ndcg_report import compare_runs, evaluate
 from ndcg_report.batch.index_page import history_figure, render_index, tick_labels
-from ndcg_report.analysis import plots
+from ndcg_report.analysis import figure_style
 
 SMALL = Path(__file__).parent / "data" / "small"
 LONG = "a system with a very long descriptive name that goes on and on for eighty characters!!"[:80]
@@ -36,9 +36,9 @@ def test_figures_with_80_character_names_draw_without_layout_warnings_and_shorte
         for method in ("plot_by_cutoff", "plot_distribution", "plot_delta_heatmap", "plot_wins_ties_losses",
                        "plot_pairwise", "plot_scatter", "plot_delta_bars", "plot_ecdf"):
             figure = getattr(experiment, method)()
-            plots.figure_to_png_bytes(figure)
+            figure_style.figure_to_png_bytes(figure)
             texts = [text.get_text() for ax in figure.axes for text in (*ax.get_xticklabels(), *ax.get_yticklabels())]
-            assert all(len(text) <= plots.MAX_LABEL + 4 for text in texts if "a system" in text or "BBB" in text), method
+            assert all(len(text) <= figure_style.MAX_LABEL + 4 for text in texts if "a system" in text or "BBB" in text), method
             renderer = FigureCanvasAgg(figure).get_renderer()  # the layout was made at savefig: measure it as drawn
             page = figure.bbox.padded(1)
             for ax in figure.axes:  # what each panel draws (title, labels, ticks, legend) is inside the figure
@@ -48,9 +48,9 @@ def test_figures_with_80_character_names_draw_without_layout_warnings_and_shorte
 
 
 def test_one_colour_means_one_thing():
-    colours = plots.DELTA_COLOURS
-    assert matplotlib.colors.to_hex(colours(1.0)) == plots.WIN_COLOUR.lower()
-    assert matplotlib.colors.to_hex(colours(0.0)) == plots.LOSS_COLOUR.lower()
+    colours = figure_style.DELTA_COLOURS
+    assert matplotlib.colors.to_hex(colours(1.0)) == figure_style.WIN_COLOUR.lower()
+    assert matplotlib.colors.to_hex(colours(0.0)) == figure_style.LOSS_COLOUR.lower()
     experiment = small_experiment(["x", "y"])
     heatmap = experiment.plot_delta_heatmap()
     assert "green: system better" in heatmap.axes[0].get_title()
@@ -58,7 +58,7 @@ def test_one_colour_means_one_thing():
     legend = [text.get_text() for text in scatter.legends[0].get_texts()] if scatter.legends else []
     handles = scatter.legends[0].legend_handles if scatter.legends else []
     shown = {text: matplotlib.colors.to_hex(handle.get_color()) for text, handle in zip(legend, handles)}
-    assert shown.get("system better") == plots.WIN_COLOUR.lower()
+    assert shown.get("system better") == figure_style.WIN_COLOUR.lower()
 
 
 def test_many_systems_get_small_multiples_of_the_mean_against_k():

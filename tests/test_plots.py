@@ -18,7 +18,7 @@ from scipy import stats
 
 from ndcg_report import compare_runs
 from ndcg_report.inputs.tables import load_run
-from ndcg_report.analysis import plots
+from ndcg_report.analysis import figure_style, plots
 from ndcg_report.stats.streams import stream
 
 CUTOFFS = [1, 3, 5, 10, 20, 100, 1000, "all"]
@@ -232,12 +232,12 @@ def test_ecdf_has_one_step_per_query_and_ends_at_one(one, pairs10):
 def test_png_is_byte_identical_across_renders_and_carries_no_version(three):
     def build() -> Figure:
         return three.plot_pairwise()
-    first, second = plots.figure_to_png_bytes(build()), plots.figure_to_png_bytes(build())
+    first, second = figure_style.figure_to_png_bytes(build()), figure_style.figure_to_png_bytes(build())
     assert first.startswith(PNG_SIGNATURE) and len(first) > 10_000
     assert first == second
     assert b"Software" not in first and b"matplotlib" not in first.lower()
     assert matplotlib.__version__.encode() not in first
-    uri = plots.figure_to_data_uri(build())
+    uri = figure_style.figure_to_data_uri(build())
     assert uri.startswith("data:image/png;base64,") and base64.b64decode(uri.split(",", 1)[1]) == first
 
 
@@ -246,7 +246,7 @@ def savefig_png(figure: Figure) -> bytes:
     import io
 
     buffer = io.BytesIO()
-    with matplotlib.rc_context(plots._RC):
+    with matplotlib.rc_context(figure_style.RC):
         figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
     return buffer.getvalue()
 
@@ -273,26 +273,26 @@ def test_png_bytes_are_savefig_s_own(name, request):
     methods = ("plot_ndcg_by_cutoff", "plot_distribution", "plot_delta_heatmap", "plot_wins_ties_losses",
                "plot_pairwise", "plot_scatter", "plot_delta_bars", "plot_ecdf")
     for method in methods:
-        ours = plots.figure_to_png_bytes(getattr(experiment, method)())
+        ours = figure_style.figure_to_png_bytes(getattr(experiment, method)())
         assert ours == savefig_png(getattr(experiment, method)()), method
     figure = experiment.plot_delta_heatmap()  # the layout engine is the figure's again afterwards
     engine = figure.get_layout_engine()
-    plots.figure_to_png_bytes(figure)
+    figure_style.figure_to_png_bytes(figure)
     assert figure.get_layout_engine() is engine
 
 
 def test_the_resolved_patch_colour_draws_the_same_pixels(three, monkeypatch):
-    """plots._rc resolves patches' "C0" once per figure instead of once per patch: same bytes as without."""
+    """figure_style.rc resolves patches' "C0" once per figure instead of once per patch: same bytes as without."""
     methods = ("plot_ndcg_by_cutoff", "plot_distribution", "plot_delta_heatmap", "plot_wins_ties_losses",
                "plot_pairwise", "plot_scatter", "plot_delta_bars", "plot_ecdf")
-    resolved = [plots.figure_to_png_bytes(getattr(three, method)()) for method in methods]
-    monkeypatch.setattr(plots, "_rc", lambda: dict(plots._RC))
+    resolved = [figure_style.figure_to_png_bytes(getattr(three, method)()) for method in methods]
+    monkeypatch.setattr(figure_style, "rc", lambda: dict(figure_style.RC))
     assert matplotlib.rcParams["patch.facecolor"] == "C0"
-    assert [plots.figure_to_png_bytes(getattr(three, method)()) for method in methods] == resolved
+    assert [figure_style.figure_to_png_bytes(getattr(three, method)()) for method in methods] == resolved
 
 
 def test_svg_is_deterministic(one):
-    first, second = (plots.figure_to_svg(one.plot_ecdf()) for _ in range(2))
+    first, second = (figure_style.figure_to_svg(one.plot_ecdf()) for _ in range(2))
     assert first == second and first.lstrip().startswith("<?xml") and "<dc:date>" not in first
 
 
@@ -314,7 +314,7 @@ def test_names_and_qids_from_data_are_drawn_literally():
         shown = " | ".join(drawn_text(t) for t in figure.findobj(matplotlib.text.Text) if t.get_text())
         assert hostile in shown or hostile[:20] in shown, method
         assert baseline in shown or method == "plot_delta_heatmap", method
-        assert plots.figure_to_png_bytes(figure).startswith(PNG_SIGNATURE)
+        assert figure_style.figure_to_png_bytes(figure).startswith(PNG_SIGNATURE)
     heatmap = experiment.plot_delta_heatmap()
     heatmap.draw_without_rendering()
     assert sorted(drawn_text(t) for t in heatmap.axes[0].get_xticklabels()) == sorted(qids)

@@ -57,7 +57,7 @@ def files_table(report: Report) -> pd.DataFrame:
 
 def report_figures(report: Report) -> list[tuple[str, bytes]]:
     """The report's figures as (caption, PNG bytes); the multi-system ones only with two or more systems."""
-    from ndcg_report.analysis.plots import figure_to_png_bytes
+    from ndcg_report.analysis.figure_style import figure_to_png_bytes
 
     return [(caption, figure_to_png_bytes(draw())) for caption, draw in figure_drawers(report)]
 

@@ -1,16 +1,13 @@
-"""Report figures of systems against a baseline, built on `matplotlib.figure.Figure` (no pyplot).
+"""The report's figures of systems against a baseline, each a `matplotlib.figure.Figure` (no pyplot).
 
 Functions take plain data (DataFrames of per-query values of a measure, counts, intervals) and the
-label of the measure they show ('nDCG@10', 'RR@10'), and return a Figure;
-the numbers come from tested functions elsewhere. Text taken from the data (qids, system names)
-is drawn literally: usetex is off and `$` is escaped, so no math text is parsed.
+label of the measure they show ('nDCG@10', 'RR@10'), and return a Figure; the numbers come from
+tested functions elsewhere, the look (colours, titles, panels) and the PNG/SVG bytes from
+analysis.figure_style.
 """
 
 from __future__ import annotations
 
-import base64
-import io
-import math
 from collections.abc import Sequence
 
 import matplotlib
@@ -18,25 +15,19 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
-from matplotlib.colors import LinearSegmentedColormap, LogNorm, TwoSlopeNorm
+from matplotlib.colors import LogNorm, TwoSlopeNorm
 from matplotlib.ticker import FuncFormatter
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-BASELINE_COLOUR = "#D55E00"  # Okabe-Ito vermillion
-RUN_COLOUR = "#0072B2"  # Okabe-Ito blue: the first (or only) system
-SYSTEM_COLOURS = (  # Okabe-Ito without vermillion and yellow, then Paul Tol's
-    RUN_COLOUR, "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#882255", "#332288", "#999933", "#44AA99",
+from ndcg_report.analysis.figure_style import (
+    DELTA_COLOURS, FIGSIZE, LOSS_COLOUR, MAX_LABEL, TIE_COLOUR, WIN_COLOUR, label, legend, literal, name_ticks,
+    new_figure, panel_title, panels, set_title, system_styles,
 )
-MARKERS = ("o", "^", "v", "D", "P", "X", "*", "h", "<", ">")
-WIN_COLOUR = "#009E73"  # Okabe-Ito bluish green
-LOSS_COLOUR = "#D55E00"
-TIE_COLOUR = "#999999"
-FIGSIZE = (7.0, 4.0)
-DPI = 100
+from ndcg_report.analysis import figure_style  # figure_style.rc() looked up at each call (tests replace it)
+
 MAX_QID_TICKS = 60
-PANEL_COLUMNS = 4
 # Above these many queries, a figure with one mark per query draws an aggregate instead (and says so):
 MAX_POINTS = 2_000  # distribution: points for an even sample of this many queries; scatter: a 2-D histogram
 MAX_HEATMAP_QUERIES = 600  # delta heatmap: queries (sorted by mean delta) in HEATMAP_BINS bins of equal size
@@ -44,78 +35,7 @@ HEATMAP_BINS = 200
 MAX_BARS = 1_000  # sorted delta bars: the sorted deltas as an area (their quantile curve)
 CURVE_POINTS = 2_000  # points that draw that curve (it is monotone: evenly spaced ranks trace it)
 SCATTER_BINS = 25
-_RC = {"text.usetex": False, "svg.hashsalt": "ndcg-report", "svg.fonttype": "path"}
-# One meaning for one colour in every figure: green where a system beats the baseline, vermillion where it loses
-DELTA_COLOURS = LinearSegmentedColormap.from_list("loss-none-win", [LOSS_COLOUR, "#ffffff", WIN_COLOUR])
-MAX_LABEL = 32  # characters of a system name in a tick label or legend (names may have 80)
 MAX_BANDED_SYSTEMS = 3  # above this many systems, the mean against k is drawn as small multiples
-
-
-def _rc() -> dict:
-    """_RC, with the default face colour of patches resolved: it is "C0", the first colour of the
-    property cycle, which matplotlib looks up again for every patch and spine it makes (1.3 ms each,
-    a tenth of the figures' time); the colour drawn is the same."""
-    return {**_RC, "patch.facecolor": matplotlib.colors.to_rgba(matplotlib.rcParams["patch.facecolor"])}
-
-
-def literal(text: object) -> str:
-    """`text` as a string matplotlib draws verbatim: every `$` escaped, so no math text."""
-    return str(text).replace("$", r"\$")
-
-
-def label(name: object, limit: int = MAX_LABEL) -> str:
-    """A system name for a tick label or a legend: literal, shortened to `limit` characters with '…'."""
-    text = str(name)
-    return literal(text if len(text) <= limit else text[: limit - 1] + "…")
-
-
-TITLE_SHARE = 0.8  # a title line wider than this share of its figure is broken in two
-
-
-def set_title(ax: Axes, text: str, fontsize: float | None = None) -> None:
-    """ax's title; a line wider than TITLE_SHARE of the figure is broken in two, before its ' (' or at the
-    space nearest its middle: a centred title that wide is cut at the figure's edge once the axes move
-    aside for long tick labels."""
-    from matplotlib.backends.backend_agg import RendererAgg
-    from matplotlib.font_manager import FontProperties
-
-    figure = ax.get_figure()
-    font = FontProperties(size=fontsize or matplotlib.rcParams["axes.titlesize"])
-    measure = RendererAgg(1, 1, figure.dpi).get_text_width_height_descent
-    limit = TITLE_SHARE * figure.get_figwidth() * figure.dpi
-    lines = []
-    for line in text.split("\n"):
-        lines += _halves(line) if measure(line, font, ismath=False)[0] > limit else [line]
-    ax.set_title("\n".join(lines), **({"fontsize": fontsize} if fontsize else {}))  # None would mean font.size
-
-
-def _halves(line: str) -> list[str]:
-    """line in two: before its first ' (' if that leaves neither part under a third, else at the space
-    nearest its middle (unbroken if it has none)."""
-    bracket = line.find(" (")
-    if len(line) / 3 <= bracket <= 2 * len(line) / 3:
-        return [line[:bracket], line[bracket + 1:]]
-    spaces = [i for i, char in enumerate(line) if char == " "]
-    if not spaces:
-        return [line]
-    middle = min(spaces, key=lambda i: abs(i - len(line) / 2))
-    return [line[:middle], line[middle + 1:]]
-
-
-def system_colour(position: int) -> str:
-    """Colour of the system at position (0-based, in the order given; the baseline has its own)."""
-    return SYSTEM_COLOURS[position % len(SYSTEM_COLOURS)]
-
-
-def _style(systems: Sequence[str], baseline_name: str) -> dict[str, tuple[str, str, str]]:
-    """(colour, marker, line style) per system; the baseline vermillion, squares, dashed."""
-    style = {}
-    for position, name in enumerate(name for name in systems if name != baseline_name):
-        dashes = "-" if position < len(SYSTEM_COLOURS) else ":"
-        style[name] = (system_colour(position), MARKERS[position % len(MARKERS)], dashes)
-    style[baseline_name] = (BASELINE_COLOUR, "s", "--")
-    return style
-
 
 def by_cutoff(
     intervals: pd.DataFrame, systems: Sequence[str], labels: Sequence[str], confidence: float, n_queries: int,
@@ -128,7 +48,7 @@ def by_cutoff(
     intervals: index (system, k label) with columns mean, low, high; systems: the baseline last.
     """
     baseline_name = systems[-1]
-    style = _style(systems, baseline_name)
+    style = system_styles(systems, baseline_name)
     x = np.arange(len(labels))
     ticks = [literal(text) for text in labels]
     title = f"Mean {literal(family)}@k with {confidence:.0%} bootstrap CI, {n_queries:,} queries"
@@ -146,19 +66,19 @@ def by_cutoff(
         ax.grid(axis="y", alpha=0.3)
         return handles
 
-    with matplotlib.rc_context(_rc()):
+    with matplotlib.rc_context(figure_style.rc()):
         if len(systems) - 1 <= MAX_BANDED_SYSTEMS:
-            figure, ax = _new_figure(FIGSIZE)
+            figure, ax = new_figure(FIGSIZE)
             handles = draw(ax, systems)
             ax.set_xlabel("cut-off k")
             ax.set_ylabel(f"mean {literal(family)}@k")
             set_title(ax, title)
-            _legend(ax, handles, [label(name) for name in systems])
+            legend(ax, handles, [label(name) for name in systems])
             return figure
-        figure, axes = _panels(len(systems) - 1, square=False)
+        figure, axes = panels(len(systems) - 1, square=False)
         for ax, name in zip(axes, systems[:-1]):
             draw(ax, [name, baseline_name])
-            _panel_title(ax, name, f"and {label(baseline_name)} (dashed)")
+            panel_title(ax, name, f"and {label(baseline_name)} (dashed)")
             ax.set_xlabel("cut-off k", fontsize=8)
             ax.set_ylabel(f"mean {literal(family)}@k", fontsize=8)
         figure.suptitle(title, fontsize=10)
@@ -173,14 +93,14 @@ def distribution(table: pd.DataFrame, measure: str, baseline_name: str, max_poin
     table: queries x systems (the baseline among the columns). max_points: MAX_POINTS if None.
     """
     columns = [baseline_name, *[name for name in table.columns if name != baseline_name]]
-    style = _style(list(table.columns), baseline_name)
+    style = system_styles(list(table.columns), baseline_name)
     n = len(table)
     shown = even_sample(n, MAX_POINTS if max_points is None else max_points)
     jitter = ((np.arange(len(shown)) * 0.6180339887498949) % 1.0 - 0.5) * 0.5  # golden-ratio spread, no RNG
     size, alpha = (14, 0.7) if len(shown) <= 200 else (3, max(0.05, min(0.5, 30 / np.sqrt(len(shown)))))
     positions = np.arange(1, len(columns) + 1)
-    with matplotlib.rc_context(_rc()):
-        figure, ax = _new_figure((max(FIGSIZE[0], 1.1 * len(columns) + 2.5), FIGSIZE[1] + (0.6 if len(columns) > 4 else 0)))
+    with matplotlib.rc_context(figure_style.rc()):
+        figure, ax = new_figure((max(FIGSIZE[0], 1.1 * len(columns) + 2.5), FIGSIZE[1] + (0.6 if len(columns) > 4 else 0)))
         boxes = ax.boxplot(
             [table[c].to_numpy() for c in columns], positions=positions, widths=0.6,
             patch_artist=True, showfliers=False, showmeans=True, medianprops={"color": "black"},
@@ -191,7 +111,7 @@ def distribution(table: pd.DataFrame, measure: str, baseline_name: str, max_poin
         for position, name in zip(positions, columns):
             ax.scatter(position + jitter, table[name].to_numpy()[shown], s=size, color=style[name][0], alpha=alpha,
                        linewidths=0, zorder=3)
-        _name_ticks(ax, positions, columns)
+        name_ticks(ax, positions, columns)
         ax.set_ylabel(f"{literal(measure)} per query")
         ax.set_ylim(-0.03, 1.03)
         ax.grid(axis="y", alpha=0.3)
@@ -224,8 +144,8 @@ def delta_heatmap(deltas: pd.DataFrame, measure: str, baseline_name: str, max_qu
     limit = max(0.1, float(np.nanmax(np.abs(cells))) if cells.size else 0.1)
     labelled = n_queries <= 2 * MAX_QID_TICKS
     height = 1.3 + 0.32 * n_systems + (0.9 if labelled else 0.45 if binned else 0.3)
-    with matplotlib.rc_context(_rc()):
-        figure, ax = _new_figure((10.0, height))
+    with matplotlib.rc_context(figure_style.rc()):
+        figure, ax = new_figure((10.0, height))
         image = ax.imshow(cells.T, aspect="auto", cmap=DELTA_COLOURS, interpolation="nearest",
                           norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit))
         ax.set_yticks(np.arange(n_systems), [label(name) for name in ordered.columns], fontsize=8)
@@ -263,8 +183,8 @@ def wins_ties_losses(counts: pd.DataFrame, measure: str, baseline_name: str) -> 
     wins, ties, losses = (counts.loc[names, column].to_numpy() for column in ("wins", "ties", "losses"))
     total = np.maximum(wins + ties + losses, 1)
     y = np.arange(len(names))
-    with matplotlib.rc_context(_rc()):
-        figure, ax = _new_figure((FIGSIZE[0] + 1.0, 1.2 + 0.42 * len(names)))
+    with matplotlib.rc_context(figure_style.rc()):
+        figure, ax = new_figure((FIGSIZE[0] + 1.0, 1.2 + 0.42 * len(names)))
         left = np.zeros(len(names))
         for values, colour, kind in ((wins, WIN_COLOUR, "wins"), (ties, TIE_COLOUR, "ties"), (losses, LOSS_COLOUR, "losses")):
             share = values / total
@@ -291,8 +211,8 @@ def pairwise_matrix(pvalues: pd.DataFrame, letters: pd.Series, measure: str, n_q
     np.fill_diagonal(shade, np.nan)
     side = max(4.5, 0.6 * m + 2.5)
     label_room = 0.065 * (min(MAX_LABEL, max(len(str(name)) for name in names)) + 4)  # inches for the longest tick label
-    with matplotlib.rc_context(_rc()):
-        figure, ax = _new_figure((side + 1.2 + label_room, side + label_room * 0.6))
+    with matplotlib.rc_context(figure_style.rc()):
+        figure, ax = new_figure((side + 1.2 + label_room, side + label_room * 0.6))
         image = ax.imshow(shade, cmap="Blues", vmin=0, vmax=4, interpolation="nearest")
         for i in range(m):
             for j in range(m):
@@ -327,8 +247,8 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
     counts = {name: np.histogram2d(table[baseline_name].to_numpy(), table[name].to_numpy(), bins=(edges, edges))[0]
               for name in names} if histogram else {}
     most = max((float(c.max()) for c in counts.values()), default=1.0)
-    with matplotlib.rc_context(_rc()):
-        figure, axes = _panels(len(names), square=True)
+    with matplotlib.rc_context(figure_style.rc()):
+        figure, axes = panels(len(names), square=True)
         for ax, name in zip(axes, names):
             delta = table[name].to_numpy() - table[baseline_name].to_numpy()
             above, below = int((delta > 0).sum()), int((delta < 0).sum())
@@ -352,7 +272,7 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
             ax.set_ylabel(f"system: {literal(measure)}", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
-            _panel_title(ax, name, f"{above:,} better, {below:,} worse, {n - above - below:,} equal")
+            panel_title(ax, name, f"{above:,} better, {below:,} worse, {n - above - below:,} equal")
         if histogram:
             colourbar = figure.colorbar(image, ax=axes, location="bottom", shrink=0.6, aspect=40)
             colourbar.set_label(f"queries per cell ({SCATTER_BINS} x {SCATTER_BINS} cells; log scale)", fontsize=8)
@@ -382,12 +302,12 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, measure: str, max_
     limit = float(np.nanmax(np.abs(deltas.to_numpy()))) if deltas.size else 0.0
     labelled = len(names) == 1 and n <= MAX_QID_TICKS
     area = n > (MAX_BARS if max_bars is None else max_bars)
-    with matplotlib.rc_context(_rc()):
+    with matplotlib.rc_context(figure_style.rc()):
         if len(names) == 1:
-            figure, ax = _new_figure()
+            figure, ax = new_figure()
             axes = [ax]
         else:
-            figure, axes = _panels(len(names), square=False)
+            figure, axes = panels(len(names), square=False)
         for ax, name in zip(axes, names):
             column = deltas[name]
             order = np.lexsort((np.arange(n), -column.to_numpy()))  # ties keep qid order
@@ -419,7 +339,7 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, measure: str, max_
             ax.grid(axis="y", alpha=0.3)
             counts = f"{wins:,} better, {losses:,} worse, {n - wins - losses:,} equal"
             if len(names) > 1:
-                _panel_title(ax, name, counts)
+                panel_title(ax, name, counts)
             else:
                 ax.set_title(f"{label(name)} − {label(baseline_name)}: {counts}", fontsize=10)
         if len(names) == 1:
@@ -452,105 +372,16 @@ def _sorted_area(ax: Axes, delta: np.ndarray) -> None:
 
 def ecdf(table: pd.DataFrame, measure: str, baseline_name: str) -> Figure:
     """Empirical CDF of the per-query measure per system (one step per query); the baseline dashed."""
-    style = _style(list(table.columns), baseline_name)
-    with matplotlib.rc_context(_rc()):
-        figure, ax = _new_figure((8.4, 4.2) if table.shape[1] > 3 else FIGSIZE)
+    style = system_styles(list(table.columns), baseline_name)
+    with matplotlib.rc_context(figure_style.rc()):
+        figure, ax = new_figure((8.4, 4.2) if table.shape[1] > 3 else FIGSIZE)
         handles = [ax.ecdf(table[name].to_numpy(), color=style[name][0], label=label(name), linestyle=style[name][2])
                    for name in table.columns]
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel(f"{literal(measure)}")
         ax.set_ylabel("fraction of queries ≤ x")
         ax.grid(alpha=0.3)
-        _legend(ax, handles, [label(name) for name in table.columns], inside="upper left")
+        legend(ax, handles, [label(name) for name in table.columns], inside="upper left")
         set_title(ax, f"ECDF of per-query {literal(measure)}, {len(table):,} queries")
     return figure
 
-
-def figure_to_png_bytes(figure: Figure) -> bytes:
-    """PNG of `figure` at its dpi, with no Software/date metadata: identical bytes for identical figures.
-    matplotlib's warning that a layout could not be fitted is not let into the report (the figure is
-    drawn all the same).
-
-    The bytes are savefig's, drawn once instead of twice: savefig first draws the whole figure without
-    output to run the layout engine, then draws it again; here the engine runs by itself (what that first
-    draw is for) and savefig draws once, which takes about a third off (tests/test_plots.py checks the
-    bytes against savefig's own)."""
-    import warnings
-
-    buffer = io.BytesIO()
-    with matplotlib.rc_context({**_rc(), "figure.autolayout": False, "figure.constrained_layout.use": False}), \
-            warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*constrained_layout not applied.*")
-        warnings.filterwarnings("ignore", message=".*[Tt]ight.layout.*")
-        engine = figure.get_layout_engine()
-        if engine is not None:
-            try:
-                engine.execute(figure)
-            except ValueError:  # as Figure.draw does
-                pass
-            figure.set_layout_engine(None)
-        try:
-            figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
-        finally:
-            if engine is not None:
-                figure.set_layout_engine(engine)
-    return buffer.getvalue()
-
-
-def figure_to_data_uri(figure: Figure) -> str:
-    """'data:image/png;base64,...' of figure_to_png_bytes(figure), for embedding in HTML."""
-    return "data:image/png;base64," + base64.b64encode(figure_to_png_bytes(figure)).decode("ascii")
-
-
-def figure_to_svg(figure: Figure) -> str:
-    """SVG text of `figure` with text as paths, fixed hash salt and no date: deterministic."""
-    buffer = io.StringIO()
-    with matplotlib.rc_context(_rc()):
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
-
-
-def _new_figure(size: tuple[float, float] = FIGSIZE) -> tuple[Figure, Axes]:
-    """A fresh Figure (100 dpi, constrained layout) with one Axes, outside pyplot's registry."""
-    figure = Figure(figsize=size, dpi=DPI, layout="constrained")
-    return figure, figure.add_subplot()
-
-
-def _panels(count: int, square: bool) -> tuple[Figure, list[Axes]]:
-    """A grid of `count` panels, PANEL_COLUMNS wide at most; unused cells hidden."""
-    columns = min(count, PANEL_COLUMNS)
-    rows = math.ceil(count / columns)
-    width = 10.0 if columns >= 3 else 3.6 * columns + 0.8
-    height = rows * (width / columns + 0.5 if square else 2.8) + 0.7
-    figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
-    grid = figure.subplots(rows, columns, squeeze=False)
-    axes = list(grid.ravel())
-    for ax in axes[count:]:
-        ax.set_visible(False)
-    return figure, axes[:count]
-
-
-def _panel_title(ax: Axes, name: str, detail: str) -> None:
-    """A small-multiple's title: the system's name (shortened to fit) over the detail, on two
-    lines (broken at its last ', ') when it is longer than a narrow panel holds."""
-    shown = str(name) if len(str(name)) <= 34 else str(name)[:33] + "…"
-    if len(detail) > 34 and ", " in detail:
-        head, tail = detail.rsplit(", ", 1)
-        detail = f"{head},\n{tail}"
-    ax.set_title(f"{literal(shown)}\n{detail}", fontsize=8.5)
-
-
-def _name_ticks(ax: Axes, positions: np.ndarray, names: Sequence[str]) -> None:
-    """System names under the positions, slanted when there are many or long names."""
-    long = len(names) > 4 or max(len(str(name)) for name in names) > 14
-    ax.set_xticks(positions, [label(name) for name in names], rotation=25 if long else 0,
-                  ha="right" if long else "center", fontsize=8 if long else 10)
-
-
-def _legend(ax: Axes, handles: list, labels: list[str], inside: str = "best") -> None:
-    """A legend inside the axes for up to 4 entries, else outside on the right. Handles and labels
-    are given explicitly: matplotlib leaves out an artist whose label starts with '_' otherwise."""
-    if len(handles) <= 4:
-        ax.legend(handles, labels, loc=inside, fontsize=9)
-    else:
-        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)

@@ -2,7 +2,7 @@
 report names another) across builds per report.
 
 Offline and self-contained like the reports: inline CSS, no script, figures as PNG data URIs made
-with matplotlib's Figure API (deterministic: plots._RC, no PNG metadata). Every text is escaped.
+with matplotlib's Figure API (deterministic: figure_style.RC, no PNG metadata). Every text is escaped.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def history_data_uri(history: tuple[dict, ...]) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _history_data_uri(history_json: str) -> str:
-    from ndcg_report.analysis.plots import figure_to_data_uri
+    from ndcg_report.analysis.figure_style import figure_to_data_uri
 
     return figure_to_data_uri(history_figure(tuple(json.loads(history_json))))
 
@@ -217,7 +217,7 @@ def history_figure(history: tuple[dict, ...]):
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ndcg_report.analysis.plots import _RC, BASELINE_COLOUR, MARKERS, RUN_COLOUR, literal, system_colour
+    from ndcg_report.analysis.figure_style import RC, BASELINE_COLOUR, MARKERS, RUN_COLOUR, literal, system_colour
 
     x = list(range(1, len(history) + 1))
     k = literal(measure_label(history[-1]))
@@ -230,7 +230,7 @@ def history_figure(history: tuple[dict, ...]):
     high = [d[2] - d[0] for d in best_delta]
     ticks = _tick_positions(len(history))
     labels = tick_labels([history[i - 1].get("time", "") for i in ticks])
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC):
         figure = Figure(figsize=(9.6, 2.8), dpi=100, layout="constrained")
         left, right = figure.subplots(1, 2, width_ratios=(3, 2))
         values = [v for v in base if not math.isnan(v)]

@@ -1,0 +1,190 @@
+"""How every report figure looks and is written out: colours, markers, labels, titles, panels, PNG and SVG.
+
+Text taken from the data (qids, system names) is drawn literally: usetex is off and `$` is escaped,
+so no math text is parsed. The bytes written are deterministic (no date or software metadata).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from collections.abc import Sequence
+
+import matplotlib
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+
+BASELINE_COLOUR = "#D55E00"  # Okabe-Ito vermillion
+RUN_COLOUR = "#0072B2"  # Okabe-Ito blue: the first (or only) system
+SYSTEM_COLOURS = (  # Okabe-Ito without vermillion and yellow, then Paul Tol's
+    RUN_COLOUR, "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#882255", "#332288", "#999933", "#44AA99",
+)
+MARKERS = ("o", "^", "v", "D", "P", "X", "*", "h", "<", ">")
+WIN_COLOUR = "#009E73"  # Okabe-Ito bluish green
+LOSS_COLOUR = "#D55E00"
+TIE_COLOUR = "#999999"
+FIGSIZE = (7.0, 4.0)
+DPI = 100
+PANEL_COLUMNS = 4
+RC = {"text.usetex": False, "svg.hashsalt": "ndcg-report", "svg.fonttype": "path"}
+# One meaning for one colour in every figure: green where a system beats the baseline, vermillion where it loses
+DELTA_COLOURS = LinearSegmentedColormap.from_list("loss-none-win", [LOSS_COLOUR, "#ffffff", WIN_COLOUR])
+MAX_LABEL = 32  # characters of a system name in a tick label or legend (names may have 80)
+
+def rc() -> dict:
+    """RC, with the default face colour of patches resolved: it is "C0", the first colour of the
+    property cycle, which matplotlib looks up again for every patch and spine it makes (1.3 ms each,
+    a tenth of the figures' time); the colour drawn is the same."""
+    return {**RC, "patch.facecolor": matplotlib.colors.to_rgba(matplotlib.rcParams["patch.facecolor"])}
+
+
+def literal(text: object) -> str:
+    """`text` as a string matplotlib draws verbatim: every `$` escaped, so no math text."""
+    return str(text).replace("$", r"\$")
+
+
+def label(name: object, limit: int = MAX_LABEL) -> str:
+    """A system name for a tick label or a legend: literal, shortened to `limit` characters with '…'."""
+    text = str(name)
+    return literal(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+TITLE_SHARE = 0.8  # a title line wider than this share of its figure is broken in two
+
+
+def set_title(ax: Axes, text: str, fontsize: float | None = None) -> None:
+    """ax's title; a line wider than TITLE_SHARE of the figure is broken in two, before its ' (' or at the
+    space nearest its middle: a centred title that wide is cut at the figure's edge once the axes move
+    aside for long tick labels."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.font_manager import FontProperties
+
+    figure = ax.get_figure()
+    font = FontProperties(size=fontsize or matplotlib.rcParams["axes.titlesize"])
+    measure = RendererAgg(1, 1, figure.dpi).get_text_width_height_descent
+    limit = TITLE_SHARE * figure.get_figwidth() * figure.dpi
+    lines = []
+    for line in text.split("\n"):
+        lines += _halves(line) if measure(line, font, ismath=False)[0] > limit else [line]
+    ax.set_title("\n".join(lines), **({"fontsize": fontsize} if fontsize else {}))  # None would mean font.size
+
+
+def _halves(line: str) -> list[str]:
+    """line in two: before its first ' (' if that leaves neither part under a third, else at the space
+    nearest its middle (unbroken if it has none)."""
+    bracket = line.find(" (")
+    if len(line) / 3 <= bracket <= 2 * len(line) / 3:
+        return [line[:bracket], line[bracket + 1:]]
+    spaces = [i for i, char in enumerate(line) if char == " "]
+    if not spaces:
+        return [line]
+    middle = min(spaces, key=lambda i: abs(i - len(line) / 2))
+    return [line[:middle], line[middle + 1:]]
+
+
+def system_colour(position: int) -> str:
+    """Colour of the system at position (0-based, in the order given; the baseline has its own)."""
+    return SYSTEM_COLOURS[position % len(SYSTEM_COLOURS)]
+
+
+def system_styles(systems: Sequence[str], baseline_name: str) -> dict[str, tuple[str, str, str]]:
+    """(colour, marker, line style) per system; the baseline vermillion, squares, dashed."""
+    style = {}
+    for position, name in enumerate(name for name in systems if name != baseline_name):
+        dashes = "-" if position < len(SYSTEM_COLOURS) else ":"
+        style[name] = (system_colour(position), MARKERS[position % len(MARKERS)], dashes)
+    style[baseline_name] = (BASELINE_COLOUR, "s", "--")
+    return style
+
+
+def figure_to_png_bytes(figure: Figure) -> bytes:
+    """PNG of `figure` at its dpi, with no Software/date metadata: identical bytes for identical figures.
+    matplotlib's warning that a layout could not be fitted is not let into the report (the figure is
+    drawn all the same).
+
+    The bytes are savefig's, drawn once instead of twice: savefig first draws the whole figure without
+    output to run the layout engine, then draws it again; here the engine runs by itself (what that first
+    draw is for) and savefig draws once, which takes about a third off (tests/test_plots.py checks the
+    bytes against savefig's own)."""
+    import warnings
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({**rc(), "figure.autolayout": False, "figure.constrained_layout.use": False}), \
+            warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*constrained_layout not applied.*")
+        warnings.filterwarnings("ignore", message=".*[Tt]ight.layout.*")
+        engine = figure.get_layout_engine()
+        if engine is not None:
+            try:
+                engine.execute(figure)
+            except ValueError:  # as Figure.draw does
+                pass
+            figure.set_layout_engine(None)
+        try:
+            figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
+        finally:
+            if engine is not None:
+                figure.set_layout_engine(engine)
+    return buffer.getvalue()
+
+
+def figure_to_data_uri(figure: Figure) -> str:
+    """'data:image/png;base64,...' of figure_to_png_bytes(figure), for embedding in HTML."""
+    return "data:image/png;base64," + base64.b64encode(figure_to_png_bytes(figure)).decode("ascii")
+
+
+def figure_to_svg(figure: Figure) -> str:
+    """SVG text of `figure` with text as paths, fixed hash salt and no date: deterministic."""
+    buffer = io.StringIO()
+    with matplotlib.rc_context(rc()):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def new_figure(size: tuple[float, float] = FIGSIZE) -> tuple[Figure, Axes]:
+    """A fresh Figure (100 dpi, constrained layout) with one Axes, outside pyplot's registry."""
+    figure = Figure(figsize=size, dpi=DPI, layout="constrained")
+    return figure, figure.add_subplot()
+
+
+def panels(count: int, square: bool) -> tuple[Figure, list[Axes]]:
+    """A grid of `count` panels, PANEL_COLUMNS wide at most; unused cells hidden."""
+    columns = min(count, PANEL_COLUMNS)
+    rows = math.ceil(count / columns)
+    width = 10.0 if columns >= 3 else 3.6 * columns + 0.8
+    height = rows * (width / columns + 0.5 if square else 2.8) + 0.7
+    figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    grid = figure.subplots(rows, columns, squeeze=False)
+    axes = list(grid.ravel())
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return figure, axes[:count]
+
+
+def panel_title(ax: Axes, name: str, detail: str) -> None:
+    """A small-multiple's title: the system's name (shortened to fit) over the detail, on two
+    lines (broken at its last ', ') when it is longer than a narrow panel holds."""
+    shown = str(name) if len(str(name)) <= 34 else str(name)[:33] + "…"
+    if len(detail) > 34 and ", " in detail:
+        head, tail = detail.rsplit(", ", 1)
+        detail = f"{head},\n{tail}"
+    ax.set_title(f"{literal(shown)}\n{detail}", fontsize=8.5)
+
+
+def name_ticks(ax: Axes, positions: np.ndarray, names: Sequence[str]) -> None:
+    """System names under the positions, slanted when there are many or long names."""
+    long = len(names) > 4 or max(len(str(name)) for name in names) > 14
+    ax.set_xticks(positions, [label(name) for name in names], rotation=25 if long else 0,
+                  ha="right" if long else "center", fontsize=8 if long else 10)
+
+
+def legend(ax: Axes, handles: list, labels: list[str], inside: str = "best") -> None:
+    """A legend inside the axes for up to 4 entries, else outside on the right. Handles and labels
+    are given explicitly: matplotlib leaves out an artist whose label starts with '_' otherwise."""
+    if len(handles) <= 4:
+        ax.legend(handles, labels, loc=inside, fontsize=9)
+    else:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)
