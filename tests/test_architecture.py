@@ -20,7 +20,7 @@ LAYERS = {
     "ndcg_report.analysis": 4,
     "ndcg_report.build": 4.5,
     "ndcg_report.batch": 5,
-    "ndcg_report.cli_eval": 5.5,  # the eval command, under the parser and main of ndcg_report.cli
+    "ndcg_report.commands": 5.5,  # each command, its parser and output, under ndcg_report.cli
     "ndcg_report.cli": 6,
 }
 

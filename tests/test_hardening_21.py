@@ -124,12 +124,13 @@ class InProcessBuilds:
     description = ""
 
     def run(self, job):
-        from ndcg_report import cli as cli_module
+        from ndcg_report.commands import build_report as cli_module
+        from ndcg_report.commands.parser import build_parser
         from ndcg_report.batch.builds import BuildRun
 
         argv = job.command[3:]
         try:
-            cli_module.run_build(cli_module.build_parser().parse_args(argv), argv, time.monotonic())
+            cli_module.run_build(build_parser().parse_args(argv), argv, time.monotonic())
         except (InputError, ParameterError) as exc:
             return BuildRun(2, "", f"ndcg-report: error: {exc}\n")
         except (BuildError, OSError) as exc:

@@ -1,5 +1,7 @@
-"""`ndcg-report eval`: evaluate a run (in memory, streamed, or on a Dask cluster) and render the numbers
-in trec_eval's layout, CSV or JSON; the command line's parser is in ndcg_report.cli."""
+"""`ndcg-report eval`: a run evaluated (in memory, streamed or on Dask), printed as trec_eval, CSV or JSON.
+
+The command line's parser is in commands.parser.
+"""
 
 from __future__ import annotations
 

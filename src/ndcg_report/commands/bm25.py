@@ -1,0 +1,33 @@
+"""`ndcg-report bm25`: the BM25 run of a corpus and topics (built, or reused from the cache) to a file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ndcg_report.commands.build_report import bm25_settings
+from ndcg_report.commands.output import log
+from ndcg_report.errors import ParameterError
+
+def run_bm25(args: argparse.Namespace) -> str:
+    """Build (or reuse from the cache) the BM25 run of a corpus and topics; copy it to --out."""
+    from pathlib import Path
+
+    from ndcg_report.baseline.cache import cached_bm25_run
+    from ndcg_report.files import copy_file_atomic, folder_problem, overwritten_input
+
+    out = Path(args.out)
+    if out.is_dir():
+        raise ParameterError(f"--out {out} is a folder; give the path of the run file to write")
+    clash = overwritten_input(out, [Path(args.corpus), Path(args.topics)], folder=False)
+    if clash is not None:
+        raise ParameterError(f"--out {out} is the input {clash}, which would be replaced; write the run to another file")
+    problem = folder_problem(out.parent)
+    if problem:
+        raise ParameterError(f"--out {out}: its folder {problem}")
+    run_path, _ = cached_bm25_run(
+        args.corpus, args.topics, **bm25_settings(args), cache_dir=args.cache_dir or None,
+        progress=sys.stderr.isatty(), log=log,
+    )
+    copy_file_atomic(run_path, out)
+    return f"wrote {out}\n"

@@ -1,0 +1,98 @@
+"""`ndcg-report build` and `demo`: validate, build a BM25 baseline if asked, then build the report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ndcg_report.commands.output import log
+from ndcg_report.errors import ParameterError
+
+def bm25_settings(args: argparse.Namespace) -> dict:
+    """k1, b and top_k from the command line, Anserini's defaults where not given."""
+    from ndcg_report.baseline.settings import BM25_DEFAULTS
+
+    given = {"k1": args.k1, "b": args.b, "top_k": args.top_k}
+    return {name: BM25_DEFAULTS[name] if value is None else value for name, value in given.items()}
+
+
+def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> str:
+    """Validate, build the BM25 baseline if asked, then build the report; return the line to print
+    (with the time since `started`, time.monotonic() when the command began). The build's kernel fork
+    server is started first: it imports what the kernels need while this process imports and checks."""
+    from pathlib import Path
+
+    from ndcg_report.build.kernels.kernel_forks import running_fork_server, server_label
+
+    out = args.out or (_demo_out(args.dataset) if args.command == "demo" else "")
+    with running_fork_server(server_label(Path(out))) as fork_server:  # or a batch's, running for all its builds
+        return _run_build(args, argv, started, fork_server)
+
+
+def _demo_out(dataset: str) -> str:
+    from ndcg_report.build.demos import DEMOS
+
+    return DEMOS[dataset].out if dataset in DEMOS else ""
+
+
+def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fork_server: str) -> str:
+    import shlex
+    import time
+    from pathlib import Path
+
+    from ndcg_report.inputs.trec import read_topics
+    from ndcg_report.build.pipeline import build_report, check_notebook, check_out_dir, check_timeout, input_paths
+    from ndcg_report.build.loading import check_run_and_qrels
+    from ndcg_report.build.corpus_baseline import with_bm25_baseline
+    from ndcg_report.build.demos import DEMOS
+    from ndcg_report.build.parameters import demo_values, validate_parameters
+    from ndcg_report.analysis.systems import check_name, split_run_option
+    from ndcg_report.baseline.settings import BM25_DEFAULTS
+
+    command = shlex.join(["ndcg-report", *argv])
+    bm25 = dict(BM25_DEFAULTS)
+    if args.command == "demo":
+        values = demo_values(args.dataset)
+        values["command"] = command
+        out = args.out or DEMOS[args.dataset].out
+    else:
+        runs = [split_run_option(text) for text in args.run]
+        if args.run_name:
+            if len(runs) != 1:
+                raise ParameterError("--run-name names a single --run; with several runs, give each as --run NAME=PATH")
+            if runs[0][0]:
+                raise ParameterError("the run is named twice (--run NAME=PATH and --run-name); give one name")
+            runs = [(check_name(args.run_name, "--run-name"), runs[0][1])]
+        values = dict(
+            runs=[{"name": name, "path": path} for name, path in runs], qrels=args.qrels, baseline=args.baseline,
+            corpus=args.corpus, topics=args.topics, ks=args.cutoffs or "", gain=args.gain, missing=args.missing,
+            no_relevant=args.no_relevant or "skip", title=args.name, seed=args.seed, baseline_name=args.baseline_name,
+            command=command, measures=" ".join(args.measures or []), preset=args.preset,
+            rel_level="" if args.rel_level is None else args.rel_level, headline=args.headline,
+            judged_only=args.judged_only, docs=args.docs, drilldown=args.drilldown,
+            drilldown_depth=args.drilldown_depth,
+        )
+        given = [option for option, value in (("--k1", args.k1), ("--b", args.b), ("--top-k", args.top_k),
+                                               ("--cache-dir", args.cache_dir)) if value not in (None, "")]
+        if args.baseline and given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise ParameterError(f"{' and '.join(given)} {verb} only with --corpus: they set how BM25 is built "
+                                 "from a corpus, and --baseline gives the baseline run; drop them or use --corpus")
+        bm25 = bm25_settings(args)
+        out = args.out
+    check_timeout(args.timeout)
+    params = validate_parameters(**values)
+    notebook = getattr(args, "notebook", "")
+    if notebook:
+        check_notebook(Path(notebook))
+    check_out_dir(Path(out).resolve(), [*input_paths(params), *([Path(notebook)] if notebook else [])])
+    if params.baseline is None:  # check run, qrels and topics before a long BM25 build
+        check_run_and_qrels(params)
+        read_topics(params.topics)
+    params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=log)
+    result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None,
+                          progress=sys.stderr.isatty(), fork_server=fork_server)
+    for note in result.notes:
+        log(f"ndcg-report: note: {note}")
+    return f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"

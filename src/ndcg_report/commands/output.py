@@ -1,0 +1,67 @@
+"""What a command prints: its output, and an error as one line on standard error; the exit codes."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from collections.abc import Iterable
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+MAX_MESSAGE = 1000  # characters of an error line: a message built from hostile input stays readable
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def write_output(output: str | Iterable[bytes | memoryview]) -> int:
+    """Print the output (text, or chunks of UTF-8 bytes as they come); a failed write (a full disk, a
+    closed standard output) is one line and exit 1."""
+    try:
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "standard output is closed")
+        if isinstance(output, str):
+            sys.stdout.write(output)
+        else:
+            sys.stdout.flush()
+            binary = getattr(sys.stdout, "buffer", None)
+            for chunk in output:
+                if binary is not None:
+                    binary.write(chunk)
+                else:
+                    sys.stdout.write(bytes(chunk).decode("utf-8"))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped reading (`| head`): not an error
+        silence_stdout()
+    except (OSError, ValueError) as exc:  # ValueError: writing to a closed file
+        silence_stdout()
+        error_line(f"cannot write the output ({getattr(exc, 'strerror', None) or exc})")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so Python's flush at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+def one_line(message: str) -> str:
+    """message on one line, cut at MAX_MESSAGE characters."""
+    text = " ".join(str(message).splitlines())
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+def error_line(message: str, prefix: str = "ndcg-report: error: ") -> None:
+    """One line on standard error, cut at MAX_MESSAGE characters (quietly nothing if stderr is closed too)."""
+    try:
+        print(one_line(f"{prefix}{message}"), file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass

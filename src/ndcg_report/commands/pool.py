@@ -1,0 +1,40 @@
+"""`ndcg-report pool`: the unjudged documents of the runs' top k, as a TSV for the next judging round."""
+
+from __future__ import annotations
+
+import argparse
+
+from ndcg_report.errors import ParameterError
+
+def run_pool(args: argparse.Namespace) -> str:
+    """The depth-k pool of unjudged documents over the runs (core.toplists.unjudged_pool), as TSV."""
+    from pathlib import Path
+
+    import pyarrow.compute as pc
+
+    from ndcg_report.core.toplists import pool_tsv_chunks, rankings, unjudged_pool
+    from ndcg_report.files import folder_problem, overwritten_input, write_lines_atomic
+    from ndcg_report.inputs.trec import read_qrels, read_run
+    from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
+
+    if not 1 <= args.depth <= 100_000:
+        raise ParameterError(f"--depth must be a whole number from 1 to 100,000; got {args.depth}")
+    out = Path(args.out)
+    given = [split_run_option(text) for text in args.runs]
+    paths = [Path(path) for _, path in given]
+    if out.is_dir():
+        raise ParameterError(f"--out {out} is a folder; give the path of the TSV file to write")
+    clash = overwritten_input(out, [Path(args.qrels), *paths])
+    if clash is not None:
+        raise ParameterError(f"--out {out} is the input {clash}, which would be replaced; write the pool to another file")
+    check_distinct_paths(paths, [f"run {i}" for i in range(1, len(paths) + 1)])
+    names = unique_names([name for name, _ in given], [derived_name("", path, i) for i, path in enumerate(paths, 1)])
+    qrels = read_qrels(args.qrels)
+    tops = {name: rankings(read_run(path), qrels, args.depth).top for name, path in zip(names, paths)}
+    pool = unjudged_pool(tops)
+    problem = folder_problem(out.parent)
+    if problem:
+        raise ParameterError(f"--out {out}: its folder {problem}")
+    write_lines_atomic(out, (bytes(chunk).decode("utf-8") for chunk in pool_tsv_chunks(pool)))
+    queries = len(pc.unique(pool["qid"]))
+    return f"wrote {out}: {pool.num_rows:,} unjudged documents in the top {args.depth} of {len(names)} run(s), {queries:,} queries\n"
