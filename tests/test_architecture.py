@@ -3,26 +3,29 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ndcg_report"
 
-# Lower numbers are lower layers; a module may import its own layer's package and any lower layer.
-# stats and baseline are siblings: neither may import the other.
-LAYERS = {
-    "ndcg_report.errors": 0, "ndcg_report.files": 0, "ndcg_report.version": 0, "ndcg_report.interrupts": 0,
-    "ndcg_report.dask_cluster": 1,  # imported only with --dask (batch and eval)
-    "ndcg_report.inputs": 1,
-    "ndcg_report.core": 2,
-    "ndcg_report.stats": 3, "ndcg_report.baseline": 3,
-    "ndcg_report.analysis": 4,
-    "ndcg_report.build": 4.5,
-    "ndcg_report.batch": 5,
-    "ndcg_report.commands": 5.5,  # each command, its parser and output, under ndcg_report.cli
-    "ndcg_report.cli": 6,
-}
+PAGE = PACKAGE.parents[1] / "docs" / "internals" / "architecture.md"
+PAGE_TEXT = PAGE.read_text(encoding="utf-8")
+MAX_LINES = 450  # a module past it is split along its seams
+MAX_MODULES = 15  # in one folder, not counting __init__.py
+
+
+def page_layers(text: str) -> dict[str, float]:
+    """The layer table of docs/internals/architecture.md: stage -> layer (lower numbers are lower layers).
+    A module may import its own stage and any lower layer; stats and baseline share a layer and are
+    siblings: neither may import the other."""
+    rows = re.findall(r"^\| ([0-9.]+) \| `(ndcg_report(?:\.[a-z_]+)?)` \|", text, re.M)
+    return {stage: float(layer) for layer, stage in rows}
+
+
+LAYERS = page_layers(PAGE_TEXT)
 
 
 def module_name(path: Path) -> str:
@@ -83,3 +86,62 @@ def test_no_import_cycles():
     for module in sorted(graph):
         if module not in state:
             visit(module, [])
+
+
+def test_the_page_has_the_layer_table():
+    assert LAYERS["ndcg_report.cli"] > LAYERS["ndcg_report.commands"] > LAYERS["ndcg_report.batch"] > \
+        LAYERS["ndcg_report.build"] > LAYERS["ndcg_report.analysis"] > LAYERS["ndcg_report.stats"] > \
+        LAYERS["ndcg_report.core"] > LAYERS["ndcg_report.inputs"] > LAYERS["ndcg_report.errors"]
+    assert LAYERS["ndcg_report.stats"] == LAYERS["ndcg_report.baseline"]
+
+
+def docstring_summary(path: Path) -> str:
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")), clean=False) or ""
+    return docstring.strip().split("\n")[0].strip()
+
+
+def page_modules(text: str) -> dict[str, str]:
+    """`- `path`: summary` lines of the page's module list."""
+    listed = text.split("<!-- modules:", 1)[1].split("<!-- end of modules -->", 1)[0]
+    return dict(re.findall(r"^- `([^`]+\.py)`: (.*)$", listed, re.M))
+
+
+def test_every_module_is_on_the_page_with_its_docstring_line():
+    listed = page_modules(PAGE_TEXT)
+    modules = {path.relative_to(PACKAGE).as_posix(): path for path in PACKAGE.rglob("*.py")}
+    missing = sorted(set(modules) - set(listed))
+    assert not missing, f"not on docs/internals/architecture.md (run scripts/architecture_page.py): {missing}"
+    gone = sorted(set(listed) - set(modules))
+    assert not gone, f"on the page but not in the package: {gone}"
+    differ = {name: (listed[name], docstring_summary(path)) for name, path in modules.items()
+              if listed[name] != docstring_summary(path)}
+    assert not differ, f"the page's line differs from the module's docstring (run scripts/architecture_page.py): {differ}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m != "ndcg_report"))
+def test_every_module_says_what_it_does_in_one_line(module):
+    summary = docstring_summary(MODULES[module])
+    assert summary and len(summary) <= 120, f"{module}: give the docstring a first line of at most 120 characters"
+
+
+def test_the_page_script_leaves_the_page_as_it_is():
+    """scripts/architecture_page.py, which writes the list, would write the page as it stands."""
+    spec = importlib.util.spec_from_file_location("architecture_page", PACKAGE.parents[1] / "scripts" / "architecture_page.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.page_with_modules(PAGE_TEXT) == PAGE_TEXT, "run scripts/architecture_page.py"
+
+
+def test_no_module_is_too_long():
+    long = {m: n for m, path in MODULES.items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, f"over {MAX_LINES} lines, split along their seams: {long}"
+
+
+def test_no_folder_holds_too_many_modules():
+    counts: dict[str, int] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            folder = path.parent.relative_to(PACKAGE.parent).as_posix()
+            counts[folder] = counts.get(folder, 0) + 1
+    crowded = {folder: n for folder, n in counts.items() if n > MAX_MODULES}
+    assert not crowded, f"more than {MAX_MODULES} modules in a folder, group them: {crowded}"

@@ -1,4 +1,4 @@
-"""ndcg-report: exact, fast NDCG@k (and trec_eval's other measures) of TREC runs, compared against a BM25 baseline."""
+"""ndcg-report: exact, fast trec_eval measures of TREC runs, compared against a BM25 baseline."""
 
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.version import __version__

@@ -1,4 +1,6 @@
-"""The connection to a Dask cluster (dask.distributed), for `batch --dask` and `eval --dask` only:
+"""The connection to a Dask cluster, for `batch --dask` and `eval --dask` only.
+
+The connection to a Dask cluster (dask.distributed), for `batch --dask` and `eval --dask` only:
 nothing else imports this module, so without --dask nothing of Dask is imported.
 
 A bad address or a scheduler that does not answer within CONNECT_TIMEOUT seconds is a

@@ -1,5 +1,8 @@
-"""File plumbing shared by the readers, the report, the BM25 cache, the CLI and batch builds:
-opening maybe-gzip files, hashes, line counts, atomic writes, folders."""
+"""File plumbing shared by every stage: atomic writes, gzip, hashes, line counts, safe folders.
+
+File plumbing shared by the readers, the report, the BM25 cache, the CLI and batch builds:
+opening maybe-gzip files, hashes, line counts, atomic writes, folders.
+"""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""What a report shows, computed and drawn from evaluated runs: the experiment, its verdicts, tables, drill-downs and figures (nothing of Jupyter, papermill or nbval)."""
+"""What a report shows, computed and drawn from evaluated runs (nothing of Jupyter, papermill or nbval)."""

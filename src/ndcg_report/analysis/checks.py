@@ -1,5 +1,8 @@
-"""The report's data checks: what kinds of queries each system has, retrieval depth, labels, how much
-of each top k is judged, and the warnings an analyst should read before trusting the numbers."""
+"""The report's data checks: queries, depth, labels, judged@k, and the warnings to read first.
+
+The report's data checks: what kinds of queries each system has, retrieval depth, labels, how much
+of each top k is judged, and the warnings an analyst should read before trusting the numbers.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""The Report and its settings: the validated parameters as plain data (build.parameters checks
+"""The Report and its settings: validated parameters as data, the rebuild command, the results.
+
+The Report and its settings: the validated parameters as plain data (build.parameters checks
 them), the command that rebuilds a report, and everything a report shows, computed once (the build's
-notebook_io makes it; analysis.checks, analysis.results and analysis.outputs read it)."""
+notebook_io makes it; analysis.checks, analysis.results and analysis.outputs read it).
+"""
 
 from __future__ import annotations
 

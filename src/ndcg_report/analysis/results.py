@@ -1,5 +1,8 @@
-"""The report's results: the verdict lines, the leaderboard, each system's comparison table, the
-pairwise test and the per-query tables, as text, DataFrames and escaped HTML."""
+"""The report's results: verdicts, leaderboard, comparison tables, pairwise test, per-query tables.
+
+The report's results: the verdict lines, the leaderboard, each system's comparison table, the
+pairwise test and the per-query tables, as text, DataFrames and escaped HTML.
+"""
 
 from __future__ import annotations
 

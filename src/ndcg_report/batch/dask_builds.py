@@ -1,4 +1,6 @@
-"""`batch --dask ADDRESS`: each report's build a task on a Dask cluster's workers, which share the
+"""`batch --dask ADDRESS`: each report's build a task on a Dask cluster's workers.
+
+`batch --dask ADDRESS`: each report's build a task on a Dask cluster's workers, which share the
 output filesystem with the batch. Only how a build command is executed differs from one machine
 (builds.LocalBuilds): the batch keeps the lock, the clean-up, the statuses, the history and the index.
 

@@ -1,4 +1,6 @@
-"""index.html of a batch output root: one row per report, and its headline measure (nDCG@10 unless the
+"""The batch's index.html: one row per report with its headline numbers, status and history figure.
+
+index.html of a batch output root: one row per report, and its headline measure (nDCG@10 unless the
 report names another) across builds per report.
 
 Offline and self-contained like the reports: inline CSS, no script, figures as PNG data URIs made

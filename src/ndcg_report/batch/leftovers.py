@@ -1,6 +1,9 @@
-"""What the batch finds in its output root before it builds: leftovers of killed processes of this
+"""What the batch finds in its output root before it builds: leftovers of killed processes.
+
+What the batch finds in its output root before it builds: leftovers of killed processes of this
 tool (removed, and nothing else), an index.html it did not write (refused), reports a dead batch left
-building (marked interrupted) and history lines it cannot show (named)."""
+building (marked interrupted) and history lines it cannot show (named).
+"""
 
 from __future__ import annotations
 

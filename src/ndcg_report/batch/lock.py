@@ -1,5 +1,8 @@
-"""The batch's lock: ROOT/.batch.lock, flock-held exclusively for the batch's whole run (released by the
-kernel if the process dies), naming the batch and its token so builds anywhere can tell it runs."""
+"""The batch's lock: ROOT/.batch.lock, flock-held for the batch's whole run.
+
+The batch's lock: ROOT/.batch.lock, flock-held exclusively for the batch's whole run (released by the
+kernel if the process dies), naming the batch and its token so builds anywhere can tell it runs.
+"""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""How a report is built: parameters, input checks and cache, the papermill -> nbval -> nbconvert steps, the kernel fork server, staging and publish."""
+"""How a report is built: parameters, input checks, the papermill -> nbval -> nbconvert steps, publish."""

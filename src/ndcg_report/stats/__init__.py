@@ -1,1 +1,1 @@
-"""Statistics over per-query NDCG: paired comparisons with a baseline, multiple-system tests, seeded streams."""
+"""Statistics over per-query values: paired comparisons, multiple-system tests, seeded streams."""

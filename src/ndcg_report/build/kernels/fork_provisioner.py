@@ -1,6 +1,9 @@
-"""The jupyter_client kernel provisioner `ndcg-report-fork`: kernels forked by the build's fork server
+"""The kernel provisioner `ndcg-report-fork`: kernels forked by the build's fork server.
+
+The jupyter_client kernel provisioner `ndcg-report-fork`: kernels forked by the build's fork server
 (build/kernels/kernel_forks.py) when the environment names one, else launched as LocalProvisioner launches
-them. A forked kernel is not a child of this process: ForkedKernel looks at it instead of waiting."""
+them. A forked kernel is not a child of this process: ForkedKernel looks at it instead of waiting.
+"""
 
 from __future__ import annotations
 

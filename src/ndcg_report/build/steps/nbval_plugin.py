@@ -1,4 +1,6 @@
-"""A pytest plugin for the build's nbval step (`pytest -p ndcg_report.build.steps.nbval_plugin -p nbval.plugin
+"""The pytest plugin of the build's nbval step: re-executes beside papermill and compares each cell.
+
+A pytest plugin for the build's nbval step (`pytest -p ndcg_report.build.steps.nbval_plugin -p nbval.plugin
 --nbval`, with pytest's plugin autoload off): keeps jsonschema's unused format grammar from loading,
 prints a progress line per cell for the parent's bar and, with --ndcg-report-cells, re-executes the
 notebook while papermill still runs it.
@@ -12,7 +14,8 @@ end of input to stop at once (exit 3: papermill failed, nothing to validate). At
 compared with is checked against the executed notebook itself; a cell whose stored outputs differ from
 its snapshot is compared again with the stored ones, so the verdict is always on the executed notebook.
 nbval's own kernel start is used instead if its name or folder differ, or if nbval no longer starts
-kernels through nbval.plugin.RunningKernel."""
+kernels through nbval.plugin.RunningKernel.
+"""
 
 from __future__ import annotations
 

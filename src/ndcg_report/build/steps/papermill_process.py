@@ -1,11 +1,14 @@
-"""The build's papermill step, run as `python -m ndcg_report.build.steps.papermill_process TEMPLATE OUT
+"""The build's papermill step, as its own process: papermill's execute_notebook with cell snapshots.
+
+The build's papermill step, run as `python -m ndcg_report.build.steps.papermill_process TEMPLATE OUT
 PARAMETERS.yml CWD TIMEOUT [PARAMETERISED CELLS]`: papermill's execute_notebook as its command line would run it,
 with the kernel shut down at once when the last cell is done (a graceful shutdown waits ~2.5 s on
 ipykernel 7 for nothing: every output is in by then) and a progress line per cell for the parent's bar.
 
 PARAMETERISED, CELLS: what nbval's concurrent re-execution reads (build/steps/cell_snapshots.py), the
 parameterised notebook written to PARAMETERISED once the kernel is up, and each cell's outputs into the
-folder CELLS as soon as it has run."""
+folder CELLS as soon as it has run.
+"""
 
 from __future__ import annotations
 

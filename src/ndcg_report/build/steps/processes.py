@@ -1,5 +1,8 @@
-"""The build's child processes (papermill, nbval): their output kept for a failure's one line, and on a
-terminal a bar over the notebook's cells from the progress lines they print; the import they skip."""
+"""The build's child processes (papermill, nbval): output kept for a failure's line, a progress bar.
+
+The build's child processes (papermill, nbval): their output kept for a failure's one line, and on a
+terminal a bar over the notebook's cells from the progress lines they print; the import they skip.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""What a failed build step says, in one line: the cell that failed or timed out (with the limit), a
-full disk named as such; and the check that a --notebook is one before any step starts."""
+"""What a failed build step says in one line: the cell that failed or timed out, a full disk.
+
+What a failed build step says, in one line: the cell that failed or timed out (with the limit), a
+full disk named as such; and the check that a --notebook is one before any step starts.
+"""
 
 from __future__ import annotations
 
