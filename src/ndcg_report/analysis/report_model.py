@@ -11,13 +11,16 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ndcg_report.core.measures import Measure, level_text, parse_cutoffs
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
-from ndcg_report.inputs.trec import Qrels
-from ndcg_report.analysis.experiment import Experiment
+
+if TYPE_CHECKING:  # not imported at run time: the parameters are read where pandas is not needed (a batch)
+    import pandas as pd
+
+    from ndcg_report.analysis.experiment import Experiment
+    from ndcg_report.inputs.trec import Qrels
 
 
 @dataclass(frozen=True)
