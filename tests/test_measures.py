@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ndcg_report.build import notebook_io
 from ndcg_report import ParameterError, evaluate
-from ndcg_report.core.measures import Measure, resolve_measures, trec_sorted
+from ndcg_report.core.measures.names import Measure, resolve_measures, trec_sorted
 from ndcg_report.core.presets import choose_headline, measure_set, presets
 
 TREC_MEASURES = ("ndcg_cut.1,3,10,100 ndcg map map_cut.5,10,1000 recip_rank P.1,5,10,100 recall.5,100,1000 Rprec "

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
-from ndcg_report.core.measures import Measure
+from ndcg_report.core.measures.names import Measure
 from ndcg_report.core.metrics import Evaluation, evaluate
 from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.core.ties import TieRange, tie_range

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ndcg_report.core.measures import FAMILIES, level_text
+from ndcg_report.core.measures.names import level_text
+from ndcg_report.core.measures.registry import FAMILIES
 from ndcg_report.core.presets import preset as find_preset
 from ndcg_report.analysis.report_model import Report
 from ndcg_report.analysis.results import statistics_note

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from ndcg_report.core.measures import level_text
+from ndcg_report.core.measures.names import level_text
 from ndcg_report.inputs.documents import document_texts
 from ndcg_report.analysis.html import escape, text_html
 from ndcg_report.analysis.text import signed

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ndcg_report.core.measures import Measure, measure_of
+from ndcg_report.core.measures.names import Measure, measure_of
 from ndcg_report.core.metrics import Evaluation
 from ndcg_report.core.presets import HEADLINE
 from ndcg_report.errors import ParameterError

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ndcg_report.core.measures import Measure
+from ndcg_report.core.measures.names import Measure
 from ndcg_report.errors import ParameterError
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 import numpy as np
 import pandas as pd
 
-from ndcg_report.core.measures import Measure
+from ndcg_report.core.measures.names import Measure
 
 ABOVE, BELOW = "▲", "▼"
 DEEPER = "†"  # the cut-off is deeper than the system's retrieval

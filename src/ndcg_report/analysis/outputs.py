@@ -17,7 +17,7 @@ import pandas as pd
 from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chunks
 from ndcg_report.core.toplists import RBO_PERSISTENCE
 from ndcg_report.analysis.drilldown import drilldown_queries
-from ndcg_report.core.measures import Measure
+from ndcg_report.core.measures.names import Measure
 from ndcg_report.analysis.report_model import Report
 from ndcg_report.analysis.results import family_note, interval_name, verdicts
 from ndcg_report.version import __version__

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ndcg_report.core.measures import Measure, level_text, parse_cutoffs
+from ndcg_report.core.measures.names import Measure, level_text, parse_cutoffs
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 
 if TYPE_CHECKING:  # not imported at run time: the parameters are read where pandas is not needed (a batch)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ndcg_report.core.measures import Measure, level_text
+from ndcg_report.core.measures.names import Measure, level_text
 from ndcg_report.analysis.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
 from ndcg_report.analysis.experiment import Experiment
 from ndcg_report.analysis.html import DEEPER, details_html, escape, leaderboard_html, text_html

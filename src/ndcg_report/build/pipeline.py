@@ -26,7 +26,7 @@ from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, KERNEL_ENVI
                                              running_fork_server, server_label)
 from ndcg_report.build.loading import check_inputs
 from ndcg_report.build.steps.nbval_plugin import GO as NBVAL_GO
-from ndcg_report.core.measures import level_text
+from ndcg_report.core.measures.names import level_text
 from ndcg_report.analysis.report_model import ReportParameters
 from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess, Finished, Steps, skip_unused_jsonschema_formats
 from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)

@@ -73,7 +73,7 @@ def fits_in_memory(run: str) -> bool:
 def _note_trec_averaging(evaluation: Evaluation, given: str | None) -> None:
     """A note on stderr where the `all` rows of --format trec are not averaged as csv and json average
     them (queries with nothing relevant: trec_eval scores them 0, the default elsewhere leaves them out)."""
-    from ndcg_report.core.measures import level_text
+    from ndcg_report.core.measures.names import level_text
 
     graded, binary = evaluation.counts.no_relevant, evaluation.counts.below_level
     kinds = {measure.kind for measure in evaluation.measures}

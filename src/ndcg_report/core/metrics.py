@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.core.measures import (
+from ndcg_report.core.measures.names import (
     DEFAULT_CUTOFFS, MAX_CUTOFF, Measure, MeasureSet, level_text, measure_of, parse_cutoffs, resolve_measures,
 )
 from ndcg_report.core.ranking import rank_within_query

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.core.measures import Measure, resolve_measures
+from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.metrics import Evaluation, QueryCounts, evaluate
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
@@ -44,7 +44,7 @@ class Options:
     @classmethod
     def of(cls, cutoffs: str | Sequence | None = None, gain: str = "linear", missing: str = "zero",
            no_relevant: str = "skip", measures: object = None, rel_level: object = None) -> "Options":
-        """evaluate()'s arguments, the measures resolved once (see core.measures.resolve_measures)."""
+        """evaluate()'s arguments, the measures resolved once (see core.measures.names.resolve_measures)."""
         asked = resolve_measures(measures, cutoffs, rel_level)
         return cls(asked.measures, asked.rel_level, gain, missing, no_relevant)
 

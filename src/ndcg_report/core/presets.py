@@ -10,7 +10,10 @@ from importlib import resources
 
 from collections.abc import Sequence
 
-from ndcg_report.core.measures import Measure, MeasureSet, level_text, measure_of, parse_rel_level, resolve_measures
+from ndcg_report.core.measures.names import (
+    Measure, MeasureSet, level_text, measure_of, parse_rel_level, resolve_measures,
+)
+from ndcg_report.core.measures.registry import JUDGED_ONLY
 from ndcg_report.errors import ParameterError
 
 HEADLINE = Measure("nDCG", 10)  # the headline measure when neither the user nor a preset names one
@@ -70,8 +73,8 @@ def measure_set(preset_name: str = "", measures: object = None, cutoffs: object 
     with_twins: list[Measure] = []
     for measure in asked.measures:
         with_twins.append(measure)
-        if measure.measure == "nDCG":
-            with_twins.append(Measure("nDCG_judged", measure.k))
+        if measure.measure in JUDGED_ONLY:
+            with_twins.append(Measure(JUDGED_ONLY[measure.measure], measure.k))
     return MeasureSet(tuple(dict.fromkeys(with_twins)), asked.rel_level)
 
 

@@ -1,9 +1,9 @@
-"""The measures: one declarative row per family (its trec_eval and ir_measures names, its cut-offs,
-what it counts), the parsing of measure names in either spelling, and the relevance level.
+"""Measure names: the Measure key, parsing names in either spelling, cut-offs and the relevance level.
 
 A measure is a `Measure(measure, k)`: the family's ir_measures name and a cut-off (an int, or None for
 the whole ranking). `nDCG@10` is `Measure("nDCG", 10)`, trec_eval's `ndcg_cut_10`; `AP` is
-`Measure("AP", None)`, trec_eval's `map`. Semantics are trec_eval 10's (see core/metrics.py).
+`Measure("AP", None)`, trec_eval's `map`. The families, their names and what each computes are in
+registry.py and a module per family beside it; semantics are trec_eval 10's.
 """
 
 from __future__ import annotations
@@ -13,16 +13,15 @@ import re
 from numbers import Integral
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
+from ndcg_report.core.measures.family import Family, Kind
+from ndcg_report.core.measures.registry import FAMILIES, JUDGED_ONLY, KNOWN_NAMES, TREC_NICKNAMES, TREC_ORDER
 from ndcg_report.errors import ParameterError
 
 MAX_CUTOFF = 1_000_000_000  # deeper than any run; larger numbers overflow the rank arithmetic
 DEFAULT_CUTOFFS: tuple[int | str, ...] = (1, 3, 5, 10, 20, 100, 1000)
-TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default for P, recall, ndcg_cut, map_cut
 DEFAULT_REL_LEVEL = 1
-
-Kind = Literal["graded", "binary", "count"]
 
 
 class Measure(NamedTuple):
@@ -55,7 +54,7 @@ class Measure(NamedTuple):
         return self.measure if self.k is None else f"{self.measure}@{self.k}"
 
     @property
-    def family(self) -> "Family":
+    def family(self) -> Family:
         return FAMILIES[self.measure]
 
     @property
@@ -71,62 +70,6 @@ class Measure(NamedTuple):
     def __str__(self) -> str:
         return self.label
 
-
-@dataclass(frozen=True)
-class Family:
-    """A measure family: names, cut-offs and what it computes (one row of FAMILIES)."""
-
-    name: str  # ir_measures' name, the key of Measure.measure
-    kind: Kind  # graded: uses the labels as gains; binary: label >= the relevance level; count: a number of documents
-    cutoff: Literal["optional", "required", "none"]
-    trec: str | None  # trec_eval's name without a cut-off ('map'), None if it has none
-    trec_cut: str | None  # trec_eval's name of the family with cut-offs ('map_cut'), None if it has none
-    trec_eval_has: bool  # False: trec_eval does not compute it (RR@K); its trec name is ours
-    trec_defaults: tuple[int, ...]  # the cut-offs trec_eval uses for the bare family name
-    aliases: tuple[str, ...]  # other names accepted (case does not matter)
-    definition: str  # one line: what a query's value is
-
-    def trec_base(self, with_cutoff: bool, gain: str = "linear") -> str:
-        name = self.trec_cut if with_cutoff else self.trec
-        if name is None:
-            raise ParameterError(f"{self.name} {'takes no' if with_cutoff else 'needs a'} cut-off")
-        if self.kind == "graded" and gain == "exponential":  # not trec_eval's ndcg: a name of its own
-            return name.replace("ndcg", "ndcg_exp", 1)
-        return name
-
-
-FAMILIES: dict[str, Family] = {family.name: family for family in (
-    Family("nDCG", "graded", "optional", "ndcg", "ndcg_cut", True, TREC_EVAL_CUTOFFS, ("ndcg",),
-           "DCG of the top k (gain / log2(rank + 1)) over the DCG of the ideal ranking of the judgements"),
-    Family("nDCG_judged", "graded", "optional", "ndcg_judged", "ndcg_judged_cut", False, (), ("ndcg'",),
-           "nDCG of the condensed list: the run without its unjudged documents, ranked again (Sakai's nDCG')"),
-    Family("P", "binary", "required", None, "P", True, TREC_EVAL_CUTOFFS, ("precision",),
-           "relevant documents in the top k, divided by k"),
-    Family("R", "binary", "required", None, "recall", True, TREC_EVAL_CUTOFFS, ("recall",),
-           "relevant documents in the top k, divided by the relevant documents judged"),
-    Family("AP", "binary", "optional", "map", "map_cut", True, TREC_EVAL_CUTOFFS, ("map",),
-           "precision at each relevant document retrieved (in the top k), summed, divided by the relevant judged"),
-    Family("RR", "binary", "optional", "recip_rank", "recip_rank_cut", False, (), ("mrr", "recip_rank"),
-           "1 / the rank of the first relevant document (0 if none is retrieved, or none in the top k)"),
-    Family("Rprec", "binary", "none", "Rprec", None, True, (), ("r-prec",),
-           "relevant documents in the top R, divided by R, the relevant documents judged"),
-    Family("Success", "binary", "required", None, "success", True, (1, 5, 10), ("success",),
-           "1 if a relevant document is in the top k, else 0"),
-    Family("NumRet", "count", "none", "num_ret", None, True, (), ("num_ret",),
-           "documents retrieved"),
-    Family("NumRel", "count", "none", "num_rel", None, True, (), ("num_rel",),
-           "documents judged relevant (label >= the relevance level)"),
-    Family("NumRelRet", "count", "none", "num_rel_ret", None, True, (), ("num_rel_ret",),
-           "relevant documents retrieved"),
-)}
-
-# trec_eval prints its measures in this order (its measures.c), whatever order -m names them in
-TREC_ORDER = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall", "ndcg", "ndcg_exp",
-              "ndcg_cut", "ndcg_exp_cut", "map_cut", "success", "recip_rank_cut", "ndcg_judged", "ndcg_exp_judged",
-              "ndcg_judged_cut", "ndcg_exp_judged_cut")
-# all_trec: every trec_eval measure computed here (trec_eval's own all_trec has more: bpref, infAP, ...)
-TREC_NICKNAMES = {"all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall",
-                               "ndcg", "ndcg_cut", "map_cut", "success")}
 
 _NAMES: dict[str, tuple[str, bool]] = {}  # lower-cased name -> (family, names the family with cut-offs)
 for _family in FAMILIES.values():
@@ -294,9 +237,9 @@ def _parse_token(token: str, cutoffs: tuple | None) -> tuple[list[Measure], floa
     family_name, cut_family = _NAMES[match["name"].lower()]
     level, judged_only = _params(match["params"], token) if match["params"] is not None else (None, False)
     if judged_only:
-        if family_name != "nDCG":
+        if family_name not in JUDGED_ONLY:
             raise ParameterError(f"measure {token!r}: judged_only is taken for nDCG only (nDCG(judged_only=True)@10)")
-        family_name = "nDCG_judged"
+        family_name = JUDGED_ONLY[family_name]
     family = FAMILIES[family_name]
     given = match["at"] or match["dot"] or match["under"]
     if given is not None:
@@ -363,9 +306,7 @@ def _checked(measure: Measure) -> Measure:
 
 def known_names() -> str:
     """The measure names accepted, for messages and --help."""
-    return ("nDCG@K nDCG nDCG_judged@K P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet "
-            "(ir_measures), or ndcg_cut.K ndcg P.K recall.K map map_cut.K recip_rank Rprec success.K "
-            "num_ret num_rel num_rel_ret all_trec (trec_eval)")
+    return KNOWN_NAMES
 
 
 def measure_of(value: "str | Measure | int | None", measures: Sequence[Measure]) -> Measure:

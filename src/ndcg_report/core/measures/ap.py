@@ -1,0 +1,18 @@
+"""Average precision: the precision at each relevant document retrieved, summed, over num_rel.
+
+trec_eval 10's `map` and `map_cut` (m_map.c, m_map_cut.c). For one query, a document relevant when
+its label >= the relevance level: AP@k = the sum, over the relevant documents retrieved in the top
+k, of the precision at that document's rank (relevant so far / rank), divided by num_rel, the
+documents judged relevant (retrieved or not: a relevant document the run misses adds 0 to the sum).
+Without a cut-off (`AP`, trec_eval's `map`) the whole ranking.
+
+Edge cases, as trec_eval: nothing judged relevant gives 0 (`no_relevant="skip"` leaves such a
+query out of the mean); a cut-off past the end of the run sums what was retrieved.
+"""
+
+from __future__ import annotations
+
+from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Family
+
+AP = Family("AP", "binary", "optional", "map", "map_cut", True, TREC_EVAL_CUTOFFS, ("map",),
+            "precision at each relevant document retrieved (in the top k), summed, divided by the relevant judged")

@@ -1,0 +1,19 @@
+"""The counts: documents retrieved, judged relevant, and relevant retrieved, per query.
+
+trec_eval 10's `num_ret`, `num_rel` and `num_rel_ret` (m_num_ret.c, m_num_rel.c, m_num_rel_ret.c):
+whole numbers, not measures to compare systems on (a report does not take one as its headline). A
+document is relevant when its label >= the relevance level; num_ret counts every line of the run's
+query, judged or not. They have no cut-off, and every query is averaged whatever the policies;
+trec_eval prints a count's `all` row as its sum over the queries in the run.
+"""
+
+from __future__ import annotations
+
+from ndcg_report.core.measures.family import Family
+
+NUM_RET = Family("NumRet", "count", "none", "num_ret", None, True, (), ("num_ret",),
+                 "documents retrieved")
+NUM_REL = Family("NumRel", "count", "none", "num_rel", None, True, (), ("num_rel",),
+                 "documents judged relevant (label >= the relevance level)")
+NUM_REL_RET = Family("NumRelRet", "count", "none", "num_rel_ret", None, True, (), ("num_rel_ret",),
+                     "relevant documents retrieved")

@@ -1,0 +1,25 @@
+"""nDCG: the run's discounted cumulative gain over that of the ideal ranking, at cut-off k or overall.
+
+trec_eval 10's `ndcg` and `ndcg_cut` (m_ndcg.c, m_ndcg_cut.c; Järvelin and Kekäläinen, ACM TOIS
+2002). For one query, in trec_eval's order (core/ranking.py):
+
+- DCG@k: the sum of gain / log2(rank + 1) over the first k documents retrieved (rank from 1). The
+  gain is the document's qrels label (linear, trec_eval's), or 2**label - 1 with the exponential
+  gain (not trec_eval's: its names are ours, `ndcg_exp`, `ndcg_exp_cut`); a label <= 0 and an
+  unjudged document add nothing. The labels are gains whatever the relevance level.
+- IDCG@k: the same sum over the query's judgements sorted by gain, descending: the ideal comes from
+  the qrels, never from the run.
+- nDCG@k = DCG@k / IDCG@k; without a cut-off (`nDCG`, trec_eval's `ndcg`) the whole ranking
+  against the whole ideal.
+
+Edge cases, as trec_eval: nothing relevant (no label > 0, IDCG = 0) gives 0 (`no_relevant="skip"`
+leaves such a query out of the mean); a cut-off past the end of the run sums what was retrieved,
+while IDCG@k still runs to k, so a short run is not rewarded for stopping early.
+"""
+
+from __future__ import annotations
+
+from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Family
+
+NDCG = Family("nDCG", "graded", "optional", "ndcg", "ndcg_cut", True, TREC_EVAL_CUTOFFS, ("ndcg",),
+              "DCG of the top k (gain / log2(rank + 1)) over the DCG of the ideal ranking of the judgements")

@@ -1,0 +1,22 @@
+"""Precision and recall at cut-off k: the relevant documents in the top k, over k or over all relevant.
+
+trec_eval 10's `P` and `recall` (m_P.c, m_recall.c); a document is relevant when its label >= the
+relevance level (`-l`), an unjudged one is not. For one query:
+
+- P@k = (relevant documents in the top k) / k. A cut-off past the end of the run counts the missing
+  documents as not relevant: k stays the divisor (a run of 15 documents, 4 relevant, has P@20 = 0.2).
+- R@k = (relevant documents in the top k) / num_rel, the documents judged relevant; 0 when nothing
+  is judged relevant (`no_relevant="skip"` leaves such a query out of the mean).
+
+Both need a cut-off; a bare `P` or `recall` takes trec_eval's defaults, 5, 10, 15, 20, 30, 100,
+200, 500, 1000 (or `-k`).
+"""
+
+from __future__ import annotations
+
+from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Family
+
+P = Family("P", "binary", "required", None, "P", True, TREC_EVAL_CUTOFFS, ("precision",),
+           "relevant documents in the top k, divided by k")
+R = Family("R", "binary", "required", None, "recall", True, TREC_EVAL_CUTOFFS, ("recall",),
+           "relevant documents in the top k, divided by the relevant documents judged")

@@ -1,0 +1,69 @@
+"""The one table of measure families: every family module's rows, and trec_eval's printing order.
+
+The name parsing (names.py), the presets (core/presets.py) and `--format trec`
+(core/output_formats.py) read the families from here. A new family is a module of its own (its
+definition, its Family row) listed in FAMILIES; its trec_eval names take their place in the
+printing order from TREC_EVAL_ORDER (a name trec_eval lacks goes in OWN_ORDER), and `-m all_trec`
+takes it if trec_eval has it.
+"""
+
+from __future__ import annotations
+
+from ndcg_report.core.measures.ap import AP
+from ndcg_report.core.measures.counts import NUM_REL, NUM_REL_RET, NUM_RET
+from ndcg_report.core.measures.family import Family
+from ndcg_report.core.measures.judged import NDCG_JUDGED
+from ndcg_report.core.measures.ndcg import NDCG
+from ndcg_report.core.measures.precision_recall import P, R
+from ndcg_report.core.measures.rprec import RPREC
+from ndcg_report.core.measures.rr import RR
+from ndcg_report.core.measures.success import SUCCESS
+
+FAMILIES: dict[str, Family] = {family.name: family for family in (
+    NDCG, NDCG_JUDGED, P, R, AP, RR, RPREC, SUCCESS, NUM_RET, NUM_REL, NUM_REL_RET,
+)}
+
+# nDCG(judged_only=True) is nDCG_judged: a family and its judged-only twin (--judged-only adds the twins)
+JUDGED_ONLY = {NDCG.name: NDCG_JUDGED.name}
+
+# trec_eval computes and prints its measures in this order (its measures.c), whatever order -m names them in
+TREC_EVAL_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",
+    "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
+    "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+    "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp",
+    "rbp_resid",
+)
+# the names of our own (trec_eval lacks them), printed after trec_eval's in this order
+OWN_ORDER = ("recip_rank_cut", "ndcg_judged", "ndcg_judged_cut")
+
+
+def _printed_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(every trec name of the families in printing order, each graded one followed by its
+    exponential-gain twin; the names trec_eval has, in its order)."""
+    position = {name: i for i, name in enumerate(TREC_EVAL_ORDER + OWN_ORDER)}
+    names = {}
+    for family in FAMILIES.values():
+        for with_cutoff, name in ((False, family.trec), (True, family.trec_cut)):
+            if name is None:
+                continue
+            if name not in position:
+                raise AssertionError(f"{family.name}: {name} has no place in TREC_EVAL_ORDER or OWN_ORDER")
+            names[name] = tuple(dict.fromkeys(family.trec_base(with_cutoff, gain) for gain in ("linear", "exponential")))
+    order = sorted(names, key=position.__getitem__)
+    return (tuple(printed for name in order for printed in names[name]),
+            tuple(name for name in order if name in TREC_EVAL_ORDER))
+
+
+# --format trec prints the measures in this order; -m all_trec is every trec_eval measure computed here
+# (trec_eval's own all_trec has more: bpref, infAP, ...)
+TREC_ORDER, _TREC_EVAL_NAMES = _printed_names()
+TREC_NICKNAMES = {"all_trec": _TREC_EVAL_NAMES}
+
+# The names accepted, for messages and --help
+KNOWN_NAMES = ("nDCG@K nDCG nDCG_judged@K P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet "
+               "(ir_measures), or ndcg_cut.K ndcg P.K recall.K map map_cut.K recip_rank Rprec success.K "
+               "num_ret num_rel num_rel_ret all_trec (trec_eval)")

@@ -1,0 +1,14 @@
+"""Success at cut-off k: 1 if a relevant document is in the top k, else 0.
+
+trec_eval 10's `success` (m_success.c), defaults 1, 5 and 10 for a bare `success`; a document is
+relevant when its label >= the relevance level. A query with nothing judged relevant has 0
+(`no_relevant="skip"` leaves it out of the mean); a cut-off past the end of the run looks at what
+was retrieved.
+"""
+
+from __future__ import annotations
+
+from ndcg_report.core.measures.family import Family
+
+SUCCESS = Family("Success", "binary", "required", None, "success", True, (1, 5, 10), ("success",),
+                 "1 if a relevant document is in the top k, else 0")
