@@ -20,7 +20,7 @@ import pytest
 from ndcg_report.baseline.bm25 import TokenIdLists, build_bm25_run, build_index, retrieve, write_trec_run
 from ndcg_report.baseline.cache import CACHE_ENV, cached_bm25_run, default_cache_dir
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.core.metrics import evaluate
+from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.inputs.corpus import iter_corpus
 from ndcg_report.inputs.trec import read_qrels, read_run, read_topics
 

@@ -15,7 +15,7 @@ from scipy import stats
 from ndcg_report.stats.paired import compare, compare_arrays, holm, paired_scores
 from ndcg_report.stats.resampling import randomization_pvalue
 from ndcg_report.errors import ParameterError
-from ndcg_report.core.metrics import evaluate
+from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.inputs.trec import read_qrels, read_run
 
 DL19 = importlib.resources.files("ndcg_report") / "data" / "dl19-passage"

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from ndcg_report.core.metrics import evaluate
+from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.core.partitions import Options, evaluate_partitioned
 from ndcg_report.errors import BuildError, ParameterError
 from ndcg_report.files import OWNED_MARKER

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndcg_report.build import notebook_io
-from ndcg_report.core.metrics import evaluate
+from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.core.ties import _ties_ordered, tie_range
 from ndcg_report.inputs.tables import load_qrels, load_run
 from ndcg_report.analysis import checks as data_checks, content, results

@@ -332,7 +332,7 @@ def test_equal_gain_vectors_give_bit_identical_ndcg_whatever_the_file_order():
 def test_averaged_queries_is_evaluate_s_averaged_without_ranking(tmp_path, measure, missing, no_relevant):
     from pathlib import Path
 
-    from ndcg_report.core.metrics import averaged_queries
+    from ndcg_report.core.evaluation_pass import averaged_queries
 
     small = Path(__file__).parent / "data" / "small"
     lines = (small / "monot5.txt").read_text().splitlines()

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from ndcg_report.core.metrics import evaluate
+from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.inputs import trec
 from ndcg_report.inputs.selection import group_by_query, select_queries
 from ndcg_report.inputs.trec import Run, index_pairs, read_qrels, read_run

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ndcg_report.core.metrics import Evaluation, evaluate
+from ndcg_report.core.evaluation import Evaluation
+from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.core.streaming import evaluate_streaming, first_return, fits_in_memory
 from ndcg_report.errors import InputError
 from ndcg_report.inputs import trec

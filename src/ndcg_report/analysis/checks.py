@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pandas as pd
 
 from ndcg_report.core.measures.names import Measure, level_text
-from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.ties import TieRange
 from ndcg_report.analysis.text import number
 

@@ -16,7 +16,8 @@ import pandas as pd
 from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.core.measures.names import Measure
-from ndcg_report.core.metrics import Evaluation, evaluate
+from ndcg_report.core.evaluation import Evaluation
+from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rankings

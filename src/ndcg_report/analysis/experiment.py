@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ndcg_report.core.measures.names import Measure, measure_of
-from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.presets import HEADLINE
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.ties import TieRange

@@ -19,7 +19,7 @@ from typing import Any
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.measures.names import parse_cutoffs, parse_rel_level, resolve_measures
-from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES
+from ndcg_report.core.evaluation_pass import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 from ndcg_report.build.pipeline import MAX_TIMEOUT
 from ndcg_report.build.parameters import PACKAGE_PREFIX

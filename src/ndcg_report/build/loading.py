@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ndcg_report.core.metrics import averaged_queries
+from ndcg_report.core.evaluation_pass import averaged_queries
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.trec import Qrels, Run, read_qrels, read_run, read_topics
 from ndcg_report.build.input_cache import load_parsed
@@ -112,7 +112,7 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
 
 
 def headline_averaged(run: Run, qrels: Qrels, params: ReportParameters) -> Averaged:
-    """Where the run's headline measure is averaged: from the queries it has (core.metrics.averaged_queries,
+    """Where the run's headline measure is averaged: from the queries it has (core.evaluation_pass.averaged_queries,
     which reads only its qid column)."""
     return Averaged(run.path, averaged_queries(run, qrels, params.headline, params.missing, params.no_relevant,
                                                params.rel_level))

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from ndcg_report.core.measures.names import parse_cutoffs
-from ndcg_report.core.metrics import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice
+from ndcg_report.core.evaluation_pass import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice
 from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.analysis.report_model import ReportParameters, RunInput
 from ndcg_report.errors import InputError, ParameterError

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ndcg_report.errors import BuildError, InputError, ParameterError
 
 if TYPE_CHECKING:
-    from ndcg_report.core.metrics import Evaluation
+    from ndcg_report.core.evaluation import Evaluation
     from ndcg_report.core.partitions import Options
 
 

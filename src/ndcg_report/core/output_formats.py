@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.core.measures.names import trec_sorted
-from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.number_text import fixed, integer_text, shortest, text_bytes
 from ndcg_report.inputs.columns import bools, from_numpy, strings
 from ndcg_report.inputs.columns import text as text_scalar

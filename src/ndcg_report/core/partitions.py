@@ -21,7 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.core.measures.names import Measure, resolve_measures
-from ndcg_report.core.metrics import Evaluation, QueryCounts, evaluate
+from ndcg_report.core.evaluation import Evaluation, QueryCounts
+from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.selection import QrelsByQuery, select_queries

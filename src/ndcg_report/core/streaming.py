@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.partitions import Options, QueryRows, absent_queries, merge, rows_of
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array

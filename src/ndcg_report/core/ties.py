@@ -17,7 +17,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.core.metrics import Evaluation, evaluate, qid_codes
+from ndcg_report.core.evaluation import Evaluation
+from ndcg_report.core.evaluation_pass import evaluate
+from ndcg_report.core.matching import qid_codes
 from ndcg_report.core.ranking import is_presorted, tie_members
 from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run

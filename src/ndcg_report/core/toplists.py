@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ndcg_report.core.metrics import judged_pairs, qid_codes
+from ndcg_report.core.matching import judged_pairs, qid_codes
 from ndcg_report.core.number_text import integer_text, text_bytes
 from ndcg_report.core.ranking import rank_within_query
 from ndcg_report.inputs.columns import as_numpy, as_numpy_or, column_numpy, from_numpy, one_array

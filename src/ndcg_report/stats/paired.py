@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from ndcg_report.core.measures.names import Measure
-from ndcg_report.core.metrics import Evaluation
+from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.errors import ParameterError
 from ndcg_report.stats.resampling import LARGE_N, MONTE_CARLO, mean_intervals, randomization_test
 from ndcg_report.stats.streams import stream

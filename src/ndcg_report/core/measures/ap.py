@@ -12,7 +12,23 @@ query out of the mean); a cut-off past the end of the run sums what was retrieve
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Family
+from typing import TYPE_CHECKING
 
-AP = Family("AP", "binary", "optional", "map", "map_cut", True, TREC_EVAL_CUTOFFS, ("map",),
-            "precision at each relevant document retrieved (in the top k), summed, divided by the relevant judged")
+from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Computation, Family
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ndcg_report.core.measures.pass_arrays import PassArrays
+
+
+def average_precision(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """AP@k of every query (k None: AP); 0 where nothing is judged relevant."""
+    return arrays.over_num_rel(arrays.below("precision_sum", k))
+
+
+AP = Computation(
+    Family("AP", "binary", "optional", "map", "map_cut", True, TREC_EVAL_CUTOFFS, ("map",),
+           "precision at each relevant document retrieved (in the top k), summed, divided by the relevant judged"),
+    average_precision, sums=("precision_sum",),
+)

@@ -9,11 +9,34 @@ trec_eval prints a count's `all` row as its sum over the queries in the run.
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.family import Family
+from typing import TYPE_CHECKING
 
-NUM_RET = Family("NumRet", "count", "none", "num_ret", None, True, (), ("num_ret",),
-                 "documents retrieved")
-NUM_REL = Family("NumRel", "count", "none", "num_rel", None, True, (), ("num_rel",),
-                 "documents judged relevant (label >= the relevance level)")
-NUM_REL_RET = Family("NumRelRet", "count", "none", "num_rel_ret", None, True, (), ("num_rel_ret",),
-                     "relevant documents retrieved")
+from ndcg_report.core.measures.family import Computation, Family
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ndcg_report.core.measures.pass_arrays import PassArrays
+
+
+def num_ret(arrays: PassArrays, k: None) -> np.ndarray:
+    """The lines each query retrieved, as floats."""
+    return arrays.num_ret.astype(float)
+
+
+def num_rel(arrays: PassArrays, k: None) -> np.ndarray:
+    """The judgements of each query with label >= the relevance level, as floats."""
+    return arrays.num_rel.astype(float)
+
+
+def num_rel_ret(arrays: PassArrays, k: None) -> np.ndarray:
+    """The relevant lines each query retrieved, as floats."""
+    return arrays.below("relevant_count", None).astype(float)
+
+
+NUM_RET = Computation(Family("NumRet", "count", "none", "num_ret", None, True, (), ("num_ret",),
+                             "documents retrieved"), num_ret)
+NUM_REL = Computation(Family("NumRel", "count", "none", "num_rel", None, True, (), ("num_rel",),
+                             "documents judged relevant (label >= the relevance level)"), num_rel)
+NUM_REL_RET = Computation(Family("NumRelRet", "count", "none", "num_rel_ret", None, True, (), ("num_rel_ret",),
+                                 "relevant documents retrieved"), num_rel_ret, sums=("relevant_count",))

@@ -1,15 +1,26 @@
-"""What a measure family is: its declarative row of names, cut-offs and kind (Family).
+"""What a measure family is: its row of names, cut-offs and kind (Family), and how it is computed.
 
-Each family module (ndcg.py, precision_recall.py, ...) declares its Family row(s); registry.py
-gathers them into the one table that the name parsing, the presets and `--format trec` read.
+Each family module (ndcg.py, precision_recall.py, ...) declares a Computation per family: its
+Family row, the function that makes its per-query column from one pass's shared arrays
+(pass_arrays.PassArrays) and the sums below cut-offs that function reads. registry.py gathers them
+into the one table that the name parsing, the presets, `--format trec` and evaluate read.
+
+The command line's parser reads the table (the presets' help), and must start without numpy: a
+family module imports numpy in the functions that compute, not at its top.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ndcg_report.errors import ParameterError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ndcg_report.core.measures.pass_arrays import PassArrays
 
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default for P, recall, ndcg_cut, map_cut
 
@@ -37,3 +48,14 @@ class Family:
         if self.kind == "graded" and gain == "exponential":  # not trec_eval's ndcg: a name of its own
             return name.replace("ndcg", "ndcg_exp", 1)
         return name
+
+
+@dataclass(frozen=True)
+class Computation:
+    """One family of the table: its row, and how its per-query values come from the shared arrays of a pass."""
+
+    family: Family
+    value: Callable[[PassArrays, int | None], np.ndarray]  # the value of every query at cut-off k (None: no cut-off)
+    sums: tuple[str, ...] = ()  # the sums below cut-offs `value` reads (pass_arrays.SUMS), requested before the pass
+    dcg: Callable[[PassArrays, int | None], np.ndarray] | None = None  # graded: the run's DCG@k (Evaluation.dcg)
+    judged_only_of: str | None = None  # the family whose judged_only=True twin this is (nDCG_judged: nDCG)

@@ -13,7 +13,40 @@ label; NaN (no value) for a query that retrieved nothing.
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.family import Family
+from typing import TYPE_CHECKING
 
-NDCG_JUDGED = Family("nDCG_judged", "graded", "optional", "ndcg_judged", "ndcg_judged_cut", False, (), ("ndcg'",),
-                     "nDCG of the condensed list: the run without its unjudged documents, ranked again (Sakai's nDCG')")
+from ndcg_report.core.measures.family import Computation, Family
+from ndcg_report.core.measures.ndcg import NDCG, normalised
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ndcg_report.core.measures.pass_arrays import PassArrays
+
+
+def condensed_dcg(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """DCG@k of every query's condensed list (the judged lines, ranked again)."""
+    return arrays.below("condensed_dcg", k)
+
+
+def ndcg_judged_at(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """nDCG_judged@k of every query: the condensed list's DCG@k over the same IDCG@k as nDCG."""
+    return normalised(condensed_dcg(arrays, k), arrays.below("ideal_dcg", k))
+
+
+NDCG_JUDGED = Computation(
+    Family("nDCG_judged", "graded", "optional", "ndcg_judged", "ndcg_judged_cut", False, (), ("ndcg'",),
+           "nDCG of the condensed list: the run without its unjudged documents, ranked again (Sakai's nDCG')"),
+    ndcg_judged_at, sums=("condensed_dcg", "ideal_dcg"), dcg=condensed_dcg, judged_only_of=NDCG.family.name,
+)
+
+
+def judged_share(arrays: PassArrays, depths: tuple[int | None, ...]) -> np.ndarray:
+    """judged@k per query (rows) and depth (columns): the judged lines in the top min(k, num_ret) over
+    that number, NaN where nothing was retrieved. Reads the judged_count sums at every depth."""
+    import numpy as np
+
+    shown = np.minimum(arrays.num_ret[:, None], [np.inf if k is None else k for k in depths])
+    judged = np.column_stack([arrays.below("judged_count", k) for k in depths])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(shown > 0, judged / shown, np.nan)

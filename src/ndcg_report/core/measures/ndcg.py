@@ -19,7 +19,36 @@ while IDCG@k still runs to k, so a short run is not rewarded for stopping early.
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Family
+from typing import TYPE_CHECKING
 
-NDCG = Family("nDCG", "graded", "optional", "ndcg", "ndcg_cut", True, TREC_EVAL_CUTOFFS, ("ndcg",),
-              "DCG of the top k (gain / log2(rank + 1)) over the DCG of the ideal ranking of the judgements")
+from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Computation, Family
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ndcg_report.core.measures.pass_arrays import PassArrays
+
+
+def dcg(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """The run's DCG@k of every query (exponential gains scaled per query: see PassArrays.scale)."""
+    return arrays.below("dcg", k)
+
+
+def normalised(dcg: np.ndarray, idcg: np.ndarray) -> np.ndarray:
+    """DCG / IDCG, 0 where IDCG is 0 (nothing relevant)."""
+    import numpy as np
+
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.where(idcg > 0, dcg / idcg, 0.0)
+
+
+def ndcg_at(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """nDCG@k of every query."""
+    return normalised(dcg(arrays, k), arrays.below("ideal_dcg", k))
+
+
+NDCG = Computation(
+    Family("nDCG", "graded", "optional", "ndcg", "ndcg_cut", True, TREC_EVAL_CUTOFFS, ("ndcg",),
+           "DCG of the top k (gain / log2(rank + 1)) over the DCG of the ideal ranking of the judgements"),
+    ndcg_at, sums=("dcg", "ideal_dcg"), dcg=dcg,
+)

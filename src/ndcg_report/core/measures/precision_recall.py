@@ -14,9 +14,33 @@ Both need a cut-off; a bare `P` or `recall` takes trec_eval's defaults, 5, 10, 1
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Family
+from typing import TYPE_CHECKING
 
-P = Family("P", "binary", "required", None, "P", True, TREC_EVAL_CUTOFFS, ("precision",),
-           "relevant documents in the top k, divided by k")
-R = Family("R", "binary", "required", None, "recall", True, TREC_EVAL_CUTOFFS, ("recall",),
-           "relevant documents in the top k, divided by the relevant documents judged")
+from ndcg_report.core.measures.family import TREC_EVAL_CUTOFFS, Computation, Family
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ndcg_report.core.measures.pass_arrays import PassArrays
+
+
+def precision_at(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """P@k of every query."""
+    return arrays.below("relevant_count", k) / k
+
+
+def recall_at(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """R@k of every query (0 where nothing is judged relevant)."""
+    return arrays.over_num_rel(arrays.below("relevant_count", k))
+
+
+P = Computation(
+    Family("P", "binary", "required", None, "P", True, TREC_EVAL_CUTOFFS, ("precision",),
+           "relevant documents in the top k, divided by k"),
+    precision_at, sums=("relevant_count",),
+)
+R = Computation(
+    Family("R", "binary", "required", None, "recall", True, TREC_EVAL_CUTOFFS, ("recall",),
+           "relevant documents in the top k, divided by the relevant documents judged"),
+    recall_at, sums=("relevant_count",),
+)

@@ -1,17 +1,17 @@
-"""The one table of measure families: every family module's rows, and trec_eval's printing order.
+"""The one table of measure families: every family module's Computation, and trec_eval's printing order.
 
-The name parsing (names.py), the presets (core/presets.py) and `--format trec`
-(core/output_formats.py) read the families from here. A new family is a module of its own (its
-definition, its Family row) listed in FAMILIES; its trec_eval names take their place in the
-printing order from TREC_EVAL_ORDER (a name trec_eval lacks goes in OWN_ORDER), and `-m all_trec`
-takes it if trec_eval has it.
+The name parsing (names.py), the presets (core/presets.py), `--format trec` (core/output_formats.py)
+and evaluate (core/evaluation_pass.py) read the families from here. A new family is a module of
+its own (its definition, its Family row, its computation) listed in COMPUTATIONS; its trec_eval
+names take their place in the printing order from TREC_EVAL_ORDER (a name trec_eval lacks goes in
+OWN_ORDER), and `-m all_trec` takes it if trec_eval has it; KNOWN_NAMES lists its names.
 """
 
 from __future__ import annotations
 
 from ndcg_report.core.measures.ap import AP
 from ndcg_report.core.measures.counts import NUM_REL, NUM_REL_RET, NUM_RET
-from ndcg_report.core.measures.family import Family
+from ndcg_report.core.measures.family import Computation, Family
 from ndcg_report.core.measures.judged import NDCG_JUDGED
 from ndcg_report.core.measures.ndcg import NDCG
 from ndcg_report.core.measures.precision_recall import P, R
@@ -19,12 +19,13 @@ from ndcg_report.core.measures.rprec import RPREC
 from ndcg_report.core.measures.rr import RR
 from ndcg_report.core.measures.success import SUCCESS
 
-FAMILIES: dict[str, Family] = {family.name: family for family in (
+COMPUTATIONS: dict[str, Computation] = {computation.family.name: computation for computation in (
     NDCG, NDCG_JUDGED, P, R, AP, RR, RPREC, SUCCESS, NUM_RET, NUM_REL, NUM_REL_RET,
 )}
+FAMILIES: dict[str, Family] = {name: computation.family for name, computation in COMPUTATIONS.items()}
 
-# nDCG(judged_only=True) is nDCG_judged: a family and its judged-only twin (--judged-only adds the twins)
-JUDGED_ONLY = {NDCG.name: NDCG_JUDGED.name}
+# A family and its judged-only twin: nDCG(judged_only=True) is nDCG_judged (--judged-only adds the twins)
+JUDGED_ONLY = {c.judged_only_of: name for name, c in COMPUTATIONS.items() if c.judged_only_of is not None}
 
 # trec_eval computes and prints its measures in this order (its measures.c), whatever order -m names them in
 TREC_EVAL_ORDER = (

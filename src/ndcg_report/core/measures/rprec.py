@@ -9,7 +9,27 @@ documents as not relevant (R stays the divisor).
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.family import Family
+from typing import TYPE_CHECKING
 
-RPREC = Family("Rprec", "binary", "none", "Rprec", None, True, (), ("r-prec",),
-               "relevant documents in the top R, divided by R, the relevant documents judged")
+from ndcg_report.core.measures.family import Computation, Family
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ndcg_report.core.measures.pass_arrays import PassArrays
+
+
+def r_precision(arrays: PassArrays, k: None) -> np.ndarray:
+    """Rprec of every query: the relevant lines ranked above num_rel, over num_rel."""
+    import numpy as np
+
+    query, rank, _ = arrays.relevant
+    within = np.bincount(query, weights=rank < arrays.num_rel[query], minlength=arrays.n_queries)
+    return arrays.over_num_rel(within)
+
+
+RPREC = Computation(
+    Family("Rprec", "binary", "none", "Rprec", None, True, (), ("r-prec",),
+           "relevant documents in the top R, divided by R, the relevant documents judged"),
+    r_precision,
+)

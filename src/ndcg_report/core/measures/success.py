@@ -8,7 +8,23 @@ was retrieved.
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.family import Family
+from typing import TYPE_CHECKING
 
-SUCCESS = Family("Success", "binary", "required", None, "success", True, (1, 5, 10), ("success",),
-                 "1 if a relevant document is in the top k, else 0")
+from ndcg_report.core.measures.family import Computation, Family
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ndcg_report.core.measures.pass_arrays import PassArrays
+
+
+def success_at(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """Success@k of every query, 1.0 or 0.0."""
+    return (arrays.below("relevant_count", k) > 0).astype(float)
+
+
+SUCCESS = Computation(
+    Family("Success", "binary", "required", None, "success", True, (1, 5, 10), ("success",),
+           "1 if a relevant document is in the top k, else 0"),
+    success_at, sums=("relevant_count",),
+)

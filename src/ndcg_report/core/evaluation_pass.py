@@ -1,0 +1,219 @@
+"""evaluate: every measure of a run against its qrels in one vectorised pass, as trec_eval 10 computes them.
+
+`trec_eval -c -q -l N`: the run's judged lines are ranked once in trec_eval's order
+(core/ranking.py), the arrays every family shares are made once from them
+(measures/pass_arrays.py: per-query sums below every cut-off asked for, the ideal DCG), and each
+measure's family (measures/registry.py) turns them into its column. NDCG takes the graded labels
+as gains whatever the relevance level; the binary measures (P, R, AP, RR, Rprec, Success) count a
+document relevant when its label >= the relevance level. Only the run lines that have a judgement
+are ranked and summed. Which queries enter each mean is set by the missing and no_relevant policies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ndcg_report.core.evaluation import Evaluation, QueryCounts
+from ndcg_report.core.matching import judged_run_lines, qid_codes, qrels_queries, run_to_qrels
+from ndcg_report.core.measures.judged import judged_share
+from ndcg_report.core.measures.names import Measure, resolve_measures
+from ndcg_report.core.measures.pass_arrays import PassArrays
+from ndcg_report.core.measures.registry import COMPUTATIONS
+from ndcg_report.core.ranking import rank_within_query
+from ndcg_report.errors import ParameterError
+from ndcg_report.inputs.columns import column_numpy, one_array
+from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
+
+GAINS = ("linear", "exponential")
+MISSING_POLICIES = ("zero", "skip")
+NO_RELEVANT_POLICIES = ("skip", "zero")
+
+
+def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    """Return value if it is one of choices, else raise ParameterError naming them."""
+    if value not in choices:
+        raise ParameterError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    return value
+
+
+def evaluate(
+    run: RunLike,
+    qrels: QrelsLike,
+    cutoffs: str | list | tuple | None = None,
+    gain: str = "linear",
+    missing: str = "zero",
+    no_relevant: str = "skip",
+    *,
+    measures: "str | Measure | list | tuple | None" = None,
+    rel_level: object = None,
+) -> Evaluation:
+    """Every measure of `run` (qid, docid, score) against `qrels` (qid, docid, rel).
+
+    Parameters
+    ----------
+    run
+        The run: a path (read and checked as `read_run` does), what `read_run` returns, a pyarrow
+        Table or pandas DataFrame with `qid`, `docid` (or PyTerrier's `docno`) and `score`, a
+        pytrec_eval/ranx dict `{qid: {docid: score}}`, a ranked `{qid: [docid, ...]}`, a ranx `Run`
+        or a list of ir_measures `ScoredDoc`.
+    qrels
+        The judgements, in the same forms: `rel` (or PyTerrier's `label`) as the label column,
+        `{qid: {docid: label}}`, a ranx `Qrels` or a list of ir_measures `Qrel`.
+    cutoffs
+        Without `measures`: the cut-offs of nDCG, `"1,10,all"` or a list (default
+        1,3,5,10,20,100,1000; `all` is no cut-off). With `measures`: the cut-offs of a trec_eval
+        family named without one (`P`, `recall`).
+    gain
+        `"linear"` (trec_eval's, the label) or `"exponential"` (`2**rel - 1`).
+    missing
+        A query in the qrels with something relevant that the run lacks scores 0 (`"zero"`,
+        trec_eval's `-c`) or is left out (`"skip"`).
+    no_relevant
+        A query with nothing relevant (IDCG = 0 for nDCG; no label >= `rel_level` for the binary
+        measures) is left out (`"skip"`) or scores 0 (`"zero"`, trec_eval's). The counts are
+        always averaged.
+    measures
+        trec_eval or ir_measures names (`"nDCG@10 AP R@1000"`, `["ndcg_cut.10", "map"]`), `Measure`
+        objects or ir_measures measure objects; None: nDCG at `cutoffs`.
+    rel_level
+        A label at or above it is relevant to the binary measures (default 1, trec_eval's `-l`;
+        any number >= 0).
+
+    Returns
+    -------
+    Evaluation
+        Every measure of every qrels query, with its `summary` and `per_query` tables.
+
+    Raises
+    ------
+    InputError
+        A file that is not a valid run or qrels (naming the file and line).
+    ParameterError
+        A bad option value, or a bad value in a table or dict (naming the query and document).
+
+    Examples
+    --------
+    In `tests/data/small/` of the checkout:
+
+    >>> result = evaluate("monot5.txt", "qrels.txt", measures="nDCG@10 AP", rel_level=2)
+    >>> round(result.mean("nDCG@10"), 4), round(result.mean("AP"), 4)
+    (0.6003, 0.2006)
+    >>> result.counts.averaged
+    8
+    """
+
+    asked = resolve_measures(measures, cutoffs, rel_level)
+    check_choice("gain", gain, GAINS)
+    check_choice("missing", missing, MISSING_POLICIES)
+    check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
+    qrels_input = load_qrels(qrels)
+    run_input = load_run(run)
+    run, run_pairs = run_input.table, run_input.pairs
+    qrels, qrels_pairs = qrels_input.table, qrels_input.pairs
+
+    qrels_qids, qrels_codes = qrels_queries(qrels)
+    run_qids, run_codes_local = qid_codes(run)
+    n_queries = len(qrels_qids)
+    run_to_code, run_only = run_to_qrels(run_qids, qrels_qids)
+
+    judged_rows, judged_labels = judged_run_lines(run_to_code, run_codes_local, run, run_pairs,
+                                                  qrels_codes, qrels, qrels_pairs)
+    ranks = rank_within_query(run_codes_local, column_numpy(run, "score"), one_array(run["docid"]),
+                              judged_rows, n_queries=len(run_qids))
+    num_ret = np.zeros(n_queries, dtype=np.int64)
+    num_ret[run_to_code[~run_only]] = ranks.lines_per_query[: len(run_qids)][~run_only]
+    judged_q = run_to_code[run_codes_local[judged_rows]]
+    # Summed in rank order, as trec_eval does: equal gain vectors give bit-identical sums whatever the file order.
+    in_rank_order = np.argsort(judged_q * (int(ranks.rank.max(initial=0)) + 1) + ranks.rank)
+    labels = column_numpy(qrels, "rel")
+    num_rel, num_rel_graded = _relevant_counts(labels, qrels_codes, n_queries, asked.rel_level)
+
+    depths = tuple(sorted({m.k for m in asked.measures if m.k is not None})) + (None,)
+    arrays = PassArrays(judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order], num_ret,
+                        num_rel, labels, qrels_codes, gain, asked.rel_level, _requested_sums(asked.measures, depths))
+    in_run = num_ret > 0
+    relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0, "count": np.ones(n_queries, dtype=bool)}
+    values = np.empty((n_queries, len(asked.measures)))
+    averaged = np.empty((n_queries, len(asked.measures)), dtype=bool)
+    for j, measure in enumerate(asked.measures):
+        values[:, j] = COMPUTATIONS[measure.measure].value(arrays, measure.k)
+        averaged[:, j] = _averaged(in_run, relevant[measure.kind], missing, no_relevant)
+    dcg, idcg = _gain_sums(arrays, [m for m in asked.measures if m.kind == "graded"])
+
+    has_graded = relevant["graded"]
+    counts = QueryCounts(
+        in_run=len(run_qids), in_qrels=n_queries, in_both=int(in_run.sum()),
+        missing=int((~in_run & has_graded).sum()), no_relevant=int((~has_graded).sum()),
+        run_only=int(run_only.sum()), averaged=int(averaged.any(axis=1).sum()),
+        below_level=int((num_rel == 0).sum()),
+    )
+    return Evaluation(
+        qids=np.asarray(qrels_qids.to_pylist(), dtype=object), num_ret=num_ret, num_rel=num_rel,
+        num_rel_graded=num_rel_graded, in_run=in_run, measures=asked.measures, values=values, averaged=averaged,
+        dcg=dcg, idcg=idcg, depths=depths, judged=judged_share(arrays, depths), counts=counts, gain=gain,
+        missing=missing, no_relevant=no_relevant, rel_level=asked.rel_level, tied_lines=ranks.tied_lines,
+    )
+
+
+def _requested_sums(measures: Iterable[Measure], depths: tuple[int | None, ...]) -> dict[str, set[int | None]]:
+    """The sums below cut-offs the pass makes (pass_arrays.SUMS): what each measure's family reads at its
+    cut-off, and the judged lines at every depth (judged@k, reported beside every measure)."""
+    requested: dict[str, set[int | None]] = {"judged_count": set(depths)}
+    for measure in measures:
+        for name in COMPUTATIONS[measure.measure].sums:
+            requested.setdefault(name, set()).add(measure.k)
+    return requested
+
+
+def _gain_sums(arrays: PassArrays, graded: list[Measure]) -> tuple[np.ndarray, np.ndarray]:
+    """DCG@k and IDCG@k per query (rows) and graded measure (columns), back from the per-query scale."""
+    dcg = np.zeros((arrays.n_queries, len(graded)))
+    idcg = np.zeros((arrays.n_queries, len(graded)))
+    for j, measure in enumerate(graded):
+        dcg[:, j] = arrays.unscaled(COMPUTATIONS[measure.measure].dcg(arrays, measure.k))
+        idcg[:, j] = arrays.unscaled(arrays.below("ideal_dcg", measure.k))
+    return dcg, idcg
+
+
+def averaged_queries(run: RunLike, qrels: QrelsLike, measure: "Measure | str", missing: str = "zero",
+                     no_relevant: str = "skip", rel_level: object = None) -> np.ndarray:
+    """Per qrels query (the rows of evaluate's Evaluation), whether the run's value of `measure` enters
+    its mean: `evaluate(run, qrels, measures=[measure], ...).averaged[:, 0]`, from which queries the
+    run has and the qrels' labels alone, without ranking anything (only the run's qid column is read)."""
+    asked = resolve_measures([measure], None, rel_level)
+    check_choice("missing", missing, MISSING_POLICIES)
+    check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
+    qrels_table, run_table = load_qrels(qrels).table, load_run(run).table
+    qrels_qids, qrels_codes = qrels_queries(qrels_table)
+    run_qids, run_codes_local = qid_codes(run_table)
+    n_queries = len(qrels_qids)
+    run_to_code, run_only = run_to_qrels(run_qids, qrels_qids)
+    in_run = np.zeros(n_queries, dtype=bool)
+    has_lines = np.bincount(run_codes_local, minlength=len(run_qids)) > 0
+    in_run[run_to_code[~run_only & has_lines]] = True
+    num_rel, num_rel_graded = _relevant_counts(column_numpy(qrels_table, "rel"), qrels_codes, n_queries,
+                                              asked.rel_level)
+    kind = asked.measures[0].kind
+    relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0}.get(kind, np.ones(n_queries, dtype=bool))
+    return _averaged(in_run, relevant, missing, no_relevant)
+
+
+def _relevant_counts(labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int,
+                    rel_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per query: (num_rel, judgements with label >= rel_level; num_rel_graded, with label > 0)."""
+    num_rel = np.bincount(qrels_codes, weights=labels >= rel_level, minlength=n_queries).astype(np.int64)
+    num_rel_graded = np.bincount(qrels_codes, weights=labels > 0, minlength=n_queries).astype(np.int64)
+    return num_rel, num_rel_graded
+
+
+def _averaged(in_run: np.ndarray, relevant: np.ndarray, missing: str, no_relevant: str) -> np.ndarray:
+    """Whether each query's value enters the mean: a query the run lacks only with missing='zero', one
+    with nothing relevant (to the measure's kind) only with no_relevant='zero'."""
+    averaged = np.ones(len(in_run), dtype=bool)
+    if missing == "skip":
+        averaged &= in_run
+    if no_relevant == "skip":
+        averaged &= relevant
+    return averaged
