@@ -1,4 +1,4 @@
-"""The result of evaluating a run: every measure per query and over queries (Evaluation), query counts.
+"""What evaluate returns: every measure per query and over queries (Evaluation), query counts.
 
 Made by core/evaluation_pass.py's evaluate (and merged from parts by core/partitions.py); read by
 the output formats, the statistics and the report. Arrays hold one row per qrels query, in

@@ -1,4 +1,4 @@
-"""evaluate: every measure of a run against its qrels in one vectorised pass, as trec_eval 10 computes them.
+"""Evaluate a run: every measure in one vectorised pass, exactly as trec_eval 10 computes it.
 
 `trec_eval -c -q -l N`: the run's judged lines are ranked once in trec_eval's order
 (core/ranking.py), the arrays every family shares are made once from them

@@ -1,4 +1,4 @@
-"""Match a run to its qrels: the queries in trec_eval's order and the run lines that have a judgement.
+"""Match a run to its qrels: query codes in trec_eval's order, the run lines with a judgement.
 
 Query ids become integer codes (qid_codes); the qrels' queries are numbered in byte order of their
 ids, as trec_eval prints them (qrels_queries), and a run's queries are mapped onto those numbers

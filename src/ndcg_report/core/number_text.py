@@ -1,5 +1,7 @@
-"""Numbers as text for millions of output lines at once: Arrow string arrays built by vectorised
-arithmetic, the same text Python's own formatting gives, without a Python call per number."""
+"""Numbers as text for millions of output lines at once, as Python's own formatting writes them.
+
+Arrow string arrays built by vectorised arithmetic, the same text Python's own formatting gives,
+without a Python call per number."""
 
 from __future__ import annotations
 

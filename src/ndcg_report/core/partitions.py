@@ -1,6 +1,8 @@
-"""Every measure of a run evaluated in parts that hold whole queries (blocks of a streamed file, the files of
-a Parquet dataset partitioned by query): each part evaluated against the same qrels, its own
-queries' rows kept, then merged into one Evaluation equal to evaluate() of the whole run.
+"""Evaluate a run in parts that hold whole queries, and merge the parts into one Evaluation.
+
+The parts are blocks of a streamed file or the files of a Parquet dataset partitioned by query:
+each part is evaluated against the same qrels, its own queries' rows kept, then merged into one
+Evaluation equal to evaluate() of the whole run.
 
 The evaluation of one Parquet file (evaluate_partition) runs anywhere the files are readable, as a
 task of any concurrent.futures.Executor (a Dask client's, see cli `eval --dask`): it returns only

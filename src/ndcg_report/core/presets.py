@@ -1,5 +1,6 @@
-"""Presets: the measure sets a community reports, with their relevance level and headline measure,
-read from the table `data/presets.tsv` shipped in the package (its `source` column says where each
+"""Presets: the measure sets a community reports, with their relevance level and headline.
+
+Read from the table `data/presets.tsv` shipped in the package (its `source` column says where each
 comes from)."""
 
 from __future__ import annotations

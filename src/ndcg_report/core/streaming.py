@@ -1,6 +1,8 @@
-"""Every measure of a run larger than memory: read in blocks of whole queries, each block evaluated by
-metrics.evaluate against the same qrels, the per-query rows merged (partitions.merge). The result equals
-evaluate() on the whole run (a test checks it); peak memory is set by the block size and the qrels.
+"""Evaluate a run larger than memory: in blocks of whole queries, each evaluated, then merged.
+
+The run is read in blocks of whole queries, each block evaluated by evaluation_pass.evaluate against
+the same qrels, the per-query rows merged (partitions.merge). The result equals evaluate() on the
+whole run (a test checks it); peak memory is set by the block size and the qrels.
 
 A query's lines must be contiguous: a query seen again after another one is an InputError saying
 how to sort the run (or to evaluate it in memory).

@@ -1,6 +1,8 @@
-"""Where tied scores can change a measure: each query evaluated with its tied lines in the worst and
-in the best order (relevance ascending and descending within a tie), as McSherry and Najork's
-tie-aware measures bound them. trec_eval's order (docid descending) lies between the two.
+"""Where tied scores can change a measure: each query in the worst and the best order of its ties.
+
+Each query is evaluated with its tied lines in the worst and in the best order (relevance ascending
+and descending within a tie), as McSherry and Najork's tie-aware measures bound them. trec_eval's
+order (docid descending) lies between the two.
 
 Only a query with a tie that holds a relevant line (label > 0, relevant to nDCG and to the binary
 measures at any level >= it) can change: the rest are taken

@@ -1,6 +1,8 @@
-"""What a run put where: the top k of each judged query with the documents' labels, the rank of every
-relevant judgement in the run, the pool of unjudged documents over several runs, and how much two
-rankings of a query agree (rank-biased overlap). Ranks are trec_eval's (core/ranking.py)."""
+"""What a run put where: top k with labels, ranks of the relevant, unjudged pools, rank overlap.
+
+The top k of each judged query with the documents' labels, the rank of every relevant judgement in
+the run, the pool of unjudged documents over several runs, and how much two rankings of a query
+agree (rank-biased overlap). Ranks are trec_eval's (core/ranking.py)."""
 
 from __future__ import annotations
 

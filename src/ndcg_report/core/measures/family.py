@@ -1,4 +1,4 @@
-"""What a measure family is: its row of names, cut-offs and kind (Family), and how it is computed.
+"""What a measure family is: its row of names, cut-offs and kind, and how it is computed.
 
 Each family module (ndcg.py, precision_recall.py, ...) declares a Computation per family: its
 Family row, the function that makes its per-query column from one pass's shared arrays

@@ -1,4 +1,4 @@
-"""Unjudged documents: nDCG of the run without them (nDCG_judged) and the share of the top k judged.
+"""Unjudged documents: nDCG without them (nDCG_judged) and the share of the top k judged.
 
 nDCG_judged (Sakai's nDCG', ir_measures' `nDCG(judged_only=True)`; not trec_eval's: its names
 `ndcg_judged`, `ndcg_judged_cut` are ours) is nDCG of the condensed list: the run with its unjudged

@@ -1,4 +1,4 @@
-"""Measure names: the Measure key, parsing names in either spelling, cut-offs and the relevance level.
+"""Measure names: the Measure key, and parsing names, cut-offs and the relevance level.
 
 A measure is a `Measure(measure, k)`: the family's ir_measures name and a cut-off (an int, or None for
 the whole ranking). `nDCG@10` is `Measure("nDCG", 10)`, trec_eval's `ndcg_cut_10`; `AP` is

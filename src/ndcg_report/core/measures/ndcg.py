@@ -1,4 +1,4 @@
-"""nDCG: the run's discounted cumulative gain over that of the ideal ranking, at cut-off k or overall.
+"""nDCG: the run's discounted cumulative gain over the ideal ranking's, at a cut-off or overall.
 
 trec_eval 10's `ndcg` and `ndcg_cut` (m_ndcg.c, m_ndcg_cut.c; Järvelin and Kekäläinen, ACM TOIS
 2002). For one query, in trec_eval's order (core/ranking.py):

@@ -1,6 +1,6 @@
-"""The arrays one evaluation pass shares among the families: judged run lines, sums below cut-offs, IDCG.
+"""What one evaluation pass shares among the families: judged lines, sums below cut-offs, IDCG.
 
-core/evaluate.py ranks the run once and builds one PassArrays; each family's `value` (its
+core/evaluation_pass.py ranks the run once and builds one PassArrays; each family's `value` (its
 Computation in registry.py) turns it into its per-query column. The sums at cut-offs that a family
 reads (its `sums`, names from SUMS) are requested for every measure before the pass, so each is
 made once over all the cut-offs asked for: the entries below the deepest cut-off are summed first

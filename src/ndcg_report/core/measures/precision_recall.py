@@ -1,4 +1,4 @@
-"""Precision and recall at cut-off k: the relevant documents in the top k, over k or over all relevant.
+"""Precision and recall at k: the relevant documents in the top k, over k or over num_rel.
 
 trec_eval 10's `P` and `recall` (m_P.c, m_recall.c); a document is relevant when its label >= the
 relevance level (`-l`), an unjudged one is not. For one query:

@@ -1,4 +1,4 @@
-"""The one table of measure families: every family module's Computation, and trec_eval's printing order.
+"""The one table of measure families (their Computations) and trec_eval's printing order.
 
 The name parsing (names.py), the presets (core/presets.py), `--format trec` (core/output_formats.py)
 and evaluate (core/evaluation_pass.py) read the families from here. A new family is a module of
