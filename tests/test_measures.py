@@ -454,3 +454,31 @@ def test_binary_labels_are_named_in_the_data_checks(tmp_path):
                                                      rel_level=9)).warnings
     assert not any("binary labels" in w for w in graded)
     assert any(w.startswith("No judgement reaches the relevance level 9") for w in graded)
+
+
+def test_the_table_gives_trec_eval_printing_order_and_all_trec():
+    """--format trec's order and -m all_trec come from the one table (registry.py), in trec_eval's measures.c
+    order; every family there is computed, and its names have a place in that order."""
+    from ndcg_report.core.measures.pass_arrays import SUMS
+    from ndcg_report.core.measures.registry import COMPUTATIONS, FAMILIES, JUDGED_ONLY, TREC_NICKNAMES, TREC_ORDER
+
+    assert TREC_ORDER == ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall", "ndcg",
+                          "ndcg_exp", "ndcg_cut", "ndcg_exp_cut", "map_cut", "success", "recip_rank_cut",
+                          "ndcg_judged", "ndcg_exp_judged", "ndcg_judged_cut", "ndcg_exp_judged_cut")
+    assert TREC_NICKNAMES == {"all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P",
+                                           "recall", "ndcg", "ndcg_cut", "map_cut", "success")}
+    assert JUDGED_ONLY == {"nDCG": "nDCG_judged"}
+    assert list(FAMILIES) == ["nDCG", "nDCG_judged", "P", "R", "AP", "RR", "Rprec", "Success", "NumRet", "NumRel",
+                              "NumRelRet"]
+    for name, computation in COMPUTATIONS.items():
+        assert computation.family is FAMILIES[name] and set(computation.sums) <= set(SUMS)
+        assert (computation.dcg is not None) == (computation.family.kind == "graded"), name
+
+
+def test_the_names_and_presets_load_without_numpy():
+    """The command line's parser reads the presets (--help), so the table of measures must not import numpy."""
+    code = ("import sys; from ndcg_report.commands.parser import build_parser; build_parser(); "
+            "from ndcg_report.core.measures.names import resolve_measures; resolve_measures('all_trec nDCG@10'); "
+            "print(sorted(m for m in ('numpy', 'pyarrow', 'pandas') if m in sys.modules))")
+    imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert imported.stdout == "[]\n"
