@@ -82,7 +82,7 @@ class PassArrays:
     # --- the sums below cut-offs -------------------------------------------------------------
 
     def below(self, name: str, k: int | None) -> np.ndarray:
-        """Per query: the sum `name` (one of SUMS) over the entries ranked above k (None: all of them).
+        """Per query: the sum `name` (one of SUMS) over its entries in the top k (None: all of them).
 
         Its cut-offs must have been requested; the first read of any sum of a kind of entries
         makes all of that kind's sums, at all of their cut-offs, at once.
