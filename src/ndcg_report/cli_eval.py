@@ -108,7 +108,7 @@ def _evaluate_on_cluster(args: argparse.Namespace, options: "Options") -> Evalua
     """eval --dask: the Parquet run's files evaluated one task each on the cluster, merged here."""
     from pathlib import Path
 
-    from ndcg_report.inputs.parquet import is_parquet
+    from ndcg_report.inputs.formats.parquet import is_parquet
 
     run = Path(args.run)
     if args.reading is not None:
@@ -120,7 +120,7 @@ def _evaluate_on_cluster(args: argparse.Namespace, options: "Options") -> Evalua
                              "evaluate it without --dask, or write it as Parquet")
     from ndcg_report.core.partitions import evaluate_partitioned
     from ndcg_report.dask_cluster import LOST, connect, lost_message
-    from ndcg_report.inputs.parquet import parquet_files
+    from ndcg_report.inputs.formats.parquet import parquet_files
     from ndcg_report.inputs.trec import read_qrels
 
     parquet_files(run)  # a missing run or an empty folder: before connecting

@@ -21,7 +21,7 @@ from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rankings
 from ndcg_report.errors import ParameterError
-from ndcg_report.inputs.python_data import is_one_run
+from ndcg_report.inputs.formats.python_data import is_one_run
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.inputs.trec import Qrels, Run
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems

@@ -25,7 +25,7 @@ from ndcg_report.core.partitions import Options, QueryRows, absent_queries, merg
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
 from ndcg_report.inputs.pair_index import PairIndex
-from ndcg_report.inputs.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
+from ndcg_report.inputs.formats.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
 from ndcg_report.inputs.selection import group_by_query, select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
 from ndcg_report.inputs.trec import Qrels, Run, index_pairs, line_of_row, run_chunks
@@ -204,7 +204,7 @@ def streams_by_default(run: str | Path, available: int | None = None) -> bool:
 
 
 def _is_json_lines(run: Path) -> bool:
-    from ndcg_report.inputs.formats import JSONL, detect_format
+    from ndcg_report.inputs.detection import JSONL, detect_format
 
     try:
         return detect_format(run, "run") == JSONL

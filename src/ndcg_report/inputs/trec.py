@@ -1,4 +1,4 @@
-"""The readers of runs, qrels and topics in every accepted format (told by inputs.formats), and TREC
+"""The readers of runs, qrels and topics in every accepted format (told by inputs.detection), and TREC
 text read column-wise with pyarrow; bad input is rejected with file:line."""
 
 from __future__ import annotations
@@ -20,20 +20,20 @@ import pyarrow.csv as pacsv
 from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
 from ndcg_report.errors import InputError
 from ndcg_report.files import is_gzip, open_maybe_gzip
-from ndcg_report.inputs.beir_tsv import read_beir_qrels
+from ndcg_report.inputs.formats.beir_tsv import read_beir_qrels
 from ndcg_report.inputs.fingerprints import pair_keys
-from ndcg_report.inputs.formats import BEIR_TSV, JSON, JSONL, PARQUET, detect_format
-from ndcg_report.inputs.json_documents import read_json_document
-from ndcg_report.inputs.json_lines import json_lines_chunks, json_lines_line_of_row, read_json_lines
+from ndcg_report.inputs.detection import BEIR_TSV, JSON, JSONL, PARQUET, detect_format
+from ndcg_report.inputs.formats.json_documents import read_json_document
+from ndcg_report.inputs.formats.json_lines import json_lines_chunks, json_lines_line_of_row, read_json_lines
 from ndcg_report.inputs.pair_index import PairIndex, build_pair_index, rows_sharing_a_key
-from ndcg_report.inputs.parquet import duplicate_error, parquet_chunks, read_parquet
+from ndcg_report.inputs.formats.parquet import duplicate_error, parquet_chunks, read_parquet
 from ndcg_report.inputs.sources import given_name, source_path
 from ndcg_report.inputs.text_files import MAX_LINE, PREFIX_BYTES, check_first_line
 from ndcg_report.inputs.text_files import check_encoding as _check_encoding
 from ndcg_report.inputs.text_files import check_readable as _check_readable
 from ndcg_report.inputs.text_files import io_errors_as_input_errors as _io_errors_as_input_errors
 from ndcg_report.inputs.text_files import line_ends as _line_ends
-from ndcg_report.inputs.topics import read_topics_file
+from ndcg_report.inputs.formats.topics import read_topics_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -200,7 +200,7 @@ def _read_qrels(path: Path) -> Qrels:
 
 
 def _format(path: Path, kind: str) -> str:
-    """The input's format (inputs.formats.detect_format), after checking that it exists and, if a
+    """The input's format (inputs.detection.detect_format), after checking that it exists and, if a
     file, that it is readable and not empty."""
     if not path.exists():
         raise InputError(path, None, "no such file or folder" if kind != "topics" else "no such file", "check the path")

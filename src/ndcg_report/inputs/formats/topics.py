@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
-from ndcg_report.inputs.formats import JSONL, TREC_TOPICS, detect_format
+from ndcg_report.inputs.detection import JSONL, TREC_TOPICS, detect_format
 from ndcg_report.inputs.records import RecordProblem, identifier, json_value
 from ndcg_report.inputs.text_files import (
     GZIP_ERRORS, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_pieces, read_prefix,
