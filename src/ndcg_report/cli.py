@@ -252,7 +252,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     import time
     from pathlib import Path
 
-    from ndcg_report.inputs.trec import read_topics
+    from ndcg_report.inputs.reading import read_topics
     from ndcg_report.build.pipeline import build_report, check_notebook, check_out_dir, check_timeout, input_paths
     from ndcg_report.build.loading import check_run_and_qrels
     from ndcg_report.build.corpus_baseline import with_bm25_baseline
@@ -341,7 +341,7 @@ def run_pool(args: argparse.Namespace) -> str:
 
     from ndcg_report.core.toplists import pool_tsv_chunks, rankings, unjudged_pool
     from ndcg_report.files import folder_problem, overwritten_input, write_lines_atomic
-    from ndcg_report.inputs.trec import read_qrels, read_run
+    from ndcg_report.inputs.reading import read_qrels, read_run
     from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
 
     if not 1 <= args.depth <= 100_000:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ndcg_report.core.measures import Measure, level_text, parse_cutoffs
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
-from ndcg_report.inputs.trec import Qrels
+from ndcg_report.inputs.reading import Qrels
 from ndcg_report.analysis.experiment import Experiment
 
 

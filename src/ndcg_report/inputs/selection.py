@@ -10,7 +10,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array, strings
-from ndcg_report.inputs.trec import Qrels, index_pairs
+from ndcg_report.inputs.duplicates import index_pairs
+from ndcg_report.inputs.reading import Qrels
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,8 +15,9 @@ import pyarrow.compute as pc
 
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.columns import id_strings
+from ndcg_report.inputs.duplicates import index_pairs
 from ndcg_report.inputs.formats.python_data import python_table, python_tag
-from ndcg_report.inputs.trec import Qrels, Run, index_pairs, read_qrels, read_run
+from ndcg_report.inputs.reading import Qrels, Run, read_qrels, read_run
 
 if TYPE_CHECKING:
     import pandas as pd
