@@ -1,6 +1,8 @@
-"""Which format an input file is in: told by its extension (after any .gz), confirmed by its first
-bytes and structure; a file without a known extension is told by its structure alone. A mismatch or
-an unknown format is an InputError naming what was expected."""
+"""Which format an input is in: told by its extension, confirmed by its first bytes and structure.
+
+The extension is read after any .gz; a file without a known extension is told by its structure
+alone. A mismatch or an unknown format is an InputError naming what was expected.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The readers of runs, qrels and topics: an input's format told, its reader called, repeats refused.
+"""The way in for runs, qrels and topics: the format told, its reader called, repeated pairs refused.
 
 read_run, read_qrels and read_topics take a path in any accepted format: inputs.detection tells
 which (by extension and content), inputs.formats holds one reader per format, and a repeated

@@ -1,7 +1,10 @@
-"""Runs and qrels given in any accepted form, as the readers make them: a path (read and checked),
-what read_run / read_qrels returned, a pyarrow Table or a pandas DataFrame (PyTerrier's `docno`
-and `label` column names too), or what pytrec_eval, ranx and ir_measures take (inputs.formats.python_data:
-{qid: {docid: value}}, {qid: [docid, ...]}, a ranx Run/Qrels, a list of namedtuples)."""
+"""Runs and qrels in any form the API takes, as the checked Run and Qrels the readers make.
+
+A path (read and checked), what read_run / read_qrels returned, a pyarrow Table or a pandas
+DataFrame (PyTerrier's `docno` and `label` column names too), or what pytrec_eval, ranx and
+ir_measures take (inputs.formats.python_data: {qid: {docid: value}}, {qid: [docid, ...]}, a ranx
+Run/Qrels, a list of namedtuples).
+"""
 
 from __future__ import annotations
 

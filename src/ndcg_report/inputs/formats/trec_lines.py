@@ -1,4 +1,4 @@
-"""What a TREC run or qrels line holds (its layout), and the diagnosis of the first line that breaks it.
+"""What a TREC run or qrels line holds (its layout), and the diagnosis of a line that breaks it.
 
 The layouts name the whitespace-separated columns and the three kept (qid, docid, and the score or
 the relevance label). A text that pyarrow could not read, or read wrongly, is diagnosed here line
