@@ -30,7 +30,7 @@ CHILD = r"""
 import json, resource, sys, time
 started = time.perf_counter()
 from ndcg_report.baseline.bm25 import build_index, retrieve, write_trec_run
-from ndcg_report.inputs.trec import read_topics
+from ndcg_report.inputs.reading import read_topics
 imported = time.perf_counter()
 corpus, topics_path, out, top_k = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 index = build_index(corpus)

@@ -16,7 +16,7 @@ import numpy as np
 
 
 def convert(run: Path, out: Path, form: str) -> None:
-    from ndcg_report.inputs.trec import read_run
+    from ndcg_report.inputs.reading import read_run
 
     table = read_run(run).table
     qids = table["qid"].chunk(0)

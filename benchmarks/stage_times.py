@@ -37,18 +37,21 @@ if what == "plain":
 start = clock()
 from ndcg_report import evaluate
 from ndcg_report.core.output_formats import format_trec
-from ndcg_report.inputs.trec import QRELS_LAYOUT, RUN_LAYOUT, Qrels, Run, _read_table, _reject_duplicates
+from ndcg_report.inputs.duplicates import reject_duplicates
+from ndcg_report.inputs.formats.trec_lines import QRELS_LAYOUT, RUN_LAYOUT
+from ndcg_report.inputs.formats.trec_text import read_table
+from ndcg_report.inputs.reading import Qrels, Run
 times["imports"] = clock() - start
 
 start = clock()
-qrels_table, qrels_line = _read_table(qrels_path, QRELS_LAYOUT)
+qrels_table, qrels_line = read_table(qrels_path, QRELS_LAYOUT)
 times["parse qrels"] = clock() - start
 start = clock()
-run_table, run_line = _read_table(run_path, RUN_LAYOUT)
+run_table, run_line = read_table(run_path, RUN_LAYOUT)
 times["parse run"] = clock() - start
 start = clock()
-qrels = Qrels(str(qrels_path), qrels_table, _reject_duplicates(qrels_path, qrels_line, qrels_table, "qrels"))
-run = Run(str(run_path), run_table, "", _reject_duplicates(run_path, run_line, run_table, "run"))
+qrels = Qrels(str(qrels_path), qrels_table, reject_duplicates(qrels_path, qrels_line, qrels_table, "qrels"))
+run = Run(str(run_path), run_table, "", reject_duplicates(run_path, run_line, run_table, "run"))
 times["checks + pair index, both files"] = clock() - start
 start = clock()
 evaluation = evaluate(run, qrels)

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from ndcg_report.baseline.bm25 import STOPWORDS, _stemmer, _top_k, build_index, retrieve
 from ndcg_report.inputs.corpus import iter_corpus
-from ndcg_report.inputs.trec import read_topics
+from ndcg_report.inputs.reading import read_topics
 
 DATA = Path(__file__).resolve().parents[1] / "src" / "ndcg_report" / "data" / "cranfield"
 

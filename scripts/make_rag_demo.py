@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ndcg_report.baseline.bm25 import build_index, retrieve
 from ndcg_report.inputs.corpus import iter_corpus
-from ndcg_report.inputs.trec import read_topics
+from ndcg_report.inputs.reading import read_topics
 
 DATA = Path(__file__).resolve().parents[1] / "src" / "ndcg_report" / "data"
 SOURCE, OUT = DATA / "cranfield", DATA / "rag-cranfield"

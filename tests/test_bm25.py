@@ -22,7 +22,7 @@ from ndcg_report.baseline.cache import CACHE_ENV, cached_bm25_run, default_cache
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.inputs.corpus import iter_corpus
-from ndcg_report.inputs.trec import read_qrels, read_run, read_topics
+from ndcg_report.inputs.reading import read_qrels, read_run, read_topics
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
 TINY = CORPUS / "tiny.jsonl"
@@ -390,7 +390,7 @@ def test_cranfield_run_is_the_same_in_every_process(tmp_path: Path) -> None:
     """The cache relies on it: bm25s numbers tokens in set order, which varies with the hash seed."""
     script = (
         "import sys; from ndcg_report.baseline.bm25 import build_bm25_run, write_trec_run;"
-        "from ndcg_report.inputs.trec import read_topics;"
+        "from ndcg_report.inputs.reading import read_topics;"
         f"d = {str(CRANFIELD)!r};"
         "write_trec_run(build_bm25_run(d + '/corpus.jsonl', read_topics(d + '/topics.tsv'), batch_size=300), sys.argv[1])"
     )

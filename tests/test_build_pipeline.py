@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from ndcg_report.build import notebook_io
-from ndcg_report.inputs.trec import read_qrels, read_run
+from ndcg_report.inputs.reading import read_qrels, read_run
 from ndcg_report.build import input_cache, loading
 from ndcg_report.build.input_cache import INPUT_CACHE_ENV, load_parsed, save_parsed
 from ndcg_report.build.steps.processes import REVALIDATION_ENV

@@ -16,7 +16,7 @@ from ndcg_report.stats.paired import compare, compare_arrays, holm, paired_score
 from ndcg_report.stats.resampling import randomization_pvalue
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.evaluation_pass import evaluate
-from ndcg_report.inputs.trec import read_qrels, read_run
+from ndcg_report.inputs.reading import read_qrels, read_run
 
 DL19 = importlib.resources.files("ndcg_report") / "data" / "dl19-passage"
 EXPECTED_COLUMNS = [

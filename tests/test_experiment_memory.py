@@ -12,7 +12,7 @@ import pytest
 
 from ndcg_report.build import notebook_io
 from ndcg_report import compare_runs, read_run
-from ndcg_report.inputs.trec import Run
+from ndcg_report.inputs.reading import Run
 from ndcg_report.analysis import compare as experiment_module
 from ndcg_report.build import loading
 from ndcg_report.analysis.experiment import RunInfo

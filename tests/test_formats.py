@@ -345,7 +345,7 @@ def test_random_data_with_float_grades_ties_and_unicode_ids_is_the_same_in_every
 
 
 def test_a_json_lines_run_streamed_in_small_pieces_equals_the_in_memory_evaluation(tmp_path, monkeypatch):
-    from ndcg_report.inputs import json_lines
+    from ndcg_report.inputs.formats import json_lines
 
     table = read_run(MONOT5).table
     by_query: dict[str, list] = {}

@@ -24,7 +24,8 @@ from ndcg_report.batch.config import load_config
 from ndcg_report.batch.history import read_history, read_status
 from ndcg_report.core.number_text import fixed, shortest
 from ndcg_report.files import OWNED_MARKER
-from ndcg_report.inputs import trec
+from ndcg_report.inputs.formats import trec_parsing, trec_text
+from ndcg_report.inputs.reading import read_run
 
 SMALL = Path(__file__).parent / "data" / "small"
 
@@ -218,31 +219,31 @@ def test_08_a_file_wrong_from_its_start_fails_on_a_bounded_prefix(tmp_path, monk
     def no_full_read(*args, **kwargs):
         raise AssertionError("the whole file was parsed")
 
-    parse = trec._parse
+    parse = trec_parsing.parse_text
 
     def prefix_only(source, layout):  # the prefix check parses at most _PREFIX_BYTES of text
-        if not isinstance(source, bytes) or len(source) > trec._PREFIX_BYTES:
+        if not isinstance(source, bytes) or len(source) > trec_text._PREFIX_BYTES:
             no_full_read()
         return parse(source, layout)
 
-    monkeypatch.setattr(trec, "_parse", prefix_only)
-    monkeypatch.setattr(trec, "_parse_in_chunks", no_full_read)
+    monkeypatch.setattr(trec_parsing, "parse_text", prefix_only)
+    monkeypatch.setattr(trec_text, "_parse_in_chunks", no_full_read)
     for path in (garbage, bomb):
         with pytest.raises(InputError, match=r":1: expected 6 columns"):
-            trec.read_run(path)
+            read_run(path)
 
 
 def test_08_a_bad_line_deep_in_a_file_is_found_reading_it_in_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(trec, "_CHUNK_BYTES", 1000)  # many chunks, lines cut across them
+    monkeypatch.setattr(trec_text, "_CHUNK_BYTES", 1000)  # many chunks, lines cut across them
     lines = [f"q{i // 10}\tQ0\td{i}\t{i}\t{-i}\tt" for i in range(5000)]  # tabs: not the fast path
     lines[4321] = "q1 Q0 dx 1 oops t"
     path = tmp_path / "run.txt"
     path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
     with pytest.raises(InputError, match=r"run.txt:4322: score 'oops' is not a number"):
-        trec.read_run(path)
+        read_run(path)
     lines[4321] = "q1 Q0 dx 1 1.0 t"
     path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
-    run = trec.read_run(path)
+    run = read_run(path)
     assert run.table.num_rows == 5000 and run.table["docid"][4999].as_py() == "d4999"
 
 
@@ -274,12 +275,12 @@ def test_10_a_line_with_a_10_mb_docid_is_read(tmp_path):
 
 
 def test_10_a_line_past_the_limit_names_its_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(trec, "_MAX_BLOCK", 1 << 16)
-    monkeypatch.setattr(trec, "_CHUNK_BYTES", 1 << 12)
+    monkeypatch.setattr(trec_text, "_MAX_BLOCK", 1 << 16)
+    monkeypatch.setattr(trec_text, "_CHUNK_BYTES", 1 << 12)
     path = tmp_path / "run"
     path.write_text("\tq1 Q0 d1 1 3.0 t\nq1 Q0 " + "D" * (1 << 17) + " 2 2.0 t\n")
     with pytest.raises(InputError, match=r"run:2: a line longer than"):
-        trec.read_run(path)
+        read_run(path)
 
 
 # --- clean errors -------------------------------------------------------------------------------------

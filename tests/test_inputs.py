@@ -231,13 +231,13 @@ def test_topic_ids_with_white_space_are_rejected(tmp_path):
 @given(st.lists(st.tuples(st.text("ab ", max_size=12), st.sampled_from(["\n", "\r\n", "\r"])), max_size=30),
        st.text("ab", max_size=5), st.integers(1, 40), st.booleans())
 def test_text_is_cut_into_whole_lines_whatever_the_line_ends(tmp_path_factory, lines, tail, chunk_bytes, gzipped):
-    from ndcg_report.inputs import trec
+    from ndcg_report.inputs.formats import trec_text
 
     text = ("".join(line + end for line, end in lines) + tail).encode()
     path = tmp_path_factory.mktemp("chunks") / "text"
     path.write_bytes(gzip.compress(text) if gzipped else text)
-    with trec.open_maybe_gzip(path) as handle:
-        pieces = list(trec._whole_line_chunks(path, handle, chunk_bytes))
+    with trec_text.open_maybe_gzip(path) as handle:
+        pieces = list(trec_text._whole_line_chunks(path, handle, chunk_bytes))
     assert b"".join(pieces) == text and all(pieces)
     longest = max([len(line) + 2 for line, _ in lines] + [len(tail)])
     assert all(len(piece) <= 3 * chunk_bytes + 2 * longest for piece in pieces)  # memory bounded by the chunk size

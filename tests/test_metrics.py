@@ -198,7 +198,7 @@ def test_empty_docids_next_to_short_ones_in_a_table():
 
 def test_docids_as_large_strings_give_the_same_numbers(dl19, monkeypatch):
     # docid columns over 2 GiB are read as large_string; force that on the real DL19 files
-    import ndcg_report.inputs.trec as read_inputs_module
+    import ndcg_report.inputs.formats.trec_parsing as read_inputs_module
 
     expected = evaluate(read_run(dl19["monot5"]), read_qrels(dl19["qrels"])).values
     monkeypatch.setattr(read_inputs_module, "_LARGE_STRINGS", 0)
@@ -258,7 +258,7 @@ def test_dl19_monot5_out_of_rank_order(dl19):
 def test_docids_with_equal_keys_keep_their_own_labels(monkeypatch):
     # Force every (query, docid) pair to the same 64-bit key: the join must fall back to comparing
     # the queries and docids themselves, so collisions never change a label.
-    import ndcg_report.inputs.trec as read_inputs_module
+    import ndcg_report.inputs.duplicates as read_inputs_module
 
     monkeypatch.setattr(read_inputs_module, "pair_keys", lambda qids, docids: np.zeros(len(docids), np.uint64))
     run = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a\x00", "b", "a", "a"], "score": [3.0, 2.0, 1.0, 1.0]})
@@ -274,7 +274,7 @@ def test_duplicate_check_is_exact_under_key_collisions():
     import pyarrow as pa
 
     from ndcg_report.inputs.pair_index import build_pair_index
-    from ndcg_report.inputs.trec import first_duplicate_pair
+    from ndcg_report.inputs.duplicates import first_duplicate_pair
 
     docids = pa.array(["a", "a\x00", "b", "a"])
     colliding = build_pair_index(np.zeros(len(docids), np.uint64))

@@ -17,7 +17,7 @@ import pytest
 from ndcg_report.build import notebook_io
 from ndcg_report import compare_runs, evaluate
 from ndcg_report.files import path_sha256
-from ndcg_report.inputs.trec import read_qrels, read_run
+from ndcg_report.inputs.reading import read_qrels, read_run
 from ndcg_report.build.parameters import validate_parameters
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))

@@ -11,9 +11,10 @@ import pyarrow as pa
 import pytest
 
 from ndcg_report.core.evaluation_pass import evaluate
-from ndcg_report.inputs import trec
+from ndcg_report.inputs import duplicates
+from ndcg_report.inputs.duplicates import index_pairs
+from ndcg_report.inputs.reading import Run, read_qrels, read_run
 from ndcg_report.inputs.selection import group_by_query, select_queries
-from ndcg_report.inputs.trec import Run, index_pairs, read_qrels, read_run
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 ARRAYS = ("num_ret", "num_rel", "num_rel_graded", "in_run", "values", "averaged", "dcg", "idcg", "judged")
@@ -28,7 +29,7 @@ def run_of(table: pa.Table) -> Run:
 @pytest.mark.parametrize("collide", [False, True])
 def test_selected_qrels_evaluate_a_part_of_the_run_exactly_as_the_whole_qrels(monkeypatch, tmp_path, collide):
     if collide:  # every pair gets the same key: only the string checks tell pairs apart
-        monkeypatch.setattr(trec, "pair_keys", lambda qids, docids: np.zeros(len(docids), np.uint64))
+        monkeypatch.setattr(duplicates, "pair_keys", lambda qids, docids: np.zeros(len(docids), np.uint64))
     qrels = read_qrels(DL19 / "qrels.dl19-passage.txt")
     run = read_run(DL19 / "monot5.dl19.run.gz").table
     if collide:  # equal keys make every lookup walk all entries: keep it small

@@ -19,7 +19,7 @@ from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.core.streaming import evaluate_streaming, first_return, fits_in_memory
 from ndcg_report.errors import InputError
-from ndcg_report.inputs import trec
+from ndcg_report.inputs.formats import trec_text
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS = DL19 / "qrels.dl19-passage.txt"
@@ -118,7 +118,7 @@ def test_eval_picks_streaming_by_size_and_prints_the_same(tmp_path):
 def test_a_bad_line_past_the_checked_prefix_names_its_line_when_streamed(tmp_path, monkeypatch, ending):
     """Lines before a chunk are counted only when an error needs them: CR, CRLF and LF ends, comment
     lines and a CRLF split across two reads all count as pyarrow reads them."""
-    monkeypatch.setattr(trec, "_PREFIX_BYTES", 64)  # past the prefix check: the chunk reader finds the line
+    monkeypatch.setattr(trec_text, "_PREFIX_BYTES", 64)  # past the prefix check: the chunk reader finds the line
     lines = [f"{q} Q0 d{i} {i} {100 - i} t" if i % 17 else "# a comment" for q in range(1, 4) for i in range(50)]
     (tmp_path / "qrels.txt").write_text("1 0 d1 1\n")
     for bad, problem in (("3 Q0 d99 1 high t", "score 'high' is not a number"), ("3 Q0 d\x0099 1 2 t", "NUL byte")):

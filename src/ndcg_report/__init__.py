@@ -7,8 +7,8 @@ from ndcg_report.version import __version__
 _LAZY = {"compare_runs": "ndcg_report.analysis.compare", "Experiment": "ndcg_report.analysis.experiment",
          "Evaluation": "ndcg_report.core.evaluation", "QueryCounts": "ndcg_report.core.evaluation",
          "evaluate": "ndcg_report.core.evaluation_pass", "parse_cutoffs": "ndcg_report.core.measures.names",
-         "read_qrels": "ndcg_report.inputs.trec", "read_run": "ndcg_report.inputs.trec",
-         "read_topics": "ndcg_report.inputs.trec", "Measure": "ndcg_report.core.measures.names"}
+         "read_qrels": "ndcg_report.inputs.reading", "read_run": "ndcg_report.inputs.reading",
+         "read_topics": "ndcg_report.inputs.reading", "Measure": "ndcg_report.core.measures.names"}
 
 __all__ = [
     "Evaluation",

@@ -22,9 +22,9 @@ from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rankings
 from ndcg_report.errors import ParameterError
-from ndcg_report.inputs.python_data import is_one_run
+from ndcg_report.inputs.formats.python_data import is_one_run
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
-from ndcg_report.inputs.trec import Qrels, Run
+from ndcg_report.inputs.reading import Qrels, Run
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
 from ndcg_report.stats.resampling import LARGE_N
 
@@ -242,7 +242,7 @@ def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:
     if topics is None or isinstance(topics, pd.Series):
         return topics
     if isinstance(topics, (str, Path)):
-        from ndcg_report.inputs.trec import read_topics
+        from ndcg_report.inputs.reading import read_topics
 
         return read_topics(topics)
     raise ParameterError(f"topics must be a path or a pandas Series of query text by qid; got {type(topics).__name__}")

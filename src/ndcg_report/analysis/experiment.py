@@ -21,7 +21,7 @@ from ndcg_report.core.presets import HEADLINE
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.ties import TieRange
 from ndcg_report.core.toplists import Rankings, rank_overlaps, unjudged_pool
-from ndcg_report.inputs.trec import Qrels
+from ndcg_report.inputs.reading import Qrels
 from ndcg_report.analysis.experiment_figures import ExperimentFigures
 from ndcg_report.stats.letters import compact_letters
 from ndcg_report.stats.paired import stream_label

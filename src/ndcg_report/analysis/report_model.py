@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # not imported at run time: the parameters are read where pan
     import pandas as pd
 
     from ndcg_report.analysis.experiment import Experiment
-    from ndcg_report.inputs.trec import Qrels
+    from ndcg_report.inputs.reading import Qrels
 
 
 @dataclass(frozen=True)

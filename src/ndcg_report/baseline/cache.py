@@ -42,7 +42,7 @@ def cached_bm25_run(
     say = log if log is not None else _stderr
     corpus_path, topics_path = source_path(corpus_path), source_path(topics_path)  # <(...) read once
     from ndcg_report.inputs.corpus import iter_corpus
-    from ndcg_report.inputs.trec import read_topics
+    from ndcg_report.inputs.reading import read_topics
 
     read_topics(topics_path)  # bad topics fail here, and so does a corpus bad from its start (bounded
     iter_corpus(corpus_path)  # first checks), before the whole files are hashed
@@ -136,7 +136,7 @@ def _build(
 ) -> None:
     """Build the run, write it to run_path, then write its metadata (both atomically)."""
     from ndcg_report.baseline.bm25 import build_bm25_run, write_trec_run
-    from ndcg_report.inputs.trec import read_topics
+    from ndcg_report.inputs.reading import read_topics
 
     started = time.perf_counter()
     topics = read_topics(topics_path)

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ndcg_report.files import path_sha256
 from ndcg_report.inputs.pair_index import PairIndex
-from ndcg_report.inputs.trec import Qrels, Run
+from ndcg_report.inputs.reading import Qrels, Run
 
 INPUT_CACHE_ENV = "NDCG_REPORT_INPUT_CACHE"
 _FORMAT = b"ndcg-report parsed input 1\0"  # changes whenever what is saved changes

@@ -17,7 +17,7 @@ import numpy as np
 
 from ndcg_report.core.evaluation_pass import averaged_queries
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.inputs.trec import Qrels, Run, read_qrels, read_run, read_topics
+from ndcg_report.inputs.reading import Qrels, Run, read_qrels, read_run, read_topics
 from ndcg_report.build.input_cache import load_parsed
 from ndcg_report.analysis.report_model import ReportParameters
 

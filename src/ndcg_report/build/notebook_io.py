@@ -22,9 +22,9 @@ from ndcg_report.build.loading import baseline_path, checked_baseline, checked_r
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
 from ndcg_report.core.toplists import pool_tsv_chunks
 from ndcg_report.files import path_sha256, text_line_count
-from ndcg_report.inputs.formats import describe_input
-from ndcg_report.inputs.parquet import is_parquet, parquet_row_count
-from ndcg_report.inputs.trec import read_topics
+from ndcg_report.inputs.detection import describe_input
+from ndcg_report.inputs.formats.parquet import is_parquet, parquet_row_count
+from ndcg_report.inputs.reading import read_topics
 
 
 def load_report(params: ReportParameters) -> Report:

@@ -95,7 +95,7 @@ def _evaluate_in_memory(args: argparse.Namespace, options: "Options") -> Evaluat
     """The whole run read at once, the qrels on a thread meanwhile (NumPy and pyarrow release the GIL)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ndcg_report.inputs.trec import read_qrels, read_run
+    from ndcg_report.inputs.reading import read_qrels, read_run
 
     with ThreadPoolExecutor(1) as pool:
         qrels_read = pool.submit(read_qrels, args.qrels)
@@ -110,7 +110,7 @@ def _evaluate_on_cluster(args: argparse.Namespace, options: "Options") -> Evalua
     """eval --dask: the Parquet run's files evaluated one task each on the cluster, merged here."""
     from pathlib import Path
 
-    from ndcg_report.inputs.parquet import is_parquet
+    from ndcg_report.inputs.formats.parquet import is_parquet
 
     run = Path(args.run)
     if args.reading is not None:
@@ -122,8 +122,8 @@ def _evaluate_on_cluster(args: argparse.Namespace, options: "Options") -> Evalua
                              "evaluate it without --dask, or write it as Parquet")
     from ndcg_report.core.partitions import evaluate_partitioned
     from ndcg_report.dask_cluster import LOST, connect, lost_message
-    from ndcg_report.inputs.parquet import parquet_files
-    from ndcg_report.inputs.trec import read_qrels
+    from ndcg_report.inputs.formats.parquet import parquet_files
+    from ndcg_report.inputs.reading import read_qrels
 
     parquet_files(run)  # a missing run or an empty folder: before connecting
     qrels = read_qrels(args.qrels)  # so is a bad qrels file (the workers read it again)

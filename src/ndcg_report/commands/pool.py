@@ -14,7 +14,7 @@ def run_pool(args: argparse.Namespace) -> str:
 
     from ndcg_report.core.toplists import pool_tsv_chunks, rankings, unjudged_pool
     from ndcg_report.files import folder_problem, overwritten_input, write_lines_atomic
-    from ndcg_report.inputs.trec import read_qrels, read_run
+    from ndcg_report.inputs.reading import read_qrels, read_run
     from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
 
     if not 1 <= args.depth <= 100_000:

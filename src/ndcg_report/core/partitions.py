@@ -27,9 +27,10 @@ from ndcg_report.core.evaluation import Evaluation, QueryCounts
 from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
+from ndcg_report.inputs.duplicates import index_pairs
+from ndcg_report.inputs.formats.parquet import no_rows_error, parquet_files, parquet_row_count
+from ndcg_report.inputs.reading import Qrels, Run, read_qrels, read_run
 from ndcg_report.inputs.selection import QrelsByQuery, select_queries
-from ndcg_report.inputs.parquet import no_rows_error, parquet_files, parquet_row_count
-from ndcg_report.inputs.trec import Qrels, Run, index_pairs, read_qrels, read_run
 
 PER_QUERY = ("num_ret", "num_rel", "num_rel_graded", "in_run", "values", "averaged", "dcg", "idcg", "judged")
 

@@ -26,11 +26,12 @@ from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.partitions import Options, QueryRows, absent_queries, merge, rows_of
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
+from ndcg_report.inputs.duplicates import index_pairs
+from ndcg_report.inputs.formats.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
 from ndcg_report.inputs.pair_index import PairIndex
-from ndcg_report.inputs.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
+from ndcg_report.inputs.reading import Qrels, Run, line_of_row, run_chunks
 from ndcg_report.inputs.selection import group_by_query, select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
-from ndcg_report.inputs.trec import Qrels, Run, index_pairs, line_of_row, run_chunks
 
 BLOCK_BYTES = 32 << 20  # text per block: about 0.8M run lines (7M lines: fastest of 16-256 MiB; 256 MiB peaked at 1.4 GB)
 READ_BYTES = 16 << 20  # text parsed at a time: buffers this small are reused by malloc, not faulted in anew
@@ -206,7 +207,7 @@ def streams_by_default(run: str | Path, available: int | None = None) -> bool:
 
 
 def _is_json_lines(run: Path) -> bool:
-    from ndcg_report.inputs.formats import JSONL, detect_format
+    from ndcg_report.inputs.detection import JSONL, detect_format
 
     try:
         return detect_format(run, "run") == JSONL

@@ -1,1 +1,1 @@
-"""Reading and checking inputs: TREC runs, qrels, topics and corpora, their columns and (qid, docid) keys."""
+"""Reading and checking inputs: runs, qrels, topics and corpora, their columns and (qid, docid) keys."""

@@ -1,4 +1,4 @@
-"""Stream a BEIR-style JSON-lines corpus (plain or gzip) in batches; reject bad input with file:line."""
+"""A BEIR-style JSON-lines corpus (plain or gzip) streamed in batches; bad input named by file:line."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""The text of a few documents, for the report's drill-downs: picked from a BEIR JSON-lines corpus
-(`{"_id", "title", "text"}`) or a `docid<TAB>text` file, plain or gzip, in one streaming pass that
-decodes only the lines of the documents wanted (memory: those documents' text)."""
+"""The text of a few documents for the report's drill-downs, picked from a corpus in one pass.
+
+The corpus is a BEIR JSON-lines file (`{"_id", "title", "text"}`) or a `docid<TAB>text` file, plain
+or gzip, read in one streaming pass that decodes only the lines of the documents wanted (memory:
+those documents' text).
+"""
 
 from __future__ import annotations
 

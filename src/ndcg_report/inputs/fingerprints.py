@@ -1,4 +1,7 @@
-"""64-bit fingerprints of strings and (query, docid) pairs: equal inputs, equal keys; callers verify hits."""
+"""64-bit fingerprints of strings and (query, docid) pairs: equal inputs give equal keys.
+
+Keys are not unique: callers verify their hits.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Runs and qrels held as nested mappings, as pytrec_eval and ranx take them: {qid: {docid: value}},
-or for a run {qid: [docid, ...]} (a ranked list, first is best: score = -rank). Shared by JSON
-documents and Python dicts; `fail` says where a problem is (a file's line, or the query)."""
+"""Runs and qrels as nested mappings, as pytrec_eval and ranx take them, made into a table.
+
+{qid: {docid: value}}, or for a run {qid: [docid, ...]} (a ranked list, first is best: score =
+-rank). Shared by JSON documents and Python dicts; `fail` says where a problem is (a file's line,
+or the query).
+"""
 
 from __future__ import annotations
 

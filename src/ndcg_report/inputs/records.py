@@ -1,6 +1,9 @@
-"""One JSON record (a line of JSON lines, a value of a JSON document) read as strictly as a TREC line:
-what a query or document id may be, what a score or grade may be, and the one-line description of
-what is wrong otherwise. Shared by the JSON readers and by Python dicts given to the API."""
+"""One JSON record read as strictly as a TREC line: its ids, its score or grade, what is wrong.
+
+A record is a line of JSON lines or a value of a JSON document: what a query or document id may
+be, what a score or grade may be, and the one-line description of what is wrong otherwise. Shared
+by the JSON readers and by Python dicts given to the API.
+"""
 
 from __future__ import annotations
 

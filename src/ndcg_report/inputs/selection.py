@@ -1,5 +1,7 @@
-"""The qrels lines of some queries, for evaluating a part of a run (a streamed block, a partition)
-at the cost of that part, not of the whole qrels each time."""
+"""The qrels lines of some queries, to evaluate a part of a run at the cost of that part.
+
+A part is a streamed block or a partition: its qrels cost that part, not the whole qrels each time.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array, strings
-from ndcg_report.inputs.trec import Qrels, index_pairs
+from ndcg_report.inputs.duplicates import index_pairs
+from ndcg_report.inputs.reading import Qrels
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,6 +1,9 @@
-"""What a reader may open: regular files and folders as they are; a process substitution (`<(zcat
-x.gz)`, /dev/fd/N) or /dev/stdin copied once into a temporary file that every later read uses; a
-named pipe, device or socket refused with one line instead of blocking or reading forever."""
+"""What a reader may open: files as they are, pipes copied once, other special files refused.
+
+Regular files and folders are read as they are; a process substitution (`<(zcat x.gz)`,
+/dev/fd/N) or /dev/stdin is copied once into a temporary file that every later read uses; a named
+pipe, device or socket is refused with one line instead of blocking or reading forever.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""Runs and qrels given in any accepted form, as the readers make them: a path (read and checked),
-what read_run / read_qrels returned, a pyarrow Table or a pandas DataFrame (PyTerrier's `docno`
-and `label` column names too), or what pytrec_eval, ranx and ir_measures take (inputs.python_data:
-{qid: {docid: value}}, {qid: [docid, ...]}, a ranx Run/Qrels, a list of namedtuples)."""
+"""Runs and qrels in any form the API takes, as the checked Run and Qrels the readers make.
+
+A path (read and checked), what read_run / read_qrels returned, a pyarrow Table or a pandas
+DataFrame (PyTerrier's `docno` and `label` column names too), or what pytrec_eval, ranx and
+ir_measures take (inputs.formats.python_data: {qid: {docid: value}}, {qid: [docid, ...]}, a ranx
+Run/Qrels, a list of namedtuples).
+"""
 
 from __future__ import annotations
 
@@ -15,8 +18,9 @@ import pyarrow.compute as pc
 
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.columns import id_strings
-from ndcg_report.inputs.python_data import python_table, python_tag
-from ndcg_report.inputs.trec import Qrels, Run, index_pairs, read_qrels, read_run
+from ndcg_report.inputs.duplicates import index_pairs
+from ndcg_report.inputs.formats.python_data import python_table, python_tag
+from ndcg_report.inputs.reading import Qrels, Run, read_qrels, read_run
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,7 +32,7 @@ ALIASES = {"docno": "docid", "label": "rel"}  # PyTerrier's names for our column
 
 def load_run(data: RunLike) -> Run:
     """A checked, indexed Run from a path, a Run, a table with qid, docid (or docno) and score, or a
-    run held in Python (inputs.python_data)."""
+    run held in Python (inputs.formats.python_data)."""
     if isinstance(data, Run):
         return data
     if isinstance(data, (str, Path)):
@@ -42,7 +46,7 @@ def load_run(data: RunLike) -> Run:
 
 def load_qrels(data: QrelsLike) -> Qrels:
     """Checked, indexed Qrels from a path, a Qrels, a table with qid, docid (or docno) and rel (or
-    label), or qrels held in Python (inputs.python_data)."""
+    label), or qrels held in Python (inputs.formats.python_data)."""
     if isinstance(data, Qrels):
         return data
     if isinstance(data, (str, Path)):

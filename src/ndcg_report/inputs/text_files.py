@@ -1,6 +1,8 @@
-"""Reading text inputs (plain or gzip) for every reader: OS errors as InputErrors, the checks made
-before a file is parsed (readable, encoding, a bounded look at its first line), and pieces of whole
-lines in bounded memory."""
+"""The reading of text inputs (plain or gzip) that every reader shares.
+
+OS errors as InputErrors, the checks made before a file is parsed (readable, encoding, a bounded
+look at its first line), and pieces of whole lines in bounded memory.
+"""
 
 from __future__ import annotations
 

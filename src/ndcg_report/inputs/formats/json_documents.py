@@ -1,6 +1,9 @@
-"""Runs and qrels as one JSON document, as pytrec_eval and ranx dicts are saved: {qid: {docid: value}}
-(a run also {qid: [docid, ...]}, ranked, best first). Read whole (at most MAX_DOCUMENT bytes of
-text, measured before it is held); a problem names the line of the query or document at fault."""
+"""Runs and qrels as one JSON document, as pytrec_eval and ranx dicts are saved.
+
+{qid: {docid: value}} (a run also {qid: [docid, ...]}, ranked, best first). Read whole (at most
+MAX_DOCUMENT bytes of text, measured before it is held); a problem names the line of the query or
+document at fault.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Qrels as BEIR writes them (`qrels/test.tsv`): a `query-id corpus-id score` header line, then one
-`qid<TAB>docid<TAB>grade` line per judgment. pyarrow reads a clean piece; any other piece is read
-again line by line (fields split on white space, as TREC text is), which names the first bad line."""
+"""Qrels as BEIR writes them (`qrels/test.tsv`): a header line, then tab-separated judgments.
+
+The header is `query-id corpus-id score`, then one `qid<TAB>docid<TAB>grade` line per judgment.
+pyarrow reads a clean piece; any other piece is read again line by line (fields split on white
+space, as TREC text is), which names the first bad line.
+"""
 
 from __future__ import annotations
 

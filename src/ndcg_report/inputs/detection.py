@@ -1,6 +1,8 @@
-"""Which format an input file is in: told by its extension (after any .gz), confirmed by its first
-bytes and structure; a file without a known extension is told by its structure alone. A mismatch or
-an unknown format is an InputError naming what was expected."""
+"""Which format an input is in: told by its extension, confirmed by its first bytes and structure.
+
+The extension is read after any .gz; a file without a known extension is told by its structure
+alone. A mismatch or an unknown format is an InputError naming what was expected.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +10,8 @@ import json
 from pathlib import Path
 
 from ndcg_report.errors import InputError
-from ndcg_report.inputs.parquet import SUFFIXES as PARQUET_SUFFIXES
-from ndcg_report.inputs.parquet import dataset_problem, has_parquet_structure
+from ndcg_report.inputs.formats.parquet import SUFFIXES as PARQUET_SUFFIXES
+from ndcg_report.inputs.formats.parquet import dataset_problem, has_parquet_structure
 from ndcg_report.inputs.text_files import check_encoding, read_prefix
 from ndcg_report.inputs.records import json_value
 

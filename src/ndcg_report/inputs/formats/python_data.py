@@ -1,7 +1,10 @@
-"""Runs and qrels held in Python the way other IR tools hold them: pytrec_eval/ranx dicts
-({qid: {docid: value}}), a mapping of qid to a ranked list of docids (first is best: score = -rank),
-a ranx Run or Qrels (duck-typed: nothing of ranx is imported), or a list of ir_measures-style
-namedtuples (query_id, doc_id, score or relevance). Errors name the query and document at fault."""
+"""Runs and qrels held in Python as other IR tools hold them: dicts, ranx objects, namedtuples.
+
+pytrec_eval/ranx dicts ({qid: {docid: value}}), a mapping of qid to a ranked list of docids (first
+is best: score = -rank), a ranx Run or Qrels (duck-typed: nothing of ranx is imported), or a list
+of ir_measures-style namedtuples (query_id, doc_id, score or relevance). Errors name the query and
+document at fault.
+"""
 
 from __future__ import annotations
 

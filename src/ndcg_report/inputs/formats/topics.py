@@ -1,6 +1,9 @@
-"""Topics (query text by qid) as TSV (`qid<TAB>text`), BEIR `queries.jsonl` ({"_id", "text"}) or a
-TREC topic file (<top> <num> ... <title> ... </top>); read a piece of whole lines at a time after the
-bounded first check, so a file that is wrong from its start fails at once, whatever its size."""
+"""Topics (query text by qid) as TSV, BEIR queries.jsonl or a TREC topic file, plain or gzip.
+
+TSV is `qid<TAB>text` lines; BEIR's, one `{"_id", "text"}` object per line; a TREC topic file,
+`<top> <num> ... <title> ... </top>` blocks. Read a piece of whole lines at a time after the
+bounded first check, so a file that is wrong from its start fails at once, whatever its size.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
-from ndcg_report.inputs.formats import JSONL, TREC_TOPICS, detect_format
+from ndcg_report.inputs.detection import JSONL, TREC_TOPICS, detect_format
 from ndcg_report.inputs.records import RecordProblem, identifier, json_value
 from ndcg_report.inputs.text_files import (
     GZIP_ERRORS, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_pieces, read_prefix,

@@ -1,0 +1,1 @@
+"""The readers of runs, qrels and topics, one module per accepted format."""
