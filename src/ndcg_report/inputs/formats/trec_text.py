@@ -34,28 +34,24 @@ _CHUNK_BYTES = 64 << 20  # text normalised and parsed at a time when the fast pa
 def read_trec_run(path: Path) -> tuple[pa.Table, Callable[[int], int]]:
     """A TREC text run as a table (qid dictionary, docid, score) and a map from row to file line;
     InputError for a bad line or a NaN or infinite score."""
-    table, line_of_row = read_table(path, RUN_LAYOUT)
-    scores = column_numpy(table, "score")
-    bad = np.flatnonzero(~np.isfinite(scores))
-    if bad.size:
-        raise InputError(
-            path, line_of_row(int(bad[0])), f"score is {scores[bad[0]]} (NaN or infinite)",
-            "give every retrieved document a finite score",
-        )
-    return table, line_of_row
+    return _finite(path, *read_table(path, RUN_LAYOUT), "score", lambda value: f"score is {value} (NaN or infinite)",
+                   "give every retrieved document a finite score")
 
 
 def read_trec_qrels(path: Path) -> tuple[pa.Table, Callable[[int], int]]:
     """TREC text qrels as a table (qid dictionary, docid, rel) and a map from row to file line;
     InputError for a bad line or a NaN or infinite label."""
-    table, line_of_row = read_table(path, QRELS_LAYOUT)
-    labels = column_numpy(table, "rel")
-    bad = np.flatnonzero(~np.isfinite(labels))
+    return _finite(path, *read_table(path, QRELS_LAYOUT), "rel", lambda value: f"relevance label is {value}",
+                   "labels must be finite integers or decimals")
+
+
+def _finite(path: Path, table: pa.Table, line_of_row: Callable[[int], int], column: str,
+            problem: Callable[[float], str], fix: str) -> tuple[pa.Table, Callable[[int], int]]:
+    """(table, line_of_row) as given; InputError at the first row whose `column` is NaN or infinite."""
+    values = column_numpy(table, column)
+    bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
-        raise InputError(
-            path, line_of_row(int(bad[0])), f"relevance label is {labels[bad[0]]}",
-            "labels must be finite integers or decimals",
-        )
+        raise InputError(path, line_of_row(int(bad[0])), problem(values[bad[0]]), fix)
     return table, line_of_row
 
 
