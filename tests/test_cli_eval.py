@@ -94,7 +94,7 @@ def test_json_format(capsys, dl19):
     assert record["summary"]["nDCG@10"]["measure"] == "nDCG" and record["summary"]["nDCG@10"]["k"] == 10
     assert record["queries"]["in_both"] == 43 and len(record["per_query"]) == 43
     assert record["parameters"] == {"measures": ["nDCG@10"], "rel_level": 1, "gain": "linear", "missing": "zero",
-                                    "no_relevant": "skip"}
+                                    "no_relevant": "zero", "identical_ids": "keep"}
     per_query_mean = sum(r["value"] for r in record["per_query"]) / 43
     assert per_query_mean == pytest.approx(record["summary"]["nDCG@10"]["mean"], abs=1e-12)
 

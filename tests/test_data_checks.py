@@ -187,9 +187,9 @@ def help_text(*command: str) -> str:
 
 
 @pytest.mark.parametrize("command, defaults", [
-    ("eval", ["(default: 1,3,5,10,20,100,1000)", "(default: linear)", "(default: zero)",
-              "(default: skip; zero with --format trec", "(default: trec)", "(default: 1, or the preset's)"]),
-    ("build", ["(default: 1,3,5,10,20,100,1000)", "(default: linear)", "(default: zero)", "(default: skip)",
+    ("eval", ["(default: 1,3,5,10,20,100,1000)", "(default: linear)", "(default: zero, or the preset's)",
+              "(default: keep, or the preset's: drop for beir)", "(default: trec)", "(default: 1, or the preset's)"]),
+    ("build", ["(default: 1,3,5,10,20,100,1000)", "(default: linear)", "(default: zero, or the preset's)",
                "(default: 42)", "(default: 600)", "(default: made from the system names)", "(default: its file name)",
                "(default 0.9, as Anserini)", "(default 1000)"]),
     ("demo", ["(default: dl19)", "(default: 600)", "(default: reports/demo, reports/demo- cranfield, reports/demo-rag)",

@@ -9,7 +9,6 @@ import importlib.metadata
 import importlib.util
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 

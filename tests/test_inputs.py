@@ -167,19 +167,18 @@ def test_no_query_in_common(tmp_path):
 def test_no_relevant_document_anywhere_warns(tmp_path):
     run = write(tmp_path / "run.txt", "q1 Q0 d1 1 3.5 tag\n")
     qrels = write(tmp_path / "qrels.txt", "q1 0 d1 0\nq2 0 d2 0\n")
-    for options in (["--format", "csv"], ["--no-relevant", "skip"]):
+    for options in (["--format", "csv", "--no-relevant", "skip"], ["--no-relevant", "skip"]):
         result = cli("eval", *options, qrels, run)
         assert result.returncode == 0 and result.stderr.count("\n") == 1
         assert "warning: no query was averaged, so the means are nan" in result.stderr
     assert "ndcg_cut_10           \tall\tnan" in result.stdout
     result = cli("eval", "--no-relevant", "zero", qrels, run)
     assert result.returncode == 0 and result.stderr == "" and "ndcg_cut_10           \tall\t0.0000" in result.stdout
-    # trec_eval's layout averages as trec_eval does, and says so
-    result = cli("eval", qrels, run)
-    assert result.returncode == 0 and "ndcg_cut_10           \tall\t0.0000" in result.stdout
-    assert result.stderr == ("ndcg-report: note: the all rows average as trec_eval -c does: the judged queries 2 with "
-                             "no positive label (nDCG) count as 0; --format csv and json leave them out of the means "
-                             "unless given --no-relevant zero\n")
+    # every format averages as trec_eval -c does by default: the queries count 0, nothing to say
+    for options in ([], ["--format", "csv"]):
+        result = cli("eval", *options, qrels, run)
+        assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.splitlines()[1].startswith("nDCG,1,2,0.0000")  # both queries averaged, as 0
 
 
 def test_bad_usage_is_one_line(tmp_path):

@@ -4,6 +4,8 @@ reference implementation on hypothesis-generated runs with ties, float and negat
 
 from __future__ import annotations
 
+import json
+
 import gzip
 import math
 import re
@@ -208,7 +210,7 @@ def test_integer_labels_agree_with_pytrec_eval(data):
 def test_binary_measures_skip_queries_with_nothing_at_the_level():
     run = pd.DataFrame({"qid": ["a", "a", "b", "b"], "docid": ["x", "y", "x", "y"], "score": [2.0, 1.0, 2.0, 1.0]})
     qrels = pd.DataFrame({"qid": ["a", "a", "b", "c"], "docid": ["x", "y", "y", "z"], "rel": [1.0, 2.0, 1.0, 2.0]})
-    evaluation = evaluate(run, qrels, measures="nDCG@2 AP P@1", rel_level=2)
+    evaluation = evaluate(run, qrels, measures="nDCG@2 AP P@1", rel_level=2, no_relevant="skip")
     # b: relevant to nDCG (label 1), nothing at level 2 for AP and P; c: missing from the run (zero)
     assert evaluation.averaged.tolist() == [[True, True, True], [True, False, False], [True, True, True]]
     assert evaluation.mean("AP") == pytest.approx((0.5 + 0.0) / 2)
@@ -326,18 +328,20 @@ def test_eval_prints_trec_evals_names_order_and_counts(dl19, dl19_dicts):
     assert lines[-4] == "map                   \tall\t0.3013"
 
 
-def test_eval_trec_layout_averages_as_trec_eval_and_says_so(tmp_path):
+def test_every_format_averages_as_trec_eval_and_says_when_told_otherwise(tmp_path):
     (tmp_path / "qrels").write_text("a 0 x 2\na 0 y 1\nb 0 x 1\nb 0 z 0\n")
     (tmp_path / "run").write_text("a Q0 x 1 2 t\na Q0 y 2 1 t\nb Q0 x 1 2 t\n")
     trec = cli("eval", "-l", "2", "-m", "map", tmp_path / "qrels", tmp_path / "run")
-    assert trec.stdout == "map                   \tall\t0.5000\n"  # b has nothing at level 2: 0, as trec_eval -c
-    assert trec.stderr == ("ndcg-report: note: the all rows average as trec_eval -c does: the judged queries 1 with "
-                           "no label >= 2 (binary measures) count as 0; --format csv and json leave them out of the "
-                           "means unless given --no-relevant zero\n")
+    assert trec.stdout == "map                   \tall\t0.5000\n" and trec.stderr == ""  # b: 0, as trec_eval -c
     csv_out = cli("eval", "-l", "2", "-m", "map", "--format", "csv", tmp_path / "qrels", tmp_path / "run")
-    assert csv_out.stdout.splitlines()[1] == "AP,,1,1.0000,1.0000,,1.0000" and csv_out.stderr == ""
+    assert csv_out.stdout.splitlines()[1] == "AP,,2,0.5000,0.5000,0.7071,1.0000" and csv_out.stderr == ""
+    json_out = cli("eval", "-l", "2", "-m", "map", "--format", "json", tmp_path / "qrels", tmp_path / "run")
+    assert json.loads(json_out.stdout)["summary"]["AP"]["mean"] == 0.5  # one input, one number in every format
     skip = cli("eval", "-l", "2", "-m", "map", "--no-relevant", "skip", tmp_path / "qrels", tmp_path / "run")
-    assert skip.stdout == "map                   \tall\t1.0000\n" and "differ from trec_eval's" in skip.stderr
+    assert skip.stdout == "map                   \tall\t1.0000\n"
+    assert skip.stderr == ("ndcg-report: note: as the options given average, the means leave out the judged queries "
+                           "1 with no label >= 2 (binary measures), so they differ from trec_eval -c's, which counts "
+                           "them as 0\n")
     zero = cli("eval", "-l", "2", "-m", "map", "--no-relevant", "zero", tmp_path / "qrels", tmp_path / "run")
     assert zero.stdout == trec.stdout and zero.stderr == ""
 

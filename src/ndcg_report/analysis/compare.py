@@ -7,7 +7,7 @@ runs given as paths or by a generator are never in memory together; the Experime
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +17,9 @@ from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.core.measures.names import Measure
 from ndcg_report.core.evaluation import Evaluation
+from ndcg_report.core.conventions import without_identical_ids
 from ndcg_report.core.evaluation_pass import evaluate
-from ndcg_report.core.presets import choose_headline, measure_set
+from ndcg_report.core.presets import averaging, choose_headline, measure_set
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rankings
 from ndcg_report.errors import ParameterError
@@ -42,8 +43,9 @@ def compare_runs(
     judged_only: bool = False,
     rank_depth: int = 10,
     gain: str = "linear",
-    missing: str = "zero",
-    no_relevant: str = "skip",
+    missing: str | None = None,
+    no_relevant: str | None = None,
+    identical_ids: str | None = None,
     seed: int = 42,
     baseline_name: str = "",
     topics: pd.Series | None = None,
@@ -92,9 +94,11 @@ def compare_runs(
     gain
         As for `evaluate`.
     missing
-        As for `evaluate`.
+        As for `evaluate`: None is the preset's, else trec_eval's (`"zero"`).
     no_relevant
-        As for `evaluate`.
+        As for `evaluate`: None is the preset's, else trec_eval's (`"zero"`).
+    identical_ids
+        As for `evaluate`: None is the preset's (`"drop"` for `beir`), else `"keep"`.
     seed
         Seed of the bootstrap, randomization and Tukey HSD resampling (default 42).
     baseline_name
@@ -155,7 +159,9 @@ def compare_runs(
     baseline_run = load_run(baseline)
     base_name = check_name(baseline_name, "baseline_name") if baseline_name else derived_name(
         baseline_run.tag, baseline_run.path, 0)
-    derive = _Derive(qrels_read, dict(gain=gain, missing=missing, no_relevant=no_relevant, measures=asked.measures,
+    policies = averaging(preset, missing, no_relevant, identical_ids)
+    derive = _Derive(qrels_read, dict(gain=gain, missing=policies.missing, no_relevant=policies.no_relevant,
+                                      identical_ids=policies.identical_ids, measures=asked.measures,
                                       rel_level=asked.rel_level), int(rank_depth))
     names = _Names(base_name, baseline_run.path)
     systems = []
@@ -175,7 +181,7 @@ def compare_runs(
         tie_ranges={system.name: system.tie_range for system in systems if system.tie_range is not None},
         rankings={system.name: system.rankings for system in systems}, topics=topics, seed=int(seed),
         n_resamples=int(n_resamples), confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset,
-        rank_depth=int(rank_depth), large_n=int(large_n),
+        rank_depth=int(rank_depth), large_n=int(large_n), averaging=policies,
     )
 
 
@@ -200,8 +206,15 @@ class _Derive:
     rank_depth: int
 
     def __call__(self, name: str, run: Run) -> _System:
-        """The run's _System; ParameterError if it has no query in common with the qrels."""
+        """The run's _System; ParameterError if it has no query in common with the qrels. With
+        identical_ids "drop", the lines whose docid is their qid are dropped before anything is derived
+        (its rankings and tie range too), and the evaluation says how many."""
+        dropped = 0
+        if self.options["identical_ids"] == "drop":
+            run, dropped = without_identical_ids(run)
         evaluation = evaluate(run, self.qrels, **self.options)
+        if dropped:
+            evaluation = replace(evaluation, identical_dropped=dropped)
         if evaluation.counts.in_both == 0:
             raise ParameterError(f"{name!r} has no query in common with the qrels; check that they are for the same topics")
         return _System(

@@ -35,7 +35,10 @@ def parameters_table(report: Report) -> pd.DataFrame:
         **({"preset": f"{p.preset}: {find_preset(p.preset).describe()}"} if p.preset else {}),
         "measures": ", ".join(experiment.labels), "headline measure": experiment.headline.label,
         "relevance level (binary measures)": f"label >= {level_text(experiment.rel_level)}",
-        "gain (nDCG)": p.gain, "missing queries": p.missing, "queries without relevant docs": p.no_relevant,
+        "gain (nDCG)": p.gain, "missing queries": p.averaging.describe("missing"),
+        "queries without relevant docs": p.averaging.describe("no_relevant"),
+        **({"run lines whose docid is their qid": p.averaging.describe("identical_ids")}
+           if p.identical_ids != "keep" or "identical_ids" in p.averaging_given else {}),
         "seed": str(p.seed),
         "resamples (bootstrap, randomization, Tukey HSD)": f"{experiment.n_resamples:,}" + (
             f" (over more than {experiment.large_n:,} queries, large-sample limits where accurate: see Results)"

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ndcg_report.core.measures.names import Measure, measure_of
+from ndcg_report.core.conventions import Averaging
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.presets import HEADLINE
 from ndcg_report.errors import ParameterError
@@ -30,6 +31,7 @@ from ndcg_report.stats.streams import stream
 from ndcg_report.stats.tukey_hsd import tukey_hsd
 
 ALPHA = 0.05
+DEPTH_RATIO = 0.9  # a system whose median depth is below this share of another's is retrieved less deep
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,9 @@ class Experiment(ExperimentFigures):
         The top k of the drill-downs, the unjudged pool and the rank overlap.
     large_n
         Above this many paired queries, the resampling statistics use their limits where accurate.
+    averaging
+        The averaging policies (missing, no_relevant, identical_ids), the preset they come from and
+        those an option overrode (core.conventions.Averaging).
 
     Examples
     --------
@@ -144,6 +149,7 @@ class Experiment(ExperimentFigures):
     preset: str = ""  # the preset the measures came from, if any
     rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
     large_n: int = LARGE_N  # above this many queries, resampling statistics use their limits where accurate
+    averaging: Averaging = Averaging()  # how the queries are averaged, and where that came from (core.conventions)
 
     # --- shape -----------------------------------------------------------------------------
 
@@ -323,11 +329,14 @@ class Experiment(ExperimentFigures):
         return pd.DataFrame(rows).T
 
     def shallow_measures(self) -> dict[str, list[Measure]]:
-        """Per system, the measures whose cut-off is deeper than its retrieval: k above its median lines
-        per judged query, where the ranks it never retrieved count as not relevant (a measure without
-        cut-off is never listed)."""
-        depth = self.depth()
-        return {name: [m for m in self.measures if m.k is not None and m.k > depth.at[name, "median"]]
+        """Per system, the measures it is measured at a depth it does not reach, where the ranks it never
+        retrieved count as not relevant: a cut-off k above its median lines per judged query, and, when
+        another system retrieves deeper (its median below DEPTH_RATIO of the deepest), every measure
+        without a cut-off (AP, RR, R-prec, nDCG, ...). Counts of documents are never listed."""
+        depth = self.depth()["median"]
+        deepest = float(depth.max())
+        return {name: [m for m in self.measures if m.kind != "count" and (
+                    m.k > depth[name] if m.k is not None else depth[name] < DEPTH_RATIO * deepest)]
                 for name in self.systems}
 
     def rank_overlap(self) -> pd.DataFrame:

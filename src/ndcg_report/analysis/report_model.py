@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ndcg_report.core.conventions import Averaging
 from ndcg_report.core.measures.names import Measure, level_text, parse_cutoffs
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 
@@ -58,6 +59,13 @@ class ReportParameters:
     docs: Path | None = None  # document text for the drill-downs (BEIR corpus.jsonl or docid<TAB>text)
     drilldown: int = 200  # queries with a drill-down block at most (0: none)
     rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
+    identical_ids: str = "keep"  # run lines whose docid is their qid: kept, or dropped (BEIR's convention)
+    averaging_given: tuple[str, ...] = ()  # the averaging policies an option set against the preset's (or trec_eval's)
+
+    @property
+    def averaging(self) -> Averaging:
+        """How the queries are averaged, and where each policy came from (core.conventions)."""
+        return Averaging(self.missing, self.no_relevant, self.identical_ids, self.preset, self.averaging_given)
 
     @property
     def document_source(self) -> Path | None:
@@ -90,6 +98,7 @@ def build_command(params: ReportParameters) -> str:
         words += ["--docs", str(params.docs)]
     words += measure_words(params)
     words += ["--gain", params.gain, "--missing", params.missing, "--no-relevant", params.no_relevant,
+              "--identical-ids", params.identical_ids,
               "--seed", str(params.seed)]
     if params.drilldown != 200:
         words += ["--drilldown", str(params.drilldown)]

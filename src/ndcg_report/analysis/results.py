@@ -14,7 +14,7 @@ import pandas as pd
 
 from ndcg_report.core.measures.names import Measure, level_text
 from ndcg_report.analysis.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
-from ndcg_report.analysis.experiment import Experiment
+from ndcg_report.analysis.experiment import DEPTH_RATIO, Experiment
 from ndcg_report.analysis.html import DEEPER, details_html, escape, leaderboard_html, text_html
 from ndcg_report.analysis.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
 from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT
@@ -51,8 +51,24 @@ def verdicts(experiment: Experiment) -> list[str]:
             f"{signed(low)} to {signed(high)}); Holm-adjusted randomization p {p_phrase(p)}; "
             f"{count_phrase(row['wins'], 'win')}, {count_phrase(row['ties'], 'tie')}, "
             f"{count_phrase(row['losses'], 'loss')}: {meaning}." + _disagreement(low, high, significant)
+            + depth_note(experiment, name)
         )
     return lines
+
+
+def depth_note(experiment: Experiment, name: str) -> str:
+    """A sentence when a system and the baseline were retrieved to different depths (their median lines
+    per judged query differ by more than DEPTH_RATIO): a measure past the shallower one's depth counts
+    the ranks it did not retrieve as not relevant, so the comparison is not like with like; '' otherwise."""
+    depth = experiment.depth()["median"]
+    mine, theirs = float(depth[name]), float(depth[experiment.baseline_name])
+    if min(mine, theirs) >= DEPTH_RATIO * max(mine, theirs):
+        return ""
+    shallow, deep = (name, experiment.baseline_name) if mine < theirs else (experiment.baseline_name, name)
+    return (f" {shallow} was retrieved to depth {number(min(mine, theirs))} and {deep} to "
+            f"{number(max(mine, theirs))} (median lines per judged query): past depth {number(min(mine, theirs))} "
+            f"{shallow}'s unretrieved ranks count as not relevant, so measures without a cut-off (AP, RR, R-prec, "
+            "nDCG, bpref) and cut-offs deeper than that favour the deeper run.")
 
 
 def interval_name(experiment: Experiment) -> str:

@@ -19,7 +19,8 @@ from typing import Any
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.measures.names import parse_cutoffs, parse_rel_level, resolve_measures
-from ndcg_report.core.evaluation_pass import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES
+from ndcg_report.core.conventions import POLICIES
+from ndcg_report.core.evaluation_pass import GAINS
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 from ndcg_report.build.pipeline import MAX_TIMEOUT
 from ndcg_report.build.parameters import PACKAGE_PREFIX
@@ -30,12 +31,12 @@ TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
 FILE_KEYS = ("qrels", "baseline", "corpus", "topics", "docs")  # the inputs besides the runs
 BM25_KEYS = ("k1", "b", "top_k")
 MEASURE_KEYS = ("measures", "preset", "k", "rel_level", "headline", "judged_only")
-OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "drilldown", "drilldown_depth", "title", "run_name",
+OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "identical_ids", "drilldown", "drilldown_depth", "title", "run_name",
                "baseline_name", "seed", "timeout",
                *BM25_KEYS)
 REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS)
 DEFAULT_OPTIONS: dict[str, Any] = {
-    "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "judged_only": False, "gain": "linear", "missing": "zero", "no_relevant": "skip", "title": "",
+    "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "judged_only": False, "gain": "linear", "missing": "", "no_relevant": "", "identical_ids": "", "title": "",
     "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, "drilldown": 200, "drilldown_depth": 10,
     **BM25_DEFAULTS,
 }
@@ -54,8 +55,9 @@ class ReportOptions:
     headline: str  # '' = the preset's, else nDCG@10 if computed
     judged_only: bool
     gain: str
-    missing: str
-    no_relevant: str
+    missing: str  # '' = the preset's, else trec_eval -c's (zero)
+    no_relevant: str  # '' = the preset's, else trec_eval -c's (zero)
+    identical_ids: str  # '' = the preset's, else keep
     title: str  # default: the report name
     run_name: str
     baseline_name: str
@@ -199,6 +201,7 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
     options = ReportOptions(
         measures=values["measures"], preset=values["preset"], cutoffs=values["k"], rel_level=values["rel_level"],
         headline=values["headline"], judged_only=values["judged_only"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
+        identical_ids=values["identical_ids"],
         title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
         seed=values["seed"], timeout=values["timeout"], drilldown=values["drilldown"],
         drilldown_depth=values["drilldown_depth"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
@@ -259,8 +262,8 @@ def _option(key: str, value: object, where: str) -> Any:
         if not isinstance(value, bool):
             raise ParameterError(f"{where}: {_shown(value)} must be true or false")
         return value
-    if key in ("gain", "missing", "no_relevant"):
-        choices = {"gain": GAINS, "missing": MISSING_POLICIES, "no_relevant": NO_RELEVANT_POLICIES}[key]
+    if key in ("gain", "missing", "no_relevant", "identical_ids"):
+        choices = {"gain": GAINS, **POLICIES}[key]
         if value not in choices:
             raise ParameterError(f"{where}: {_shown(value)} is not one of {', '.join(choices)}")
         return value

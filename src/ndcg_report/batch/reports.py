@@ -49,8 +49,9 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
                                                          ("cutoffs", o.cutoffs), ("rel-level", o.rel_level),
                                                          ("headline", o.headline)) if value]
     command += ["--judged-only"] if o.judged_only else []
-    command += [f"--gain={o.gain}", f"--missing={o.missing}", f"--no-relevant={o.no_relevant}",
-                f"--drilldown={o.drilldown}", f"--drilldown-depth={o.drilldown_depth}",
+    command += [f"--{flag}={value}" for flag, value in (("missing", o.missing), ("no-relevant", o.no_relevant),
+                                                         ("identical-ids", o.identical_ids)) if value]
+    command += [f"--gain={o.gain}", f"--drilldown={o.drilldown}", f"--drilldown-depth={o.drilldown_depth}",
                 f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
     if o.run_name:
         command.append(f"--run-name={o.run_name}")

@@ -42,6 +42,7 @@ def load_report(params: ReportParameters) -> Report:
         baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
         preset=params.preset, headline=params.headline, judged_only=params.judged_only,
         rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
+        identical_ids=params.identical_ids,
         seed=params.seed, topics=topics,
     )
     del baseline

@@ -12,7 +12,8 @@ from importlib import resources
 from pathlib import Path
 
 from ndcg_report.core.measures.names import parse_cutoffs
-from ndcg_report.core.evaluation_pass import GAINS, MISSING_POLICIES, NO_RELEVANT_POLICIES, check_choice
+from ndcg_report.core.presets import averaging
+from ndcg_report.core.evaluation_pass import GAINS, check_choice
 from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.analysis.report_model import ReportParameters, RunInput
 from ndcg_report.errors import InputError, ParameterError
@@ -63,11 +64,11 @@ def _documents_file(path: Path | None) -> Path | None:
 
 def validate_parameters(
     runs: Sequence = (), run: str = "", run_name: str = "", qrels: str = "", baseline: str = "",
-    topics: str = "", ks: str = "", gain: str = "linear", missing: str = "zero",
-    no_relevant: str = "skip", title: str = "", seed: int = 42, baseline_name: str = "",
+    topics: str = "", ks: str = "", gain: str = "linear", missing: str = "",
+    no_relevant: str = "", title: str = "", seed: int = 42, baseline_name: str = "",
     command: str = "", corpus: str = "", bm25_settings: str = "", measures: str | Sequence = "",
     preset: str = "", rel_level: str | float = "", headline: str = "", judged_only: bool = False,
-    docs: str = "", drilldown: int = 200, drilldown_depth: int = 10,
+    docs: str = "", drilldown: int = 200, drilldown_depth: int = 10, identical_ids: str = "",
 ) -> ReportParameters:
     """Check every report parameter without reading the data; raise ParameterError/InputError.
 
@@ -75,7 +76,8 @@ def validate_parameters(
     The baseline is a run file, or (baseline '') a BM25 run still to be built from corpus + topics.
     With no run, qrels, baseline or corpus at all, the parameters are those of the default demo.
     ks, measures, preset, rel_level and headline choose the measures (core.presets.measure_set and
-    choose_headline; '' is not given).
+    choose_headline; '' is not given); missing, no_relevant and identical_ids how they are averaged
+    ('' is the preset's, else trec_eval -c's: core.conventions.averaging).
     """
     if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
         raise ParameterError(f"runs must be a list of paths or {{name, path}} mappings; got {runs!r}")
@@ -120,6 +122,7 @@ def validate_parameters(
         if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= 100_000:
             raise ParameterError(f"{label} must be a whole number from {lowest} to 100,000; got {value!r}")
     asked = measure_set(preset, measures or None, cutoffs, None if rel_level in ("", None) else rel_level, judged_only)
+    policies = averaging(preset, missing or None, no_relevant or None, identical_ids or None)
     return ReportParameters(
         runs=run_inputs, qrels=resolve_path(qrels, "qrels", folder_ok=True), baseline=baseline_path,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
@@ -127,8 +130,8 @@ def validate_parameters(
         headline=choose_headline(headline or None, preset, asked.measures), preset=preset, judged_only=judged_only,
         docs=_documents_file(resolve_path(docs, "docs", required=False)), drilldown=drilldown, rank_depth=drilldown_depth,
         gain=check_choice("gain", gain, GAINS),
-        missing=check_choice("missing", missing, MISSING_POLICIES),
-        no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES),
+        missing=policies.missing, no_relevant=policies.no_relevant, identical_ids=policies.identical_ids,
+        averaging_given=policies.given,
         title=str(title), seed=seed, baseline_name=base_name, command=str(command), bm25_settings=bm25_settings,
         demo=demo,
     )

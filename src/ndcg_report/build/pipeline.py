@@ -82,7 +82,8 @@ def notebook_parameters(params: ReportParameters) -> dict:
         "judged_only": params.judged_only, "docs": str(params.docs) if params.docs else "",
         "drilldown": params.drilldown, "drilldown_depth": params.rank_depth,
         "gain": params.gain, "missing": params.missing,
-        "no_relevant": params.no_relevant, "title": params.title, "seed": params.seed,
+        "no_relevant": params.no_relevant, "identical_ids": params.identical_ids, "title": params.title,
+        "seed": params.seed,
         "baseline_name": params.baseline_name, "command": params.command, "output_dir": ".",
         "corpus": str(params.corpus) if params.corpus else "", "bm25_settings": params.bm25_settings,
     }

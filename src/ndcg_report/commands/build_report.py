@@ -66,8 +66,8 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
             runs = [(check_name(args.run_name, "--run-name"), runs[0][1])]
         values = dict(
             runs=[{"name": name, "path": path} for name, path in runs], qrels=args.qrels, baseline=args.baseline,
-            corpus=args.corpus, topics=args.topics, ks=args.cutoffs or "", gain=args.gain, missing=args.missing,
-            no_relevant=args.no_relevant or "skip", title=args.name, seed=args.seed, baseline_name=args.baseline_name,
+            corpus=args.corpus, topics=args.topics, ks=args.cutoffs or "", gain=args.gain, missing=args.missing or "",
+            no_relevant=args.no_relevant or "", identical_ids=args.identical_ids or "", title=args.name, seed=args.seed, baseline_name=args.baseline_name,
             command=command, measures=" ".join(args.measures or []), preset=args.preset,
             rel_level="" if args.rel_level is None else args.rel_level, headline=args.headline,
             judged_only=args.judged_only, docs=args.docs, drilldown=args.drilldown,

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING
 from ndcg_report.errors import BuildError, InputError, ParameterError
 
 if TYPE_CHECKING:
+    from ndcg_report.core.conventions import Averaging
     from ndcg_report.core.evaluation import Evaluation
     from ndcg_report.core.partitions import Options
 
 
 def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     """Evaluate, then render in chunks; nothing is printed until the evaluation has succeeded."""
+    from ndcg_report.core.presets import averaging
     from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
     from ndcg_report.core.partitions import Options
     from ndcg_report.core.presets import measure_set
@@ -29,17 +31,19 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
     args.qrels, args.run = str(source_path(args.qrels)), str(source_path(args.run))  # <(...) read once; FIFOs refused
-    # trec_eval's layout averages as trec_eval does, unless told otherwise; csv and json leave such queries out
-    no_relevant = args.no_relevant or ("zero" if args.format == "trec" else "skip")
-    options = Options(asked.measures, asked.rel_level, args.gain, args.missing, no_relevant)
+    # every format averages alike: as trec_eval -c, or as the preset's community does, unless told otherwise
+    policies = averaging(args.preset, args.missing, args.no_relevant, args.identical_ids)
+    no_relevant = policies.no_relevant
+    options = Options(asked.measures, asked.rel_level, args.gain, policies.missing, no_relevant, policies.identical_ids)
     if args.dask:
         evaluation = _evaluate_on_cluster(args, options)
     elif _streams(args):
         from ndcg_report.core.streaming import QueryNotContiguous, evaluate_streaming
 
         try:
-            evaluation = evaluate_streaming(args.run, args.qrels, None, args.gain, args.missing, no_relevant,
-                                            measures=options.measures, rel_level=options.rel_level)
+            evaluation = evaluate_streaming(args.run, args.qrels, None, args.gain, options.missing, no_relevant,
+                                            measures=options.measures, rel_level=options.rel_level,
+                                            identical_ids=options.identical_ids)
         except QueryNotContiguous:
             if args.reading == "stream" or not fits_in_memory(args.run):
                 raise
@@ -55,8 +59,8 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
         print(f"ndcg-report: warning: no query was averaged, so the means are nan: none of the "
               f"{evaluation.counts.in_both} queries in both files has a relevant document in {args.qrels} "
               f"(--no-relevant {no_relevant}); --no-relevant zero averages them as 0", file=sys.stderr)
-    elif args.format == "trec":
-        _note_trec_averaging(evaluation, args.no_relevant)
+    else:
+        _note_averaging(evaluation, policies)
     if args.format == "trec":
         return trec_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
     if args.format == "csv":
@@ -70,25 +74,27 @@ def fits_in_memory(run: str) -> bool:
     return fits(run)
 
 
-def _note_trec_averaging(evaluation: Evaluation, given: str | None) -> None:
-    """A note on stderr where the `all` rows of --format trec are not averaged as csv and json average
-    them (queries with nothing relevant: trec_eval scores them 0, the default elsewhere leaves them out)."""
+def _note_averaging(evaluation: Evaluation, policies: Averaging) -> None:
+    """A note on stderr where the means are not trec_eval -c's: how many queries a policy left out
+    (a preset's or one given), or how many run lines it dropped."""
     from ndcg_report.core.measures.names import level_text
 
-    graded, binary = evaluation.counts.no_relevant, evaluation.counts.below_level
-    kinds = {measure.kind for measure in evaluation.measures}
-    parts = ([f"{graded} with no positive label (nDCG)"] if graded and "graded" in kinds else []) + (
-        [f"{binary} with no label >= {level_text(evaluation.rel_level)} (binary measures)"]
-        if binary and "binary" in kinds else [])
-    if not parts:
-        return
-    queries = " and ".join(parts)
-    if given is None:
-        print(f"ndcg-report: note: the all rows average as trec_eval -c does: the judged queries {queries} count as 0; "
-              "--format csv and json leave them out of the means unless given --no-relevant zero", file=sys.stderr)
-    elif given == "skip":
-        print(f"ndcg-report: note: with --no-relevant skip the all rows leave out the judged queries {queries}, so "
-              "they differ from trec_eval's, which counts them as 0", file=sys.stderr)
+    left_out = []
+    if policies.no_relevant == "skip":
+        graded, binary = evaluation.counts.no_relevant, evaluation.counts.below_level
+        kinds = {measure.kind for measure in evaluation.measures}
+        left_out += ([f"{graded} with no positive label (nDCG)"] if graded and "graded" in kinds else []) + (
+            [f"{binary} with no label >= {level_text(evaluation.rel_level)} (binary measures)"]
+            if binary and "binary" in kinds else [])
+    if policies.missing == "skip" and evaluation.counts.missing:
+        left_out.append(f"{evaluation.counts.missing} the run lacks")
+    origin = f"the preset {policies.source}" if policies.source and not policies.given else "the options given"
+    if left_out:
+        print(f"ndcg-report: note: as {origin} average, the means leave out the judged queries "
+              f"{' and '.join(left_out)}, so they differ from trec_eval -c's, which counts them as 0", file=sys.stderr)
+    if evaluation.identical_dropped:
+        print(f"ndcg-report: note: as {origin} do, {evaluation.identical_dropped} run line(s) whose docid is their "
+              "qid were dropped (--identical-ids drop)", file=sys.stderr)
 
 
 def _evaluate_in_memory(args: argparse.Namespace, options: "Options") -> Evaluation:

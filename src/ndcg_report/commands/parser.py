@@ -83,13 +83,16 @@ def _add_metric_options(parser: argparse.ArgumentParser, report: bool = False) -
                                  "preset's, else nDCG@10 if computed, else the first measure)")
     parser.add_argument("--gain", default="linear", choices=("linear", "exponential"),
                         help="linear: gain = label (trec_eval); exponential: 2**label - 1")
-    parser.add_argument("--missing", default="zero", choices=("zero", "skip"),
-                        help="queries with relevant docs that the run lacks: score 0 (trec_eval -c) or leave out")
-    parser.add_argument("--no-relevant", default=None, choices=("skip", "zero"), dest="no_relevant",
+    parser.add_argument("--missing", default=None, choices=("zero", "skip"),
+                        help="queries with relevant docs that the run lacks: score 0 (trec_eval -c) or leave out "
+                             "(default: zero, or the preset's)")
+    parser.add_argument("--no-relevant", default=None, choices=("zero", "skip"), dest="no_relevant",
                         help="queries with nothing relevant in qrels (for nDCG: no positive label; for the binary "
-                             "measures: none at the relevance level): leave out, or score 0 as trec_eval does "
-                             + ("(default: skip)" if report else
-                                "(default: skip; zero with --format trec, which averages as trec_eval does)"))
+                             "measures: none at the relevance level): score 0 as trec_eval -c does, or leave out "
+                             "(default: zero, or the preset's)")
+    parser.add_argument("--identical-ids", default=None, choices=("keep", "drop"), dest="identical_ids",
+                        help="run lines whose docid is their qid: keep (trec_eval) or drop (BEIR's "
+                             "ignore_identical_ids) (default: keep, or the preset's: drop for beir)")
 
 
 def _add_bm25_options(parser: argparse.ArgumentParser, corpus_only: bool = False) -> None:

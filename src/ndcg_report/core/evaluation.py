@@ -112,6 +112,10 @@ class Evaluation:
         The relevance level of the binary measures.
     tied_lines
         Run lines whose score ties another line's in the same query.
+    identical_ids
+        The `identical_ids` policy it was computed with (`keep` or `drop`).
+    identical_dropped
+        Run lines dropped because their docid is their qid (with `identical_ids="drop"`).
 
     Examples
     --------
@@ -144,6 +148,8 @@ class Evaluation:
     no_relevant: str
     rel_level: float
     tied_lines: int
+    identical_ids: str = "keep"  # run lines whose docid is their qid: kept, or dropped (BEIR's convention)
+    identical_dropped: int = 0  # how many such lines were dropped
 
     # --- columns ---------------------------------------------------------------------------
 
@@ -183,6 +189,21 @@ class Evaluation:
         """Mean of one measure over its averaged queries (NaN if there are none)."""
         j = self.column(value)
         values = self.values[self.averaged[:, j], j]
+        return float(values.mean()) if len(values) else float("nan")
+
+    def averaged_with(self, value: "Measure | str | int | None", missing: str | None = None,
+                      no_relevant: str | None = None) -> np.ndarray:
+        """Which queries would enter the mean of one measure under other policies (None: this
+        evaluation's): every query's value is known, so no evaluation again."""
+        measure = self.measure(value)
+        relevant = {"graded": self.num_rel_graded > 0, "binary": self.num_rel > 0}.get(
+            measure.kind, np.ones(len(self.qids), dtype=bool))
+        return averaged_mask(self.in_run, relevant, missing or self.missing, no_relevant or self.no_relevant)
+
+    def mean_with(self, value: "Measure | str | int | None" = None, missing: str | None = None,
+                  no_relevant: str | None = None) -> float:
+        """Mean of one measure had the queries been averaged under other policies (see averaged_with)."""
+        values = self.values[self.averaged_with(value, missing, no_relevant), self.column(value)]
         return float(values.mean()) if len(values) else float("nan")
 
     # --- tables ----------------------------------------------------------------------------
@@ -260,3 +281,14 @@ class Evaluation:
         more = f", … {len(self.measures) - 6} more" if len(self.measures) > 6 else ""
         return (f"Evaluation({self.counts.in_qrels} qrels queries, {self.counts.in_both} in the run; {shown}{more}; "
                 f"relevance level {level_text(self.rel_level)})")
+
+
+def averaged_mask(in_run: np.ndarray, relevant: np.ndarray, missing: str, no_relevant: str) -> np.ndarray:
+    """Whether each query's value enters the mean: a query the run lacks only with missing='zero', one
+    with nothing relevant (to the measure's kind) only with no_relevant='zero'."""
+    averaged = np.ones(len(in_run), dtype=bool)
+    if missing == "skip":
+        averaged &= in_run
+    if no_relevant == "skip":
+        averaged &= relevant
+    return averaged

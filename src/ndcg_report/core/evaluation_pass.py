@@ -15,20 +15,20 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ndcg_report.core.evaluation import Evaluation, QueryCounts
+from ndcg_report.core.conventions import without_identical_ids
+from ndcg_report.core.evaluation import Evaluation, QueryCounts, averaged_mask
 from ndcg_report.core.matching import judged_run_lines, qid_codes, qrels_queries, run_to_qrels
 from ndcg_report.core.measures.judged import judged_share
 from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.measures.pass_arrays import PassArrays
 from ndcg_report.core.measures.registry import COMPUTATIONS
+from ndcg_report.core.presets import averaging, measure_set
 from ndcg_report.core.ranking import rank_within_query
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.columns import column_numpy, one_array
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
 GAINS = ("linear", "exponential")
-MISSING_POLICIES = ("zero", "skip")
-NO_RELEVANT_POLICIES = ("skip", "zero")
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
@@ -43,11 +43,13 @@ def evaluate(
     qrels: QrelsLike,
     cutoffs: str | list | tuple | None = None,
     gain: str = "linear",
-    missing: str = "zero",
-    no_relevant: str = "skip",
+    missing: str | None = None,
+    no_relevant: str | None = None,
     *,
     measures: "str | Measure | list | tuple | None" = None,
     rel_level: object = None,
+    preset: str = "",
+    identical_ids: str | None = None,
 ) -> Evaluation:
     """Every measure of `run` (qid, docid, score) against `qrels` (qid, docid, rel).
 
@@ -69,17 +71,23 @@ def evaluate(
         `"linear"` (trec_eval's, the label) or `"exponential"` (`2**rel - 1`).
     missing
         A query in the qrels with something relevant that the run lacks scores 0 (`"zero"`,
-        trec_eval's `-c`) or is left out (`"skip"`).
+        trec_eval's `-c`) or is left out (`"skip"`). None: the preset's, else `"zero"`.
     no_relevant
         A query with nothing relevant (IDCG = 0 for nDCG; no label >= `rel_level` for the binary
-        measures) is left out (`"skip"`) or scores 0 (`"zero"`, trec_eval's). The counts are
-        always averaged.
+        measures) scores 0 (`"zero"`, trec_eval's) or is left out (`"skip"`). None: the preset's,
+        else `"zero"`. The counts are always averaged.
     measures
         trec_eval or ir_measures names (`"nDCG@10 AP R@1000"`, `["ndcg_cut.10", "map"]`), `Measure`
         objects or ir_measures measure objects; None: nDCG at `cutoffs`.
     rel_level
         A label at or above it is relevant to the binary measures (default 1, trec_eval's `-l`;
         any number >= 0).
+    preset
+        A community's convention (`trec-dl`, `msmarco`, `beir`, `rag`): its measures (`measures`
+        adds to them), relevance level and averaging, each overridden by the argument given.
+    identical_ids
+        `"drop"` leaves out a run line whose docid equals its qid (BEIR's `ignore_identical_ids`),
+        `"keep"` counts every line (trec_eval's). None: the preset's, else `"keep"`.
 
     Returns
     -------
@@ -104,12 +112,14 @@ def evaluate(
     8
     """
 
-    asked = resolve_measures(measures, cutoffs, rel_level)
+    asked = measure_set(preset, measures, cutoffs, rel_level) if preset else resolve_measures(measures, cutoffs, rel_level)
     check_choice("gain", gain, GAINS)
-    check_choice("missing", missing, MISSING_POLICIES)
-    check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
+    policies = averaging(preset, missing, no_relevant, identical_ids)
+    missing, no_relevant = policies.missing, policies.no_relevant
     qrels_input = load_qrels(qrels)
-    run_input = load_run(run)
+    run_input, dropped = load_run(run), 0
+    if policies.identical_ids == "drop":
+        run_input, dropped = without_identical_ids(run_input)
     run, run_pairs = run_input.table, run_input.pairs
     qrels, qrels_pairs = qrels_input.table, qrels_input.pairs
 
@@ -139,7 +149,7 @@ def evaluate(
     averaged = np.empty((n_queries, len(asked.measures)), dtype=bool)
     for j, measure in enumerate(asked.measures):
         values[:, j] = COMPUTATIONS[measure.measure].value(arrays, measure.k)
-        averaged[:, j] = _averaged(in_run, relevant[measure.kind], missing, no_relevant)
+        averaged[:, j] = averaged_mask(in_run, relevant[measure.kind], missing, no_relevant)
     dcg, idcg = _gain_sums(arrays, [m for m in asked.measures if m.kind == "graded"])
 
     has_graded = relevant["graded"]
@@ -154,6 +164,7 @@ def evaluate(
         num_rel_graded=num_rel_graded, in_run=in_run, measures=asked.measures, values=values, averaged=averaged,
         dcg=dcg, idcg=idcg, depths=depths, judged=judged_share(arrays, depths), counts=counts, gain=gain,
         missing=missing, no_relevant=no_relevant, rel_level=asked.rel_level, tied_lines=ranks.tied_lines,
+        identical_ids=policies.identical_ids, identical_dropped=dropped,
     )
 
 
@@ -178,13 +189,12 @@ def _gain_sums(arrays: PassArrays, graded: list[Measure]) -> tuple[np.ndarray, n
 
 
 def averaged_queries(run: RunLike, qrels: QrelsLike, measure: "Measure | str", missing: str = "zero",
-                     no_relevant: str = "skip", rel_level: object = None) -> np.ndarray:
+                     no_relevant: str = "zero", rel_level: object = None) -> np.ndarray:
     """Per qrels query (the rows of evaluate's Evaluation), whether the run's value of `measure` enters
     its mean: `evaluate(run, qrels, measures=[measure], ...).averaged[:, 0]`, from which queries the
     run has and the qrels' labels alone, without ranking anything (only the run's qid column is read)."""
     asked = resolve_measures([measure], None, rel_level)
-    check_choice("missing", missing, MISSING_POLICIES)
-    check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
+    policies = averaging("", missing, no_relevant)
     qrels_table, run_table = load_qrels(qrels).table, load_run(run).table
     qrels_qids, qrels_codes = qrels_queries(qrels_table)
     run_qids, run_codes_local = qid_codes(run_table)
@@ -197,7 +207,7 @@ def averaged_queries(run: RunLike, qrels: QrelsLike, measure: "Measure | str", m
                                               asked.rel_level)
     kind = asked.measures[0].kind
     relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0}.get(kind, np.ones(n_queries, dtype=bool))
-    return _averaged(in_run, relevant, missing, no_relevant)
+    return averaged_mask(in_run, relevant, policies.missing, policies.no_relevant)
 
 
 def _relevant_counts(labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int,
@@ -206,14 +216,3 @@ def _relevant_counts(labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int
     num_rel = np.bincount(qrels_codes, weights=labels >= rel_level, minlength=n_queries).astype(np.int64)
     num_rel_graded = np.bincount(qrels_codes, weights=labels > 0, minlength=n_queries).astype(np.int64)
     return num_rel, num_rel_graded
-
-
-def _averaged(in_run: np.ndarray, relevant: np.ndarray, missing: str, no_relevant: str) -> np.ndarray:
-    """Whether each query's value enters the mean: a query the run lacks only with missing='zero', one
-    with nothing relevant (to the measure's kind) only with no_relevant='zero'."""
-    averaged = np.ones(len(in_run), dtype=bool)
-    if missing == "skip":
-        averaged &= in_run
-    if no_relevant == "skip":
-        averaged &= relevant
-    return averaged

@@ -152,6 +152,7 @@ def evaluation_record(evaluation: Evaluation, digits: int | None = None) -> dict
         "parameters": {
             "measures": evaluation.labels, "rel_level": int(level) if level.is_integer() else level,
             "gain": evaluation.gain, "missing": evaluation.missing, "no_relevant": evaluation.no_relevant,
+            "identical_ids": evaluation.identical_ids,
         },
         "queries": vars(evaluation.counts),
         "tied_lines": evaluation.tied_lines,

@@ -43,18 +43,20 @@ class Options:
     rel_level: float
     gain: str = "linear"
     missing: str = "zero"
-    no_relevant: str = "skip"
+    no_relevant: str = "zero"
+    identical_ids: str = "keep"
 
     @classmethod
     def of(cls, cutoffs: str | Sequence | None = None, gain: str = "linear", missing: str = "zero",
-           no_relevant: str = "skip", measures: object = None, rel_level: object = None) -> "Options":
+           no_relevant: str = "zero", measures: object = None, rel_level: object = None,
+           identical_ids: str = "keep") -> "Options":
         """evaluate()'s arguments, the measures resolved once (see core.measures.names.resolve_measures)."""
         asked = resolve_measures(measures, cutoffs, rel_level)
-        return cls(asked.measures, asked.rel_level, gain, missing, no_relevant)
+        return cls(asked.measures, asked.rel_level, gain, missing, no_relevant, identical_ids)
 
     def evaluate(self, run: object, qrels: object) -> Evaluation:
         return evaluate(run, qrels, None, self.gain, self.missing, self.no_relevant, measures=self.measures,
-                        rel_level=self.rel_level)
+                        rel_level=self.rel_level, identical_ids=self.identical_ids)
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class QueryRows:
     run_queries: int  # queries of the part, in the qrels or not
     run_only: int
     tied_lines: int
+    identical_dropped: int = 0
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def rows_of(evaluation: Evaluation) -> QueryRows:
     present = evaluation.in_run
     return QueryRows(qids=evaluation.qids[present], values={name: getattr(evaluation, name)[present] for name in PER_QUERY},
                      run_queries=evaluation.counts.in_run, run_only=evaluation.counts.run_only,
-                     tied_lines=evaluation.tied_lines)
+                     tied_lines=evaluation.tied_lines, identical_dropped=evaluation.identical_dropped)
 
 
 def merge(parts: Iterable[QueryRows], absent: Evaluation) -> Evaluation:
@@ -105,7 +108,9 @@ def merge(parts: Iterable[QueryRows], absent: Evaluation) -> Evaluation:
     )
     return Evaluation(qids=qids[order], **arrays, measures=absent.measures, depths=absent.depths, counts=counts,
                       gain=absent.gain, missing=absent.missing, no_relevant=absent.no_relevant,
-                      rel_level=absent.rel_level, tied_lines=sum(part.tied_lines for part in parts))
+                      rel_level=absent.rel_level, tied_lines=sum(part.tied_lines for part in parts),
+                      identical_ids=absent.identical_ids,
+                      identical_dropped=sum(part.identical_dropped for part in parts))
 
 
 def absent_queries(qrels: Qrels | QrelsByQuery, retrieved: Collection[str], options: Options) -> Evaluation:

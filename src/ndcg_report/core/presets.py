@@ -1,7 +1,8 @@
-"""Presets: the measure sets a community reports, with their relevance level and headline.
+"""Presets: a community's whole convention, its measures, relevance level, headline and averaging.
 
 Read from the table `data/presets.tsv` shipped in the package (its `source` column says where each
-comes from)."""
+comes from); the averaging policies (missing, no_relevant, identical_ids) are core.conventions'.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ndcg_report.core.measures.names import (
     Measure, MeasureSet, level_text, measure_of, parse_rel_level, resolve_measures,
 )
 from ndcg_report.core.measures.registry import JUDGED_ONLY
+from ndcg_report.core.conventions import TREC_EVAL, Averaging, check_policy
 from ndcg_report.errors import ParameterError
 
 HEADLINE = Measure("nDCG", 10)  # the headline measure when neither the user nor a preset names one
@@ -28,11 +30,23 @@ class Preset:
     measures: str  # measure names, space-separated (ir_measures' spelling)
     rel_level: float
     headline: str
+    missing: str  # core.conventions' policies
+    no_relevant: str
+    identical_ids: str
     source: str
 
     def describe(self) -> str:
-        """'nDCG@10 nDCG@100 RR ... at relevance level 2 (headline nDCG@10)'."""
-        return f"{self.measures} at relevance level {level_text(self.rel_level)} (headline {self.headline})"
+        """'nDCG@10 nDCG@100 RR ... at relevance level 2 (headline nDCG@10), averaged as trec_eval -c'."""
+        return (f"{self.measures} at relevance level {level_text(self.rel_level)} (headline {self.headline}), "
+                f"{self.averaging_text()}")
+
+    def averaging_text(self) -> str:
+        """How the preset averages: 'averaged as trec_eval -c', or its policies."""
+        if (self.missing, self.no_relevant, self.identical_ids) == ("zero", "zero", "keep"):
+            return "averaged as trec_eval -c"
+        return (f"averaged over {'every query of the qrels' if self.missing == 'zero' else 'the queries the run has'}, "
+                f"{'scoring 0' if self.no_relevant == 'zero' else 'leaving out'} those with nothing relevant"
+                + (", dropping a document whose id is the query's" if self.identical_ids == "drop" else ""))
 
 
 @lru_cache(maxsize=1)
@@ -44,8 +58,10 @@ def presets() -> dict[str, Preset]:
     found = {}
     for row in rows:
         fields = dict(zip(header, row))
-        found[fields["preset"]] = Preset(fields["preset"], fields["measures"], parse_rel_level(fields["rel_level"]),
-                                         fields["headline"], fields["source"])
+        found[fields["preset"]] = Preset(
+            fields["preset"], fields["measures"], parse_rel_level(fields["rel_level"]), fields["headline"],
+            check_policy("missing", fields["missing"]), check_policy("no_relevant", fields["no_relevant"]),
+            check_policy("identical_ids", fields["identical_ids"]), fields["source"])
     return found
 
 
@@ -102,3 +118,21 @@ def choose_headline(headline: "Measure | str | None", preset_name: str, measures
         raise ParameterError(f"the headline {chosen.label} is a count of documents, not a measure to compare "
                              "systems on; choose one such as nDCG@10 (--headline)")
     return chosen
+
+
+def convention(preset_name: str = "") -> dict[str, str]:
+    """The policies of a preset (core.presets), or trec_eval's without one."""
+    if not preset_name:
+        return dict(TREC_EVAL)
+    chosen = preset(preset_name)
+    return {"missing": chosen.missing, "no_relevant": chosen.no_relevant, "identical_ids": chosen.identical_ids}
+
+
+def averaging(preset_name: str = "", missing: str | None = None, no_relevant: str | None = None,
+              identical_ids: str | None = None) -> Averaging:
+    """The policies in force: each one given (not None or ''), else the preset's, else trec_eval's."""
+    base = convention(preset_name)
+    given = {"missing": missing, "no_relevant": no_relevant, "identical_ids": identical_ids}
+    chosen = {name: check_policy(name, value) if value not in (None, "") else base[name] for name, value in given.items()}
+    overridden = tuple(name for name, value in given.items() if value not in (None, "") and value != base[name])
+    return Averaging(**chosen, source=preset_name, given=overridden, defaults=tuple(base.values()))

@@ -36,7 +36,7 @@ def check_comparable(run: Evaluation, baseline: Evaluation) -> None:
     """Raise ParameterError unless both were evaluated with the same measures and policies."""
     if run.measures != baseline.measures:
         raise ParameterError(f"run and baseline measures differ: {', '.join(run.labels)} vs {', '.join(baseline.labels)}")
-    for policy in ("gain", "missing", "no_relevant", "rel_level"):
+    for policy in ("gain", "missing", "no_relevant", "rel_level", "identical_ids"):
         if getattr(run, policy) != getattr(baseline, policy):
             raise ParameterError(f"run and baseline were evaluated with different {policy} settings")
 
