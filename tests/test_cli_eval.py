@@ -117,3 +117,34 @@ def test_eval_imports_no_pandas(tmp_path, reading):
     result = subprocess.run([sys.executable, "-c", code, str(QRELS), str(RUN)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_several_runs_print_one_table(capsys, dl19):
+    """eval QRELS RUN RUN: trec_eval's lines of each run in turn (as trec_eval prints one), csv with a
+    leading run column, json a list of named records; every number the run's own."""
+    single = {name: run_cli(capsys, "eval", "-m", "map", "-m", "P.10", "-q", fmt, dl19["qrels"], dl19[name])[1]
+              for name in ("monot5", "bm25") for fmt in ("--format=trec",)}
+    code, out, err = run_cli(capsys, "eval", "-m", "map", "-m", "P.10", "-q", dl19["qrels"], dl19["monot5"], dl19["bm25"])
+    assert code == 0 and err == "" and out == single["monot5"] + single["bm25"]
+    code, out, _ = run_cli(capsys, "eval", "-m", "map", "--format", "csv", dl19["qrels"], f"mono={dl19['monot5']}",
+                           f"bm25={dl19['bm25']}")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    own = {name: list(csv.DictReader(io.StringIO(run_cli(capsys, "eval", "-m", "map", "--format", "csv", dl19["qrels"],
+                                                            dl19[path])[1])))
+           for name, path in (("mono", "monot5"), ("bm25", "bm25"))}
+    assert [row.pop("run") for row in rows] == ["mono", "bm25"]
+    assert rows == own["mono"] + own["bm25"]
+    code, out, _ = run_cli(capsys, "eval", "-m", "map", "--format", "csv", "-q", dl19["qrels"], dl19["monot5"],
+                           dl19["bm25"])
+    assert out.splitlines()[0] == "run,qid,measure,k,value,num_ret,num_rel,dcg,idcg,judged,in_run,averaged"
+    assert len(out.splitlines()) == 1 + 2 * 43
+    code, out, _ = run_cli(capsys, "eval", "-m", "map", "--format", "json", dl19["qrels"], dl19["monot5"], dl19["bm25"])
+    records = json.loads(out)["runs"]
+    assert [record["run"] for record in records] == ["monot5.dl19", "run.msmarco-v1-passage.bm25-default.dl19"]
+    assert [round(record["summary"]["AP"]["mean"], 4) for record in records] == [
+        float(row["mean"]) for row in own["mono"] + own["bm25"]]
+
+
+def test_a_run_given_twice_is_refused(capsys, dl19):
+    code, out, err = run_cli(capsys, "eval", dl19["qrels"], dl19["bm25"], dl19["bm25"])
+    assert code == 2 and out == "" and err.count("\n") == 1 and "is given twice (as run 1 and as run 2)" in err

@@ -19,22 +19,97 @@ if TYPE_CHECKING:
 
 
 def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
-    """Evaluate, then render in chunks; nothing is printed until the evaluation has succeeded."""
-    from ndcg_report.core.presets import averaging
-    from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
+    """Evaluate each run, then render them in chunks; nothing is printed until every evaluation has
+    succeeded. One run prints as it always did; several print one table (trec_eval's lines run after
+    run, as trec_eval prints each; csv and json with a `run` column or key)."""
     from ndcg_report.core.partitions import Options
-    from ndcg_report.core.presets import measure_set
-
+    from ndcg_report.core.presets import averaging, measure_set
     from ndcg_report.inputs.sources import source_path
 
     asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level, args.judged_only)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
-    args.qrels, args.run = str(source_path(args.qrels)), str(source_path(args.run))  # <(...) read once; FIFOs refused
+    runs = _named_runs(args.runs)
+    args.qrels = str(source_path(args.qrels))  # <(...) read once; FIFOs refused
+    runs = [(name, str(source_path(path))) for name, path in runs]
     # every format averages alike: as trec_eval -c, or as the preset's community does, unless told otherwise
     policies = averaging(args.preset, args.missing, args.no_relevant, args.identical_ids)
+    options = Options(asked.measures, asked.rel_level, args.gain, policies.missing, policies.no_relevant,
+                      policies.identical_ids)
+    evaluations = [(name, _evaluate_run(argparse.Namespace(**{**vars(args), "run": path}), options, policies))
+                   for name, path in runs]
+    return _rendered(evaluations, args)
+
+
+def _named_runs(given: list[str]) -> list[tuple[str, str]]:
+    """(name, path) of each RUN or NAME=RUN; names made from the file names, distinct, the paths too."""
+    from pathlib import Path
+
+    from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
+
+    if len(given) == 1:
+        return [("", given[0])]
+    pairs = [split_run_option(text) for text in given]
+    paths = [Path(path) for _, path in pairs]
+    check_distinct_paths(paths, [f"run {i}" for i in range(1, len(paths) + 1)])
+    names = unique_names([name for name, _ in pairs], [derived_name("", path, i) for i, path in enumerate(paths, 1)])
+    return [(name, path) for name, (_, path) in zip(names, pairs)]
+
+
+def _rendered(evaluations: list[tuple[str, Evaluation]], args: argparse.Namespace) -> Iterator[bytes | memoryview]:
+    """The chunks of the output: one run as it always printed; several one after the other (trec),
+    with a leading `run` column (csv) or as a `runs` list of named records (json)."""
+    from itertools import chain
+
+    from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
+
+    digits = 4 if args.digits is None else args.digits
+    if len(evaluations) == 1:
+        evaluation = evaluations[0][1]
+        if args.format == "trec":
+            return trec_chunks(evaluation, args.per_query, digits)
+        if args.format == "csv":
+            return csv_chunks(evaluation, args.per_query, digits)
+        return json_chunks(evaluation, args.per_query, args.digits)
+    if args.format == "trec":
+        return chain.from_iterable(trec_chunks(evaluation, args.per_query, digits) for _, evaluation in evaluations)
+    if args.format == "csv":
+        return chain.from_iterable(_csv_with_run(name, evaluation, args.per_query, digits, first=i == 0)
+                                   for i, (name, evaluation) in enumerate(evaluations))
+    return _json_runs(evaluations, args.per_query, args.digits)
+
+
+def _csv_with_run(name: str, evaluation: Evaluation, per_query: bool, digits: int, first: bool) -> Iterator[bytes]:
+    """csv_chunks of one run with its name as a first `run` column; the header line only if first."""
+    from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_chunks, csv_text
+
+    lead = f"{csv_text(name)},"
+    if per_query:
+        if first:
+            yield ("run," + ",".join(PER_QUERY_COLUMNS) + "\n").encode("utf-8")
+        yield from csv_chunks(evaluation, True, digits, lead=lead, header=False)
+        return
+    lines = b"".join(bytes(chunk) for chunk in csv_chunks(evaluation, False, digits)).decode("utf-8").splitlines()
+    yield ("".join(f"{lead}{line}\n" for line in lines[1:])
+           if not first else f"run,{lines[0]}\n" + "".join(f"{lead}{line}\n" for line in lines[1:])).encode("utf-8")
+
+
+def _json_runs(evaluations: list[tuple[str, Evaluation]], per_query: bool, digits: int | None) -> Iterator[bytes]:
+    """{"runs": [{"run": NAME, ...one run's object...}, ...]}: each run's object as json_chunks writes it."""
+    import json
+
+    from ndcg_report.core.output_formats import json_chunks
+
+    yield b'{\n"runs": [\n'
+    for i, (name, evaluation) in enumerate(evaluations):
+        text = b"".join(bytes(chunk) for chunk in json_chunks(evaluation, per_query, digits)).rstrip(b"\n")
+        yield (b",\n" if i else b"") + b'{\n  "run": ' + json.dumps(name).encode("utf-8") + b"," + text[1:]
+    yield b"\n]\n}\n"
+
+
+def _evaluate_run(args: argparse.Namespace, options: "Options", policies: "Averaging") -> Evaluation:
+    """One run evaluated in memory, streamed or on Dask, checked, and its averaging noted on stderr."""
     no_relevant = policies.no_relevant
-    options = Options(asked.measures, asked.rel_level, args.gain, policies.missing, no_relevant, policies.identical_ids)
     if args.dask:
         evaluation = _evaluate_on_cluster(args, options)
     elif _streams(args):
@@ -61,11 +136,7 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
               f"(--no-relevant {no_relevant}); --no-relevant zero averages them as 0", file=sys.stderr)
     else:
         _note_averaging(evaluation, policies)
-    if args.format == "trec":
-        return trec_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
-    if args.format == "csv":
-        return csv_chunks(evaluation, args.per_query, 4 if args.digits is None else args.digits)
-    return json_chunks(evaluation, args.per_query, args.digits)
+    return evaluation
 
 
 def fits_in_memory(run: str) -> bool:

@@ -118,8 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="print nDCG@k and the other measures of a run (trec_eval's argument order and layout)")
     evaluate.add_argument("qrels", help="qrels: TREC `qid iter docid rel` lines, BEIR TSV, JSON, JSON lines (plain or "
                                         ".gz) or Parquet")
-    evaluate.add_argument("run", help="run: TREC `qid Q0 docid rank score tag` lines, JSON, JSON lines (plain or .gz) "
-                                      "or Parquet")
+    evaluate.add_argument("runs", nargs="+", metavar="RUN",
+                          help="run: TREC `qid Q0 docid rank score tag` lines, JSON, JSON lines (plain or .gz) or "
+                               "Parquet; several (each RUN or NAME=RUN) print one table: trec_eval's lines run after "
+                               "run, a leading run column in csv, a runs list in json")
     _add_metric_options(evaluate)
     evaluate.add_argument("-q", "--per-query", action="store_true", help="one row per query as well as the mean")
     evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout: trec_eval's lines, CSV or JSON")
