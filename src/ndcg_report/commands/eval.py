@@ -18,7 +18,17 @@ if TYPE_CHECKING:
 
 
 def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
-    """Evaluate, then render in chunks; nothing is printed until the evaluation has succeeded."""
+    """Evaluate, then render in chunks; nothing is printed until the evaluation has succeeded. A run
+    given as the qrels, or qrels as the run, is told so with the order eval takes."""
+    from ndcg_report.inputs.formats.trec_lines import LooksSwapped
+
+    try:
+        return _run_eval(args)
+    except LooksSwapped as exc:
+        raise LooksSwapped(exc.path, exc.line, exc.problem, "the order is QRELS RUN: ndcg-report eval QRELS RUN") from None
+
+
+def _run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
     from ndcg_report.core.partitions import Options
     from ndcg_report.core.presets import measure_set
