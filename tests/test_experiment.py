@@ -5,13 +5,15 @@ input form, naming, and the Jupyter display."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-
 import json
+import warnings
 import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -375,3 +377,60 @@ def test_bad_arguments_are_parameter_errors():
     assert experiment.topics["19335"] == "anthropological definition of environment"
     with pytest.raises(ParameterError, match="no system is named 'nope'"):
         experiment.comparison("nope")
+
+
+
+# --- float grades with the default relevance level: the binary measures' fewer queries said (issue 30) --------
+
+FLOAT_QRELS = {"q1": {"d1": 1.0, "d2": 0.0}, "q2": {"d3": 0.5, "d4": 0.25}, "q3": {"d5": 0.7}}
+FLOAT_RUN = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0, "d4": 2.0}, "q3": {"d5": 1.0, "d6": 3.0}}
+FLOAT_BASE = {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"d4": 1.0}, "q3": {"d6": 1.0}}
+
+
+@contextlib.contextmanager
+def warnings_as_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def test_evaluate_warns_once_when_the_binary_measures_average_over_fewer_queries():
+    from ndcg_report.core.relevance_level import RelevanceLevelWarning
+
+    with pytest.warns(RelevanceLevelWarning) as caught:
+        result = evaluate(FLOAT_RUN, FLOAT_QRELS, measures="nDCG@10 AP R@10 RR")
+    assert len(caught) == 1 and caught[0].filename == __file__  # once, at the caller's line
+    assert str(caught[0].message) == (
+        "evaluate: 2 of the 3 judged queries have labels above 0 but none >= 1 (rel_level), so the binary measures "
+        "(AP, R, RR) find nothing relevant there and they average over fewer queries than nDCG (no_relevant='skip'); "
+        "give a lower rel_level to count those labels relevant")
+    counts = result.summary["n"].droplevel("k")
+    assert counts["nDCG"] == 3 and counts["AP"] == 1  # what the warning is about
+    with pytest.warns(RelevanceLevelWarning, match=r"they score them 0 \(no_relevant='zero'\)"):
+        evaluate(FLOAT_RUN, FLOAT_QRELS, measures="AP", no_relevant="zero")
+    with warnings_as_errors():  # a level the labels reach, or no binary measure: nothing to say
+        evaluate(FLOAT_RUN, FLOAT_QRELS, measures="nDCG@10 AP", rel_level=0.25)
+        evaluate(FLOAT_RUN, FLOAT_QRELS, measures="nDCG@10")
+
+
+def test_compare_runs_warns_once_for_all_its_runs_on_the_condition_of_the_reports_check():
+    from ndcg_report.analysis.checks import _relevance_warnings
+    from ndcg_report.core.relevance_level import RelevanceLevelWarning
+
+    with pytest.warns(RelevanceLevelWarning) as caught:
+        experiment = compare_runs({"A": FLOAT_RUN, "B": dict(FLOAT_RUN)}, FLOAT_QRELS, FLOAT_BASE,
+                                  baseline_name="base", measures="nDCG@10 AP", n_resamples=100)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert str(caught[0].message).startswith("compare_runs: 2 of the 3 judged queries have labels above 0 but none >= 1")
+    report = SimpleNamespace(experiment=experiment, params=SimpleNamespace(no_relevant="skip"), qrels=experiment.qrels)
+    assert any("find nothing relevant there" in text for text in _relevance_warnings(report))
+
+
+def test_eval_at_the_command_line_prints_no_python_warning(tmp_path, capsys):
+    from ndcg_report.cli import main
+
+    (tmp_path / "q.json").write_text(json.dumps(FLOAT_QRELS))
+    (tmp_path / "r.json").write_text(json.dumps(FLOAT_RUN))
+    with warnings_as_errors():
+        assert main(["eval", str(tmp_path / "q.json"), str(tmp_path / "r.json"), "-m", "map", "--format", "csv"]) == 0
+    assert "Warning" not in capsys.readouterr().err

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ndcg_report.core.measures.names import Measure, level_text
 from ndcg_report.core.evaluation import Evaluation
+from ndcg_report.core.relevance_level import binary_nothing_relevant
 from ndcg_report.core.ties import TieRange
 from ndcg_report.analysis.text import number
 
@@ -153,7 +154,7 @@ def _relevance_warnings(report: "Report") -> list[str]:
     if counts.no_relevant and "graded" in kinds:
         warnings.append(f"{counts.no_relevant} judged queries have no relevant document ({policy}).")
     labels = report.qrels.table["rel"].to_numpy()
-    if "binary" in kinds and counts.below_level > counts.no_relevant:
+    if binary_nothing_relevant(experiment.baseline):  # evaluate and compare_runs warn on the same condition
         if not (labels >= experiment.rel_level).any():
             warnings.append(f"No judgement reaches the relevance level {level} (the largest label is "
                             f"{number(labels.max())}): every binary measure ({', '.join(sorted(kinds_of(experiment, 'binary')))}) "

@@ -17,8 +17,9 @@ from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.core.measures.names import Measure
 from ndcg_report.core.evaluation import Evaluation
-from ndcg_report.core.evaluation_pass import evaluate
+from ndcg_report.core.evaluation_pass import evaluate_pass
 from ndcg_report.core.presets import choose_headline, measure_set
+from ndcg_report.core.relevance_level import warn_relevance_level
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rankings
 from ndcg_report.errors import ParameterError
@@ -124,6 +125,12 @@ def compare_runs(
         A bad value: an unknown measure or preset, a headline not computed, two systems with one
         name, the same file given twice, a run named like the baseline.
 
+    Warns
+    -----
+    RelevanceLevelWarning
+        As `evaluate` warns, once per call: the binary measures find nothing relevant in some
+        judged queries that nDCG averages (labels above 0, none at `rel_level`).
+
     Examples
     --------
     In `tests/data/small/` of the checkout:
@@ -167,6 +174,7 @@ def compare_runs(
     systems.append(derive(base_name, baseline_run))
     del baseline_run
     evaluations = {system.name: system.evaluation for system in systems}
+    warn_relevance_level(evaluations[base_name], "compare_runs")  # the same queries in every system: once
     comparisons = compare_systems({name: evaluations[name] for name in names.names}, evaluations[base_name],
                                   base_name, seed, n_resamples, confidence, large_n)
     return Experiment(
@@ -201,7 +209,7 @@ class _Derive:
 
     def __call__(self, name: str, run: Run) -> _System:
         """The run's _System; ParameterError if it has no query in common with the qrels."""
-        evaluation = evaluate(run, self.qrels, **self.options)
+        evaluation = evaluate_pass(run, self.qrels, **self.options)
         if evaluation.counts.in_both == 0:
             raise ParameterError(f"{name!r} has no query in common with the qrels; check that they are for the same topics")
         return _System(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +21,7 @@ from ndcg_report.analysis.report_model import Report, ReportParameters
 from ndcg_report.build.input_cache import cache_folder
 from ndcg_report.build.loading import baseline_path, checked_baseline, checked_runs, input_qrels
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
+from ndcg_report.core.relevance_level import RelevanceLevelWarning
 from ndcg_report.core.toplists import pool_tsv_chunks
 from ndcg_report.errors import ParameterError
 from ndcg_report.files import path_sha256, text_line_count
@@ -38,13 +40,15 @@ def load_report(params: ReportParameters) -> Report:
     qrels = input_qrels(params.qrels, cache, digests)
     baseline, averaged = checked_baseline(params, qrels, cache, digests)  # evaluated last, after the runs
     topics = read_topics(params.topics) if params.topics else None
-    experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
-        checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
-        baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
-        preset=params.preset, headline=params.headline, judged_only=params.judged_only,
-        rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
-        seed=params.seed, topics=topics,
-    )
+    with warnings.catch_warnings():  # the report's data checks say it, in the report
+        warnings.simplefilter("ignore", RelevanceLevelWarning)
+        experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
+            checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
+            baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
+            preset=params.preset, headline=params.headline, judged_only=params.judged_only,
+            rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
+            seed=params.seed, topics=topics,
+        )
     del baseline
     records = [file_record(f"run: {name}", item.path, digests[item.path])
                for name, item in zip(experiment.names, params.runs)]

@@ -22,6 +22,7 @@ from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.measures.pass_arrays import PassArrays
 from ndcg_report.core.measures.registry import COMPUTATIONS
 from ndcg_report.core.ranking import rank_within_query
+from ndcg_report.core.relevance_level import warn_relevance_level
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.columns import column_numpy, one_array
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
@@ -93,6 +94,14 @@ def evaluate(
     ParameterError
         A bad option value, or a bad value in a table or dict (naming the query and document).
 
+    Warns
+    -----
+    RelevanceLevelWarning
+        A `UserWarning`, once per call: some judged queries have labels above 0 but none at
+        `rel_level` (float grades with the default level 1), so the binary measures (R, P, RR,
+        AP, ...) find nothing relevant there and average over fewer queries than nDCG (with
+        `no_relevant="zero"`: score them 0). The report's data checks say the same.
+
     Examples
     --------
     In `tests/data/small/` of the checkout:
@@ -103,7 +112,18 @@ def evaluate(
     >>> result.counts.averaged
     8
     """
+    evaluation = evaluate_pass(run, qrels, cutoffs, gain, missing, no_relevant, measures=measures, rel_level=rel_level)
+    warn_relevance_level(evaluation, "evaluate")
+    return evaluation
 
+
+def evaluate_pass(
+    run: RunLike, qrels: QrelsLike, cutoffs: str | list | tuple | None = None, gain: str = "linear",
+    missing: str = "zero", no_relevant: str = "skip", *, measures: "str | Measure | list | tuple | None" = None,
+    rel_level: object = None,
+) -> Evaluation:
+    """evaluate() without its warning (core.relevance_level): for a part of a run (streaming,
+    partitions, ties) and for compare_runs, which warns once for all its runs."""
     asked = resolve_measures(measures, cutoffs, rel_level)
     check_choice("gain", gain, GAINS)
     check_choice("missing", missing, MISSING_POLICIES)
