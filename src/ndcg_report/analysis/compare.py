@@ -65,7 +65,8 @@ def compare_runs(
         or a single run. A run is a path, what `read_run` returned, a pyarrow Table or pandas
         DataFrame with `qid`, `docid` (or `docno`) and `score`, or any other form `evaluate` takes.
         A run without a name, or named `""`, is named by its file name without `.gz`, `.txt`,
-        `.run`, ... (a table by its run tag); two systems with one name are a ParameterError. The
+        `.run`, `.trec`, `.tsv`, `.res`, `.json`, `.jsonl`, `.ndjson`, `.parquet`, `.pq` or `.parq`
+        (a table by its run tag); two systems with one name are a ParameterError. The
         runs are taken one at a time: each is read, evaluated, ranked and its ties bounded before
         the next is read, and none is kept, so runs given as paths or by a generator are never in
         memory together.
