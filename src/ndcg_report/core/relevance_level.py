@@ -41,7 +41,8 @@ def relevance_level_warning(evaluation: Evaluation, caller: str) -> str:
         effect += " (no_relevant='skip')"
     else:
         effect = "they score them 0 (no_relevant='zero')"
-    return (f"{caller}: {queries} of the {evaluation.counts.in_qrels} judged queries have labels above 0 but none "
+    return (f"{caller}: {queries} of the {evaluation.counts.in_qrels} judged queries {'has' if queries == 1 else 'have'} "
+            f"labels above 0 but none "
             f">= {level} (rel_level), so the binary measures ({binary}) find nothing relevant there and {effect}; "
             f"give a lower rel_level to count those labels relevant")
 
