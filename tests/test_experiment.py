@@ -434,3 +434,61 @@ def test_eval_at_the_command_line_prints_no_python_warning(tmp_path, capsys):
     with warnings_as_errors():
         assert main(["eval", str(tmp_path / "q.json"), str(tmp_path / "r.json"), "-m", "map", "--format", "csv"]) == 0
     assert "Warning" not in capsys.readouterr().err
+
+
+# --- the report's intervals and tests, each labelled where it is shown (issue 30) -----------------------------
+
+
+def test_each_interval_of_one_comparison_says_its_level_and_why(experiment):
+    from ndcg_report.analysis import results
+
+    report = SimpleNamespace(experiment=experiment)
+    table = results.comparison_table(report, "monoT5")
+    assert "95% CI of delta (unadjusted)" in table.columns  # 4 systems: the verdict's is another
+    verdict = results.verdicts(experiment)[0]
+    assert "98.75% CI (Bonferroni over 4 systems)" in verdict
+    assert ("comparison tables below give the same deltas their 95% CI of one comparison alone (unadjusted, as the "
+            "batch index does), narrower than the verdicts' 98.75%") in results.verdicts_note(experiment)
+    note = results.comparisons_note(report)
+    assert "95% CI of delta is the bootstrap interval of the mean delta of that one comparison, unadjusted" in note
+    assert "98.75% CI instead, Bonferroni-adjusted over the 4 systems so that it matches" in note
+    one = compare_runs({"monoT5": RUNS["monoT5"]}, QRELS, BM25, baseline_name="BM25", cutoffs="10", n_resamples=200)
+    single = SimpleNamespace(experiment=one)
+    assert "95% CI of delta" in results.comparison_table(single, "monoT5").columns  # one system: one interval
+    assert results.comparisons_note(single).endswith("the verdict's interval too.")
+    assert results.verdicts_note(one) == results.family_note(one)
+
+
+def test_a_mark_against_the_baseline_beside_a_shared_letter_is_explained():
+    from ndcg_report.analysis import results
+    from ndcg_report.core.measures.names import Measure
+
+    def stub(letters: dict, marks: dict):
+        headline = Measure("nDCG", 10)
+        significance = pd.DataFrame({headline: marks})
+        return SimpleNamespace(
+            names=("A", "B"), baseline_name="base", family_size=2, headline=headline, significance=significance,
+            pairwise=SimpleNamespace(letters=pd.Series(letters), label="nDCG@10", names=("A", "B", "base"), alpha=0.05))
+
+    both = stub({"A": "a", "B": "ab", "base": "b"}, {"A": 1, "B": 1})
+    assert results.marked_sharing_a_letter(both) == ["B"]
+    note = results.marks_and_letters_note(both)
+    assert note.startswith("On nDCG@10, B is marked ▲/▼ against base yet shares a letter with it: both are right, as "
+                           "they are different tests: a mark is the randomization test of one system against base "
+                           "(Holm over the 2 comparisons with it), the letters are the Tukey HSD over all 3 pairs")
+    pairwise = results.pairwise_note(SimpleNamespace(experiment=both))
+    assert note in pairwise and "adjusted for all 3 pairs at once" in pairwise
+    agree = stub({"A": "a", "B": "ab", "base": "b"}, {"A": 1, "B": 0})
+    assert results.marks_and_letters_note(agree) == ""
+    assert "where a mark and a shared letter disagree, both are right" in results.pairwise_note(
+        SimpleNamespace(experiment=agree))
+
+
+def test_the_leaderboard_note_carries_the_marks_and_letters_sentence(experiment, monkeypatch):
+    from ndcg_report.analysis import results
+
+    report = SimpleNamespace(experiment=experiment)
+    assert "yet share" not in results.leaderboard_note(report)  # on DL 2019 the two tests agree
+    monkeypatch.setattr(results, "marked_sharing_a_letter", lambda experiment: ["RRF"])
+    assert "On nDCG@10, RRF is marked ▲/▼ against BM25 yet shares a letter with it: both are right" in (
+        results.leaderboard_note(report))
