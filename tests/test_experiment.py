@@ -152,6 +152,12 @@ def test_every_input_form_gives_the_same_numbers(experiment):
     run = read_run(RUNS["RRF"])
     frame = run.table.to_pandas()
     pyterrier = frame.rename(columns={"docid": "docno"})
+    # ranked, no score: each query's lines in trec_eval's order (score, then docid, descending) numbered from 1
+    ordered = frame.sort_values(["qid", "score", "docid"], ascending=[True, False, False], kind="stable")
+    ranked = ordered.assign(rank=ordered.groupby("qid", observed=True).cumcount() + 1).drop(columns="score")
+    from collections import namedtuple
+
+    ranked_doc = namedtuple("RankedDoc", "query_id doc_id rank")
     forms = {
         "path": (RUNS["RRF"], QRELS),
         "str path": (str(RUNS["RRF"]), str(QRELS)),
@@ -159,6 +165,14 @@ def test_every_input_form_gives_the_same_numbers(experiment):
         "pyarrow": (run.table, read_qrels(QRELS).table),
         "pandas": (frame, qrels_frame),
         "pyterrier": (pyterrier, qrels_frame.rename(columns={"docid": "docno", "rel": "label"})),
+        # issue 30: ir_datasets' and ir_measures' column names, and rank-only tables as JSON lines and Parquet
+        "ir_datasets": (frame.rename(columns={"qid": "query_id", "docid": "doc_id"}),
+                        qrels_frame.rename(columns={"qid": "query_id", "docid": "doc_id", "rel": "relevance"})),
+        "rank only": (ranked, qrels_frame),
+        "rank only, pyarrow": (pa.Table.from_pandas(ranked.sample(frac=1, random_state=1), preserve_index=False),
+                               qrels_frame),
+        "rank only, namedtuples": ([ranked_doc(*row) for row in ranked[["qid", "docid", "rank"]].itertuples(index=False)],
+                                   qrels_frame),
     }
     expected = experiment.comparisons.loc["RRF", SEEDED_AND_PLAIN]
     for form, (system, qrels) in forms.items():
@@ -207,6 +221,10 @@ def test_bad_tables_are_one_line_parameter_errors():
         "score on row 2 is nan": good.assign(score=good["score"].where(good.index != 2, np.nan)),
         "repeats query": pd.concat([good, good.iloc[[7]]], ignore_index=True),
         "not numeric": good.assign(score="high"),
+        "rank on row 2 is nan": good.drop(columns="score").assign(rank=[np.nan if i == 2 else i for i in range(len(good))]),
+        r"lacks a 'score' column \(has qid, docid\); give columns qid or query_id or query-id, docid or doc_id or "
+        r"corpus-id or docno, score \(or rank, without a score: ordered by it\)": good.drop(columns="score"),
+        "has both 'qid' and 'query_id' columns": good.assign(query_id=good["qid"]),
     }
     for message, frame in cases.items():
         with pytest.raises(ParameterError, match=message):
