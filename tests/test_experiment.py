@@ -90,12 +90,14 @@ def test_a_verdict_does_not_change_with_the_measures_or_cutoffs_asked_for():
 def test_headline_numbers_and_leaderboard_equal_each_evaluation(experiment):
     board = experiment.leaderboard
     assert list(board.index) == [*RUNS, "BM25"]
-    assert list(board.columns) == [("nDCG", k) for k in (1, 3, 5, 10, 20, 100, 1000)]
-    assert round(board.at["monoT5", ("nDCG", 10)], 4) == 0.7215 and round(board.at["BM25", ("nDCG", 10)], 4) == 0.5058
+    # flat labels, each Measure's .label (issue 30: they were ('nDCG', 10) and ('RR', nan) tuples)
+    assert list(board.columns) == [f"nDCG@{k}" for k in (1, 3, 5, 10, 20, 100, 1000)] == experiment.labels
+    assert board.columns.name == "measure" and list(experiment.significance.columns) == experiment.labels
+    assert round(board.at["monoT5", "nDCG@10"], 4) == 0.7215 and round(board.at["BM25", "nDCG@10"], 4) == 0.5058
     for name, path in [*RUNS.items(), ("BM25", BM25)]:
         evaluation = evaluate(path, QRELS)
-        for measure, k in board.columns:
-            assert board.at[name, (measure, k)] == evaluation.mean(k)  # the same float, not merely close
+        for measure in experiment.measures:
+            assert board.at[name, measure.label] == evaluation.mean(measure)  # the same float, not merely close
 
 
 def test_leaderboard_equals_the_eval_command(experiment):
@@ -103,8 +105,7 @@ def test_leaderboard_equals_the_eval_command(experiment):
         result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "eval", "--format", "json", QRELS, path],
                                 capture_output=True, text=True, check=True)
         summary = json.loads(result.stdout)["summary"]
-        assert {(row["measure"], row["k"]): row["mean"] for row in summary.values()} == \
-            experiment.leaderboard.loc[name].to_dict()
+        assert {label: row["mean"] for label, row in summary.items()} == experiment.leaderboard.loc[name].to_dict()
 
 
 def test_adding_systems_or_cutoffs_changes_no_other_number():
@@ -329,7 +330,7 @@ def test_names_that_equal_table_labels_do_not_displace_columns():
     table = content.comparison_table(report, "delta")
     assert list(table.columns[:4]) == ["n", "system", "baseline", "delta"]
     assert table.at["nDCG@10", "n"] == 43
-    assert table.at["nDCG@10", "system"] == round(experiment.leaderboard.at["delta", ("nDCG", 10)], 4)
+    assert table.at["nDCG@10", "system"] == round(experiment.leaderboard.at["delta", "nDCG@10"], 4)
     pairwise = content.pairwise_table(report)
     assert list(pairwise.columns[:2]) == ["nDCG@10", "group"] and pairwise.shape[1] == 2 + 5
     wins, losses = content.wins_and_losses(report, "qid", "10")
@@ -483,7 +484,7 @@ def test_a_mark_against_the_baseline_beside_a_shared_letter_is_explained():
 
     def stub(letters: dict, marks: dict):
         headline = Measure("nDCG", 10)
-        significance = pd.DataFrame({headline: marks})
+        significance = pd.DataFrame({headline.label: marks})
         return SimpleNamespace(
             names=("A", "B"), baseline_name="base", family_size=2, headline=headline, significance=significance,
             pairwise=SimpleNamespace(letters=pd.Series(letters), label="nDCG@10", names=("A", "B", "base"), alpha=0.05))

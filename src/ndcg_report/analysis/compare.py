@@ -142,7 +142,7 @@ def compare_runs(
     ('monoT5', 'BM25')
     >>> str(experiment.headline.label)
     'nDCG@10'
-    >>> round(float(experiment.leaderboard.loc["monoT5", ("nDCG", 10)]), 4)
+    >>> round(float(experiment.leaderboard.loc["monoT5", "nDCG@10"]), 4)
     0.6003
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:

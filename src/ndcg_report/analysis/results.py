@@ -129,7 +129,7 @@ def leaderboard(report: "Report") -> str:
     experiment = report.experiment
     letters = experiment.pairwise.letters if len(experiment.names) > 1 else None
     return leaderboard_html(experiment.leaderboard, experiment.significance, experiment.baseline_name,
-                            experiment.headline, letters, experiment.shallow_measures())
+                            experiment.headline, letters, experiment.shallow_measures(), measures=experiment.measures)
 
 
 def leaderboard_note(report: "Report") -> str:
@@ -162,7 +162,7 @@ def marked_sharing_a_letter(experiment: Experiment) -> list[str]:
     if len(experiment.names) < 2:
         return []
     letters, base = experiment.pairwise.letters, experiment.baseline_name
-    marks = experiment.significance[experiment.headline]  # a column: systems under test
+    marks = experiment.significance[experiment.headline.label]  # a column: systems under test
     return [name for name in experiment.names
             if marks[name] != 0 and set(letters.get(name, "")) & set(letters.get(base, ""))]
 
