@@ -351,12 +351,12 @@ class Experiment(ExperimentFigures):
 
     def unjudged_pool(self) -> pa.Table:
         """Every (qid, docid) without a label in the top rank_depth of any system or the baseline, for
-        the next judging round (core.toplists.unjudged_pool)."""
+        the next judging round (core.toplists.unjudged_pool), queries without any judgement included."""
         return self._unjudged_pool
 
     @cached_property
     def _unjudged_pool(self) -> pa.Table:
-        return unjudged_pool({name: self.rankings[name].top for name in self.systems})
+        return unjudged_pool({name: self.rankings[name].pool_top() for name in self.systems})
 
     @cached_property
     def families(self) -> dict[str, list[Measure]]:
