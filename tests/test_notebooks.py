@@ -67,6 +67,25 @@ def test_papermill_help_lists_every_parameter_with_type_default_and_help():
         assert " ".join(help_text.split()) in text, name
 
 
+def test_the_notebook_and_batch_docs_name_every_input_format_not_only_trec_qrels_and_tsv_topics():
+    """Issue 30: the parameter cell (papermill --help-notebook), docs/notebook.md and the batch config
+    table described only TREC qrels and qid<TAB>text topics; every format of docs/inputs.md is taken."""
+    comments = {match.group(1): match.group(4) for match in parameter_lines()}
+    notebook_doc = (ROOT / "docs" / "notebook.md").read_text(encoding="utf-8")
+    batch_doc = (ROOT / "docs" / "scheduled-builds.md").read_text(encoding="utf-8")
+    rows = {doc: {re.findall(r"`(\w+)`", line.split("|")[1])[0]: line for line in text.splitlines()
+                  if line.startswith("| `")} for doc, text in (("notebook", notebook_doc), ("batch", batch_doc))}
+    for said in (comments["qrels"], rows["notebook"]["qrels"], rows["batch"]["qrels"]):
+        assert all(name in said for name in ("TREC", "BEIR TSV", "JSON lines", "Parquet")), said
+    for said in (comments["topics"], rows["notebook"]["topics"], rows["batch"]["topics"]):
+        assert all(name in said for name in ("qid<TAB>text", "queries.jsonl", "TREC topic")), said
+    for said in (comments["runs"], rows["notebook"]["runs"], rows["batch"]["run"]):
+        assert all(name in said for name in ("JSON lines", "Parquet")), said
+    bm25_help = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "bm25", "--help"], capture_output=True,
+                               text=True, check=True).stdout
+    assert "BEIR queries.jsonl or a TREC topic file" in " ".join(bm25_help.split())
+
+
 def test_papermill_with_only_run_baseline_and_qrels_reports_those_files(tmp_path):
     import papermill
 
