@@ -157,6 +157,8 @@ def test_one_bad_report_fails_alone_and_the_index_shows_it(first_batch):
     summary = json.loads((out / "good-a" / "summary.json").read_text())["comparisons"]["monoT5"]["nDCG@10"]
     above = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] > 0  # 8 queries: it is not
     assert rows["good-a"][6] == ("yes" if above else "no")
+    below = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] < 0
+    assert rows["good-a"][7] == ("yes" if below else "no")
     assert rows["good-a"][2].startswith(f"{summary['run_mean']:.4f}")
     assert rows["good-a"][4].startswith(
         f"{summary['delta']:+.4f} 95% CI [{summary['ci_low']:+.4f}, {summary['ci_high']:+.4f}] largest loss: ")
@@ -172,7 +174,8 @@ def test_history_has_one_line_per_good_report_with_hashes_and_numbers(first_batc
     summary = json.loads((folder / "out" / "good-a" / "summary.json").read_text())["comparisons"]["monoT5"]["nDCG@10"]
     assert record["run_name"] == "monoT5" and record["n_systems"] == 1
     above = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] > 0
-    assert record["n_above"] == int(above)
+    below = summary["holm_randomization_pvalue"] < 0.05 and summary["delta"] < 0
+    assert record["n_above"] == int(above) and record["n_below"] == int(below)
     assert record["systems"] == [{"name": "monoT5", "significantly_above": above, **{
         key: summary[key] for key in ("run_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
                                       "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue",
@@ -490,9 +493,40 @@ def test_index_draws_histories_that_mix_one_run_and_many_run_records():
     page = render_index([ReportState(name="r", title="r", status="built", history=(old, new), has_report=True)],
                         heading="h", batch_line="b")
     row = index_rows(page)["r"]
-    assert row[2].startswith("0.7000") and "C" in row[2] and row[6] == "1 of 2"
-    assert row[8] == "–"  # C was not in the previous build: no change to show
+    assert row[2].startswith("0.7000") and "C" in row[2] and row[6] == "1 of 2" and row[7] == "0 of 2"
+    assert row[9] == "–"  # C was not in the previous build: no change to show
     assert page.count("data:image/png;base64,") == 1
+
+
+def test_index_marks_a_significant_loss_apart_from_a_win_and_counts_the_systems_below():
+    """Issue 30: a significant loss was bold with * like a win, and only the systems above were counted."""
+    from ndcg_report.batch.index_page import ReportState, render_index
+
+    def record(delta, p, **more):
+        return {"time": "2026-11-21T02:30:00Z", "measure": "nDCG@10", "run_mean": 0.5 + delta, "baseline_mean": 0.5,
+                "delta": delta, "ci_low": delta - 0.05, "ci_high": delta + 0.05, "holm_randomization_pvalue": p,
+                "run_name": "A", "baseline_name": "B", **more}
+
+    systems = [{"name": "A", "run_mean": 0.4, "delta": -0.1, "holm_randomization_pvalue": 0.001},
+               {"name": "C", "run_mean": 0.3, "delta": -0.2, "holm_randomization_pvalue": 0.0001}]
+    states = [ReportState(name=name, title=name, status="built", history=(history,), has_report=True) for name, history in (
+        ("win", record(0.1, 0.001)), ("loss", record(-0.1, 0.001)), ("plain", record(-0.1, 0.3)),
+        ("many", record(-0.1, 0.001, n_systems=2, n_above=0, n_below=2, systems=systems)),
+        ("older", record(-0.1, 0.001, n_systems=2, n_above=0, systems=systems)))]  # written before n_below
+    page = render_index(states, heading="h", batch_line="b")
+    rows = index_rows(page)
+    assert '<td class="num sig up">0.0010 ▲</td>' in page and '<td class="num sig down">0.0010 ▼</td>' in page
+    assert rows["win"][5] == "0.0010 ▲" and rows["loss"][5] == "0.0010 ▼" and rows["plain"][5] == "0.3000"
+    assert "*" not in rows["win"][5] + rows["loss"][5]
+    assert [rows[name][6:8] for name in ("win", "loss", "plain", "many", "older")] == [
+        ["yes", "no"], ["no", "yes"], ["no", "no"], ["0 of 2", "2 of 2"], ["0 of 2", "2 of 2"]]
+    assert "<th>above baseline</th><th>below baseline</th>" in page
+    assert '<span class="sig up">▲</span> the system is significantly above' in page
+    assert '<span class="sig down">▼</span> significantly below it' in page
+    # the interval's level and why: unadjusted, beside the report's family-adjusted verdict
+    assert rows["many"][4].startswith("-0.1000 95% CI [-0.1500, -0.0500], unadjusted")
+    assert rows["loss"][4].startswith("-0.1000 95% CI [-0.1500, -0.0500]") and "unadjusted" not in rows["loss"][4]
+    assert "95% bootstrap CI of that one comparison (unadjusted" in " ".join(page.split())
 
 
 def test_fingerprint_covers_bytes_and_options_but_not_unused_bm25_options(tmp_path):

@@ -112,8 +112,11 @@ def monkeypatch_module():
 
 
 @settings(max_examples=60, deadline=None)
-@given(graded_runs(), graded_runs(), graded_runs(), st.integers(1, 12), st.booleans(), st.sampled_from([1, 2, 1 << 15]))
-def test_the_pool_equals_plain_python_pooling(monkeypatch_module, first, second, third, depth, colliding, block):
+@given(graded_runs(), graded_runs(), graded_runs(), st.integers(1, 12), st.booleans(), st.sampled_from([1, 2, 1 << 15]),
+       st.booleans())
+def test_the_pool_equals_plain_python_pooling(monkeypatch_module, first, second, third, depth, colliding, block,
+                                              every_query):
+    # every_query: the runs' queries without any judgement pooled too (Rankings.pool_top, issue 30)
     # colliding: every docid gets the same fingerprint, so the pool takes its exact (sorting) path;
     # block: queries pooled at a time (the large runs' path, here with 1 or 2 queries a block)
     monkeypatch_module.setattr(toplists, "string_fingerprints",
@@ -127,7 +130,7 @@ def test_the_pool_equals_plain_python_pooling(monkeypatch_module, first, second,
     judged = set(zip(qrels["qid"], qrels["docid"]))
     for position, (name, run) in enumerate(runs.items()):
         for qid, lines in run.groupby("qid"):
-            if qid not in set(qrels["qid"]):
+            if qid not in set(qrels["qid"]) and not every_query:
                 continue
             ordered = sorted(lines.itertuples(), key=lambda r: r.docid, reverse=True)
             ordered = sorted(ordered, key=lambda r: -r.score)
@@ -138,7 +141,8 @@ def test_the_pool_equals_plain_python_pooling(monkeypatch_module, first, second,
                         first_at_best[qid, row.docid] = position
                     entry[0] = min(entry[0], rank)
                     entry[1].append(name)
-    pool = unjudged_pool({name: rankings(run, qrels, depth).top for name, run in runs.items()})
+    pool = unjudged_pool({name: (rankings(run, qrels, depth).pool_top() if every_query else rankings(run, qrels, depth).top)
+                          for name, run in runs.items()})
     got = {(q, d): [r, json.loads(s)] for q, d, r, s in zip(*(pool[c].to_pylist() for c in
                                                             ("qid", "docid", "best_rank", "systems")))}
     assert got == expected
@@ -161,6 +165,19 @@ def test_pool_command_writes_the_pool_and_refuses_bad_input(tmp_path):
                                                       qrels.assign(rel=qrels["rel"].astype(float)), 10).top
                                        for name, run in runs.items()}))
     assert out.read_text() == expected and expected.startswith("qid\tdocid\tbest_rank\tn_systems\tsystems\n")
+    assert result.stdout.endswith("1 query, 0 of them with no judgement at all in the qrels\n"), result.stdout
+    # a query the runs retrieve for and the qrels do not judge at all: pooled, its top 10 of both runs, and counted
+    unjudged = "1037798"
+    (tmp_path / "fewer.txt").write_text("".join(line + "\n" for line in (SMALL / "qrels.txt").read_text().splitlines()
+                                                if not line.startswith(unjudged + " ")))
+    result = cli("pool", tmp_path / "fewer.txt", f"mono={SMALL / 'monot5.txt'}", SMALL / "bm25.txt", "-k", "10",
+                 "--out", out)
+    assert result.returncode == 0, result.stderr
+    tops = {name: run[run["qid"] == unjudged].sort_values(["score", "docid"], ascending=False)["docid"].head(10)
+            for name, run in runs.items()}
+    rows = [line.split("\t") for line in out.read_text().splitlines()[1:] if line.startswith(unjudged + "\t")]
+    assert {row[1] for row in rows} == set(tops["mono"]) | set(tops["bm25"]) and len(rows) > 10
+    assert result.stdout.endswith("2 queries, 1 of them with no judgement at all in the qrels\n"), result.stdout
     for args, message in ((["-k", "0"], "--depth must be a whole number"), (["--out", SMALL / "bm25.txt"], "is the input")):
         bad = cli("pool", SMALL / "qrels.txt", SMALL / "bm25.txt", *(args if "--out" in args else [*args, "--out", out]))
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and message in bad.stderr, bad.stderr
@@ -306,3 +323,24 @@ def test_a_docs_file_that_reads_as_no_document_is_refused_before_any_kernel(tmp_
     repeated.write_text("d1\tfirst\nd2\tother\nd1\tsecond\n")
     assert document_texts(repeated, {"d1"}) == {"d1": "first"}
     assert document_texts(repeated, {"d1", "d2", "d3"}) == {"d1": "first", "d2": "other"}
+
+
+def test_the_reports_pool_holds_the_queries_without_any_judgement_and_says_how_many(tmp_path):
+    from types import SimpleNamespace
+
+    from ndcg_report import compare_runs
+    from ndcg_report.analysis.checks import pool_note
+
+    unjudged = "1037798"
+    fewer = tmp_path / "fewer.txt"
+    fewer.write_text("".join(line + "\n" for line in (SMALL / "qrels.txt").read_text().splitlines()
+                             if not line.startswith(unjudged + " ")))
+    experiment = compare_runs({"mono": SMALL / "monot5.txt"}, fewer, SMALL / "bm25.txt", cutoffs="10", n_resamples=50)
+    pool = experiment.unjudged_pool()
+    assert unjudged in pool["qid"].to_pylist()  # its top 10 from both runs, every document unjudged
+    assert pool.filter(pc.equal(pool["qid"], unjudged)).num_rows >= 10
+    assert pool["qid"].to_pylist() == sorted(pool["qid"].to_pylist(), key=str.encode)  # by qid, byte order
+    note = pool_note(SimpleNamespace(experiment=experiment))
+    assert "over 2 queries (1 of them with no judgement at all: they are not evaluated)" in note
+    assert pool_tsv(pool) == pool_tsv(unjudged_pool({name: experiment.rankings[name].pool_top()
+                                                     for name in experiment.systems}))

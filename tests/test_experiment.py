@@ -5,13 +5,15 @@ input form, naming, and the Jupyter display."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-
 import json
+import warnings
 import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -88,12 +90,14 @@ def test_a_verdict_does_not_change_with_the_measures_or_cutoffs_asked_for():
 def test_headline_numbers_and_leaderboard_equal_each_evaluation(experiment):
     board = experiment.leaderboard
     assert list(board.index) == [*RUNS, "BM25"]
-    assert list(board.columns) == [("nDCG", k) for k in (1, 3, 5, 10, 20, 100, 1000)]
-    assert round(board.at["monoT5", ("nDCG", 10)], 4) == 0.7215 and round(board.at["BM25", ("nDCG", 10)], 4) == 0.5058
+    # flat labels, each Measure's .label (issue 30: they were ('nDCG', 10) and ('RR', nan) tuples)
+    assert list(board.columns) == [f"nDCG@{k}" for k in (1, 3, 5, 10, 20, 100, 1000)] == experiment.labels
+    assert board.columns.name == "measure" and list(experiment.significance.columns) == experiment.labels
+    assert round(board.at["monoT5", "nDCG@10"], 4) == 0.7215 and round(board.at["BM25", "nDCG@10"], 4) == 0.5058
     for name, path in [*RUNS.items(), ("BM25", BM25)]:
         evaluation = evaluate(path, QRELS)
-        for measure, k in board.columns:
-            assert board.at[name, (measure, k)] == evaluation.mean(k)  # the same float, not merely close
+        for measure in experiment.measures:
+            assert board.at[name, measure.label] == evaluation.mean(measure)  # the same float, not merely close
 
 
 def test_leaderboard_equals_the_eval_command(experiment):
@@ -101,8 +105,7 @@ def test_leaderboard_equals_the_eval_command(experiment):
         result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "eval", "--format", "json", QRELS, path],
                                 capture_output=True, text=True, check=True)
         summary = json.loads(result.stdout)["summary"]
-        assert {(row["measure"], row["k"]): row["mean"] for row in summary.values()} == \
-            experiment.leaderboard.loc[name].to_dict()
+        assert {label: row["mean"] for label, row in summary.items()} == experiment.leaderboard.loc[name].to_dict()
 
 
 def test_adding_systems_or_cutoffs_changes_no_other_number():
@@ -150,6 +153,12 @@ def test_every_input_form_gives_the_same_numbers(experiment):
     run = read_run(RUNS["RRF"])
     frame = run.table.to_pandas()
     pyterrier = frame.rename(columns={"docid": "docno"})
+    # ranked, no score: each query's lines in trec_eval's order (score, then docid, descending) numbered from 1
+    ordered = frame.sort_values(["qid", "score", "docid"], ascending=[True, False, False], kind="stable")
+    ranked = ordered.assign(rank=ordered.groupby("qid", observed=True).cumcount() + 1).drop(columns="score")
+    from collections import namedtuple
+
+    ranked_doc = namedtuple("RankedDoc", "query_id doc_id rank")
     forms = {
         "path": (RUNS["RRF"], QRELS),
         "str path": (str(RUNS["RRF"]), str(QRELS)),
@@ -157,6 +166,14 @@ def test_every_input_form_gives_the_same_numbers(experiment):
         "pyarrow": (run.table, read_qrels(QRELS).table),
         "pandas": (frame, qrels_frame),
         "pyterrier": (pyterrier, qrels_frame.rename(columns={"docid": "docno", "rel": "label"})),
+        # issue 30: ir_datasets' and ir_measures' column names, and rank-only tables as JSON lines and Parquet
+        "ir_datasets": (frame.rename(columns={"qid": "query_id", "docid": "doc_id"}),
+                        qrels_frame.rename(columns={"qid": "query_id", "docid": "doc_id", "rel": "relevance"})),
+        "rank only": (ranked, qrels_frame),
+        "rank only, pyarrow": (pa.Table.from_pandas(ranked.sample(frac=1, random_state=1), preserve_index=False),
+                               qrels_frame),
+        "rank only, namedtuples": ([ranked_doc(*row) for row in ranked[["qid", "docid", "rank"]].itertuples(index=False)],
+                                   qrels_frame),
     }
     expected = experiment.comparisons.loc["RRF", SEEDED_AND_PLAIN]
     for form, (system, qrels) in forms.items():
@@ -205,6 +222,10 @@ def test_bad_tables_are_one_line_parameter_errors():
         "score on row 2 is nan": good.assign(score=good["score"].where(good.index != 2, np.nan)),
         "repeats query": pd.concat([good, good.iloc[[7]]], ignore_index=True),
         "not numeric": good.assign(score="high"),
+        "rank on row 2 is nan": good.drop(columns="score").assign(rank=[np.nan if i == 2 else i for i in range(len(good))]),
+        r"lacks a 'score' column \(has qid, docid\); give columns qid or query_id or query-id, docid or doc_id or "
+        r"corpus-id or docno, score \(or rank, without a score: ordered by it\)": good.drop(columns="score"),
+        "has both 'qid' and 'query_id' columns": good.assign(query_id=good["qid"]),
     }
     for message, frame in cases.items():
         with pytest.raises(ParameterError, match=message):
@@ -309,7 +330,7 @@ def test_names_that_equal_table_labels_do_not_displace_columns():
     table = content.comparison_table(report, "delta")
     assert list(table.columns[:4]) == ["n", "system", "baseline", "delta"]
     assert table.at["nDCG@10", "n"] == 43
-    assert table.at["nDCG@10", "system"] == round(experiment.leaderboard.at["delta", ("nDCG", 10)], 4)
+    assert table.at["nDCG@10", "system"] == round(experiment.leaderboard.at["delta", "nDCG@10"], 4)
     pairwise = content.pairwise_table(report)
     assert list(pairwise.columns[:2]) == ["nDCG@10", "group"] and pairwise.shape[1] == 2 + 5
     wins, losses = content.wins_and_losses(report, "qid", "10")
@@ -375,3 +396,118 @@ def test_bad_arguments_are_parameter_errors():
     assert experiment.topics["19335"] == "anthropological definition of environment"
     with pytest.raises(ParameterError, match="no system is named 'nope'"):
         experiment.comparison("nope")
+
+
+
+# --- float grades with the default relevance level: the binary measures' fewer queries said (issue 30) --------
+
+FLOAT_QRELS = {"q1": {"d1": 1.0, "d2": 0.0}, "q2": {"d3": 0.5, "d4": 0.25}, "q3": {"d5": 0.7}}
+FLOAT_RUN = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0, "d4": 2.0}, "q3": {"d5": 1.0, "d6": 3.0}}
+FLOAT_BASE = {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"d4": 1.0}, "q3": {"d6": 1.0}}
+
+
+@contextlib.contextmanager
+def warnings_as_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def test_evaluate_warns_once_when_the_binary_measures_average_over_fewer_queries():
+    from ndcg_report.core.relevance_level import RelevanceLevelWarning
+
+    with pytest.warns(RelevanceLevelWarning) as caught:
+        result = evaluate(FLOAT_RUN, FLOAT_QRELS, measures="nDCG@10 AP R@10 RR", no_relevant="skip")
+    assert len(caught) == 1 and caught[0].filename == __file__  # once, at the caller's line
+    assert str(caught[0].message) == (
+        "evaluate: 2 of the 3 judged queries have labels above 0 but none >= 1 (rel_level), so the binary measures "
+        "(AP, R, RR) find nothing relevant there and they average over fewer queries than nDCG (no_relevant='skip'); "
+        "give a lower rel_level to count those labels relevant")
+    counts = result.summary["n"].droplevel("k")
+    assert counts["nDCG"] == 3 and counts["AP"] == 1  # what the warning is about
+    with pytest.warns(RelevanceLevelWarning, match=r"they score them 0 \(no_relevant='zero'\)"):
+        evaluate(FLOAT_RUN, FLOAT_QRELS, measures="AP")  # trec_eval's default
+    with warnings_as_errors():  # a level the labels reach, or no binary measure: nothing to say
+        evaluate(FLOAT_RUN, FLOAT_QRELS, measures="nDCG@10 AP", rel_level=0.25)
+        evaluate(FLOAT_RUN, FLOAT_QRELS, measures="nDCG@10")
+
+
+def test_compare_runs_warns_once_for_all_its_runs_on_the_condition_of_the_reports_check():
+    from ndcg_report.analysis.checks import _relevance_warnings
+    from ndcg_report.core.relevance_level import RelevanceLevelWarning
+
+    with pytest.warns(RelevanceLevelWarning) as caught:
+        experiment = compare_runs({"A": FLOAT_RUN, "B": dict(FLOAT_RUN)}, FLOAT_QRELS, FLOAT_BASE,
+                                  baseline_name="base", measures="nDCG@10 AP", n_resamples=100)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert str(caught[0].message).startswith("compare_runs: 2 of the 3 judged queries have labels above 0 but none >= 1")
+    report = SimpleNamespace(experiment=experiment, params=SimpleNamespace(no_relevant="skip"), qrels=experiment.qrels)
+    assert any("find nothing relevant there" in text for text in _relevance_warnings(report))
+
+
+def test_eval_at_the_command_line_prints_no_python_warning(tmp_path, capsys):
+    from ndcg_report.cli import main
+
+    (tmp_path / "q.json").write_text(json.dumps(FLOAT_QRELS))
+    (tmp_path / "r.json").write_text(json.dumps(FLOAT_RUN))
+    with warnings_as_errors():
+        assert main(["eval", str(tmp_path / "q.json"), str(tmp_path / "r.json"), "-m", "map", "--format", "csv"]) == 0
+    assert "Warning" not in capsys.readouterr().err
+
+
+# --- the report's intervals and tests, each labelled where it is shown (issue 30) -----------------------------
+
+
+def test_each_interval_of_one_comparison_says_its_level_and_why(experiment):
+    from ndcg_report.analysis import results
+
+    report = SimpleNamespace(experiment=experiment)
+    table = results.comparison_table(report, "monoT5")
+    assert "95% CI of delta (unadjusted)" in table.columns  # 4 systems: the verdict's is another
+    verdict = results.verdicts(experiment)[0]
+    assert "98.75% CI (Bonferroni over 4 systems)" in verdict
+    assert ("comparison tables below give the same deltas their 95% CI of one comparison alone (unadjusted, as the "
+            "batch index does), narrower than the verdicts' 98.75%") in results.verdicts_note(experiment)
+    note = results.comparisons_note(report)
+    assert "95% CI of delta is the bootstrap interval of the mean delta of that one comparison, unadjusted" in note
+    assert "98.75% CI instead, Bonferroni-adjusted over the 4 systems so that it matches" in note
+    one = compare_runs({"monoT5": RUNS["monoT5"]}, QRELS, BM25, baseline_name="BM25", cutoffs="10", n_resamples=200)
+    single = SimpleNamespace(experiment=one)
+    assert "95% CI of delta" in results.comparison_table(single, "monoT5").columns  # one system: one interval
+    assert results.comparisons_note(single).endswith("the verdict's interval too.")
+    assert results.verdicts_note(one) == results.family_note(one)
+
+
+def test_a_mark_against_the_baseline_beside_a_shared_letter_is_explained():
+    from ndcg_report.analysis import results
+    from ndcg_report.core.measures.names import Measure
+
+    def stub(letters: dict, marks: dict):
+        headline = Measure("nDCG", 10)
+        significance = pd.DataFrame({headline.label: marks})
+        return SimpleNamespace(
+            names=("A", "B"), baseline_name="base", family_size=2, headline=headline, significance=significance,
+            pairwise=SimpleNamespace(letters=pd.Series(letters), label="nDCG@10", names=("A", "B", "base"), alpha=0.05))
+
+    both = stub({"A": "a", "B": "ab", "base": "b"}, {"A": 1, "B": 1})
+    assert results.marked_sharing_a_letter(both) == ["B"]
+    note = results.marks_and_letters_note(both)
+    assert note.startswith("On nDCG@10, B is marked ▲/▼ against base yet shares a letter with it: both are right, as "
+                           "they are different tests: a mark is the randomization test of one system against base "
+                           "(Holm over the 2 comparisons with it), the letters are the Tukey HSD over all 3 pairs")
+    pairwise = results.pairwise_note(SimpleNamespace(experiment=both))
+    assert note in pairwise and "adjusted for all 3 pairs at once" in pairwise
+    agree = stub({"A": "a", "B": "ab", "base": "b"}, {"A": 1, "B": 0})
+    assert results.marks_and_letters_note(agree) == ""
+    assert "where a mark and a shared letter disagree, both are right" in results.pairwise_note(
+        SimpleNamespace(experiment=agree))
+
+
+def test_the_leaderboard_note_carries_the_marks_and_letters_sentence(experiment, monkeypatch):
+    from ndcg_report.analysis import results
+
+    report = SimpleNamespace(experiment=experiment)
+    assert "yet share" not in results.leaderboard_note(report)  # on DL 2019 the two tests agree
+    monkeypatch.setattr(results, "marked_sharing_a_letter", lambda experiment: ["RRF"])
+    assert "On nDCG@10, RRF is marked ▲/▼ against BM25 yet shares a letter with it: both are right" in (
+        results.leaderboard_note(report))

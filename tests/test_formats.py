@@ -218,6 +218,62 @@ BAD = [
 ]
 
 
+# --- a likely mistake is named with its fix (issue 30) ---------------------------------------------
+
+HINTED = [
+    # a JSON-lines key close to an accepted one: the close keys, then every accepted key
+    ("r.jsonl", '{"qid": "q1", "docids": [{"docid": "d1", "score": 1}]}\n', "run",
+     r"r.jsonl:1: has no document id .*; 'docids' is not an accepted key \(did you mean 'docid' or 'doc_id' or 'docs'\?\); "
+     r"the accepted keys: qid or query_id or query-id; docid or doc_id or corpus-id or docno; score; retrieved or docs$"),
+    ("r.jsonl", '{"qid": "q1", "docid": "d1", "scores": 1}\n', "run",
+     r"r.jsonl:1: has no score .*'scores' is not an accepted key \(did you mean 'score'\?\)"),
+    ("r.jsonl", '{"qid": "q1", "retrieve": ["d1"]}\n', "run",
+     r"r.jsonl:1: .*'retrieve' is not an accepted key \(did you mean 'retrieved'\?\)"),
+    ("r.jsonl", '{"qid": "q1", "docs": [{"docid": "d1", "scor": 1}]}\n', "run",
+     r"r.jsonl:1: document 1 of the list has no score; 'scor' is not an accepted key \(did you mean 'score'\?\); "
+     r"the accepted keys: docid or doc_id or corpus-id or docno; score$"),
+    ("q.jsonl", '{"qid": "q1", "grade": {"d1": 1}}\n', "qrels",
+     r"q.jsonl:1: .*'grade' is not an accepted key \(did you mean 'grades'\?\).*rel or relevance or score or label; grades$"),
+    # a key far from every accepted one: no guess, as before
+    ("r.jsonl", '{"qid": "q1", "zzz": 1}\n', "run", r"r.jsonl:1: has no document id .*; give every record its document id$"),
+    # BEIR TSV without its header line
+    ("q.tsv", "q1\td1\t1\nq1\td2\t0\n", "qrels",
+     r"q.tsv:1: expected 4 columns \(qid iter docid rel\), found 3: this looks like BEIR TSV qrels without their header "
+     r"line; add the header `query-id<TAB>corpus-id<TAB>score` as the first line"),
+    # a run read as qrels and qrels read as a run (the API's fix: the order is the caller's)
+    ("q.txt", "q1 Q0 d1 1 2.5 t\n", "qrels",
+     r"q.txt:1: expected 4 columns \(qid iter docid rel\), found 6: this looks like a run \(qid Q0 docid rank score tag\), "
+     r"not qrels; check that the run and the qrels are not given in each other's place"),
+    ("r.txt", "# judged\nq1 0 d1 1\n", "run", r"r.txt:2: expected 6 columns .*, found 4: this looks like qrels"),
+]
+
+
+@pytest.mark.parametrize("name, content, kind, message", HINTED, ids=[f"{i}-{case[0]}" for i, case in enumerate(HINTED)])
+def test_a_likely_mistake_is_named_with_its_fix_in_one_line(tmp_path, name, content, kind, message):
+    path = write(tmp_path / name, content)
+    with pytest.raises(InputError, match=message) as raised:
+        (read_qrels if kind == "qrels" else read_run)(path)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_later_bad_line_is_not_taken_for_a_swap(tmp_path):
+    path = write(tmp_path / "q.txt", "q1 0 d1 1\nq1 Q0 d2 1 2.5 t\nq1\td3\t1\n")
+    with pytest.raises(InputError, match=r"q.txt:2: expected 4 columns \(qid iter docid rel\), found 6; fix or remove"):
+        read_qrels(path)
+
+
+@pytest.mark.parametrize("reading", ["--in-memory", "--stream"])
+def test_eval_with_the_qrels_and_the_run_swapped_says_the_order(tmp_path, capfdbinary, reading):
+    qrels = write(tmp_path / "qrels.txt", QRELS_FORMATS["trec.txt"])
+    run = write(tmp_path / "bm25.run", RUN_FORMATS["trec.run"])
+    code, out, err = eval_output(capfdbinary, reading, run, qrels)
+    assert code == 2 and out == b"" and err.count("\n") == 1
+    assert "this looks like" in err and err.endswith("; the order is QRELS RUN: ndcg-report eval QRELS RUN\n"), err
+    code, _, err = eval_output(capfdbinary, reading, qrels, qrels)  # qrels given as the run too
+    assert code == 2 and f"{qrels}:1: expected 6 columns" in err and "this looks like qrels" in err
+    assert "the order is QRELS RUN" in err
+
+
 @pytest.mark.parametrize("name, content, kind, message", BAD, ids=[f"{i}-{case[0]}" for i, case in enumerate(BAD)])
 def test_every_bad_input_class_is_one_line_naming_file_and_line(tmp_path, name, content, kind, message):
     path = write(tmp_path / name, content)

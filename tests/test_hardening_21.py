@@ -313,6 +313,14 @@ def test_06_an_unnamed_run_is_named_by_its_file_name_and_a_clash_is_refused(tmp_
     t5.write_bytes(gzip.compress(RUN.read_text().replace("pyterrier", "T5-P").encode()))
     experiment = compare_runs([dl_hard, t5], QRELS, BASELINE, cutoffs="10", n_resamples=50)
     assert experiment.names == ("bm25+rm3+bert(zs)", "t5") and experiment.baseline_name == "bm25"
+    from ndcg_report.analysis.systems import stem_name
+
+    for name in ("splade.json", "splade.jsonl", "splade.ndjson", "splade.jsonl.gz", "splade.JSONL", "splade.run"):
+        assert stem_name(tmp_path / name) == "splade", name  # JSON and JSON lines as TREC text and Parquet
+    lines = tmp_path / "colbert.jsonl"
+    lines.write_text("".join(f'{{"qid": "{q}", "docid": "{d}", "score": {s}}}\n'
+                             for q, _, d, _, s, _ in (line.split() for line in RUN.read_text().splitlines())))
+    assert compare_runs([lines], QRELS, BASELINE, cutoffs="10", n_resamples=50).names == ("colbert",)
     twin = tmp_path / "bm25.run"
     twin.write_text(RUN.read_text())
     with pytest.raises(ParameterError, match="named 'bm25' .from its file name. like the baseline"):

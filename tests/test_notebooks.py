@@ -67,6 +67,25 @@ def test_papermill_help_lists_every_parameter_with_type_default_and_help():
         assert " ".join(help_text.split()) in text, name
 
 
+def test_the_notebook_and_batch_docs_name_every_input_format_not_only_trec_qrels_and_tsv_topics():
+    """Issue 30: the parameter cell (papermill --help-notebook), docs/notebook.md and the batch config
+    table described only TREC qrels and qid<TAB>text topics; every format of docs/inputs.md is taken."""
+    comments = {match.group(1): match.group(4) for match in parameter_lines()}
+    notebook_doc = (ROOT / "docs" / "notebook.md").read_text(encoding="utf-8")
+    batch_doc = (ROOT / "docs" / "scheduled-builds.md").read_text(encoding="utf-8")
+    rows = {doc: {re.findall(r"`(\w+)`", line.split("|")[1])[0]: line for line in text.splitlines()
+                  if line.startswith("| `")} for doc, text in (("notebook", notebook_doc), ("batch", batch_doc))}
+    for said in (comments["qrels"], rows["notebook"]["qrels"], rows["batch"]["qrels"]):
+        assert all(name in said for name in ("TREC", "BEIR TSV", "JSON lines", "Parquet")), said
+    for said in (comments["topics"], rows["notebook"]["topics"], rows["batch"]["topics"]):
+        assert all(name in said for name in ("qid<TAB>text", "queries.jsonl", "TREC topic")), said
+    for said in (comments["runs"], rows["notebook"]["runs"], rows["batch"]["run"]):
+        assert all(name in said for name in ("JSON lines", "Parquet")), said
+    bm25_help = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "bm25", "--help"], capture_output=True,
+                               text=True, check=True).stdout
+    assert "BEIR queries.jsonl or a TREC topic file" in " ".join(bm25_help.split())
+
+
 def test_papermill_with_only_run_baseline_and_qrels_reports_those_files(tmp_path):
     import papermill
 
@@ -74,14 +93,36 @@ def test_papermill_with_only_run_baseline_and_qrels_reports_those_files(tmp_path
     papermill.execute_notebook(
         str(ROOT / "notebooks" / "ndcg_report.ipynb"), str(out), kernel_name="python3", progress_bar=False,
         cwd=str(tmp_path), parameters={"run": str(SMALL / "monot5.txt"), "baseline": str(SMALL / "bm25.txt"),
-                                       "qrels": str(SMALL / "qrels.txt")},
+                                       "qrels": str(SMALL / "qrels.txt"), "output_dir": "new/folder"},
     )
+    # an output_dir that did not exist is made by the first cell, not a traceback in the last one
+    written = tmp_path / "new" / "folder"
+    assert sorted(path.name for path in written.iterdir()) == ["per_query.csv", "summary.json", "unjudged.tsv"]
     shown = json.dumps([output for cell in nbformat.read(out, as_version=4).cells for output in cell.get("outputs", [])])
     assert "<h1>monot5 against bm25</h1>" in shown  # systems given without a name: named by their files
     assert "TREC DL 2019" not in shown and "monoT5" not in shown and "ndcg-report demo" not in shown
     command = re.search(r"<pre[^>]*>(ndcg-report build [^<]*)</pre>", shown).group(1)
     assert f"--run {SMALL / 'monot5.txt'} " in command and f"--baseline {SMALL / 'bm25.txt'} " in command
     assert f"--qrels {SMALL / 'qrels.txt'} " in command and "--name" not in command
+
+
+def test_the_output_dir_is_settled_in_the_first_cell_made_or_refused_with_one_line(tmp_path, monkeypatch):
+    from ndcg_report.build import notebook_io
+    from ndcg_report.build.steps.processes import REVALIDATION_ENV
+    from ndcg_report.errors import ParameterError
+
+    notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
+    first_code = next(cell.source for cell in notebook.cells[1:] if cell.cell_type == "code")
+    assert "validate_parameters(" in first_code and "notebook_io.output_folder(output_dir)" in first_code
+    assert notebook_io.output_folder("") is None
+    assert notebook_io.output_folder(tmp_path / "a" / "b") == tmp_path / "a" / "b" and (tmp_path / "a" / "b").is_dir()
+    (tmp_path / "file").write_text("x")
+    for bad, said in ((tmp_path / "file", "is a file, not a folder"), (tmp_path / "file" / "below", "cannot be made")):
+        with pytest.raises(ParameterError, match=said) as raised:
+            notebook_io.output_folder(str(bad))
+        assert "\n" not in str(raised.value) and "output_dir" in str(raised.value)
+    monkeypatch.setenv(REVALIDATION_ENV, "1")  # nbval's re-execution of a build makes nothing
+    assert not notebook_io.output_folder(tmp_path / "c").exists()
 
 
 def test_a_file_that_is_not_a_run_fails_before_any_kernel(tmp_path, monkeypatch, capsys):

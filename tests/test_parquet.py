@@ -81,7 +81,7 @@ def test_a_report_lists_parquet_inputs_with_their_rows(parquet_dl19):
     files = report.files.set_index("file")
     assert files.at["monot5", "lines"] == 41042 and files.at["qrels.parquet", "lines"] == 9260
     assert report.experiment.names == ("monot5",)  # no run tag in Parquet: named by the file
-    assert round(report.experiment.leaderboard.at["monot5", ("nDCG", 10)], 4) == 0.7215
+    assert round(report.experiment.leaderboard.at["monot5", "nDCG@10"], 4) == 0.7215
 
 
 def test_a_folder_s_fingerprint_follows_its_files(tmp_path):

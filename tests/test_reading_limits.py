@@ -102,13 +102,13 @@ def test_every_string_layout_mixes_with_text_in_compare_runs_and_the_report(layo
     runs = {name: run for name, (run, _) in layouts.items()}
     experiment = compare_runs(runs, QRELS, BM25, cutoffs="10", n_resamples=50)
     expected = evaluate(MONOT5, QRELS, cutoffs=[10]).mean(10)
-    assert experiment.leaderboard[("nDCG", 10)].loc[list(LAYOUTS)].tolist() == [expected] * 4
+    assert experiment.leaderboard["nDCG@10"].loc[list(LAYOUTS)].tolist() == [expected] * 4
     assert experiment.tie_ranges  # the join of run and qrels lines that broke build and batch
     # what build and batch run in the notebook: runs of each layout, qrels of one, a text baseline
     params = validate_parameters(runs=[str(run) for run, _ in layouts.values()], qrels=str(layouts["large_string"][1]),
                                  baseline=str(BM25), ks="10")
     report = notebook_io.load_report(params)
-    assert report.experiment.leaderboard[("nDCG", 10)].iloc[:4].tolist() == [expected] * 4
+    assert report.experiment.leaderboard["nDCG@10"].iloc[:4].tolist() == [expected] * 4
     assert report.files["format"].tolist() == ["Parquet"] * 4 + ["TREC text (gzip)", "Parquet"]
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow.compute as pc
 import pandas as pd
 
 from ndcg_report.core.measures.names import Measure, level_text
 from ndcg_report.core.evaluation import Evaluation
+from ndcg_report.core.relevance_level import binary_nothing_relevant
 from ndcg_report.core.ties import TieRange
+from ndcg_report.core.toplists import pool_query_counts
 from ndcg_report.analysis.text import number
 
 if TYPE_CHECKING:
@@ -78,9 +79,10 @@ def pool_note(report: "Report") -> str:
     """The unjudged pool in one sentence of HTML, with a link to unjudged.tsv beside the report."""
     experiment = report.experiment
     pool = experiment.unjudged_pool()
-    queries = pc.count_distinct(pool["qid"]).as_py()
+    queries, without = pool_query_counts(pool, experiment.qrels.table)
+    none = f" ({without:,} of them with no judgement at all: they are not evaluated)" if without else ""
     return (f'<p class="note">Unjudged pool: {pool.num_rows:,} documents in the top {experiment.rank_depth} of some '
-            f"system or the baseline have no label, over {queries:,} queries; they count as not relevant. "
+            f"system or the baseline have no label, over {queries:,} queries{none}; they count as not relevant. "
             '<a href="unjudged.tsv">unjudged.tsv</a> lists them for the next judging round (by query, the documents '
             "more systems retrieved and higher first; the systems that did).</p>")
 
@@ -217,7 +219,7 @@ def _relevance_warnings(report: "Report") -> list[str]:
     if counts.no_relevant and "graded" in kinds:
         warnings.append(f"{counts.no_relevant} judged queries have no relevant document ({policy}).")
     labels = report.qrels.table["rel"].to_numpy()
-    if "binary" in kinds and counts.below_level > counts.no_relevant:
+    if binary_nothing_relevant(experiment.baseline):  # evaluate and compare_runs warn on the same condition
         if not (labels >= experiment.rel_level).any():
             warnings.append(f"No judgement reaches the relevance level {level} (the largest label is "
                             f"{number(labels.max())}): every binary measure ({', '.join(sorted(kinds_of(experiment, 'binary')))}) "

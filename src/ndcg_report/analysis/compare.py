@@ -18,8 +18,9 @@ from ndcg_report.analysis.systems import check_distinct_paths, check_name, deriv
 from ndcg_report.core.measures.names import Measure
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.conventions import without_identical_ids
-from ndcg_report.core.evaluation_pass import evaluate
+from ndcg_report.core.evaluation_pass import evaluate_pass
 from ndcg_report.core.presets import averaging, choose_headline, measure_set
+from ndcg_report.core.relevance_level import warn_relevance_level
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rankings
 from ndcg_report.errors import ParameterError
@@ -66,7 +67,8 @@ def compare_runs(
         or a single run. A run is a path, what `read_run` returned, a pyarrow Table or pandas
         DataFrame with `qid`, `docid` (or `docno`) and `score`, or any other form `evaluate` takes.
         A run without a name, or named `""`, is named by its file name without `.gz`, `.txt`,
-        `.run`, ... (a table by its run tag); two systems with one name are a ParameterError. The
+        `.run`, `.trec`, `.tsv`, `.res`, `.json`, `.jsonl`, `.ndjson`, `.parquet`, `.pq` or `.parq`
+        (a table by its run tag); two systems with one name are a ParameterError. The
         runs are taken one at a time: each is read, evaluated, ranked and its ties bounded before
         the next is read, and none is kept, so runs given as paths or by a generator are never in
         memory together.
@@ -128,6 +130,12 @@ def compare_runs(
         A bad value: an unknown measure or preset, a headline not computed, two systems with one
         name, the same file given twice, a run named like the baseline.
 
+    Warns
+    -----
+    RelevanceLevelWarning
+        As `evaluate` warns, once per call: the binary measures find nothing relevant in some
+        judged queries that nDCG averages (labels above 0, none at `rel_level`).
+
     Examples
     --------
     In `tests/data/small/` of the checkout:
@@ -138,7 +146,7 @@ def compare_runs(
     ('monoT5', 'BM25')
     >>> str(experiment.headline.label)
     'nDCG@10'
-    >>> round(float(experiment.leaderboard.loc["monoT5", ("nDCG", 10)]), 4)
+    >>> round(float(experiment.leaderboard.loc["monoT5", "nDCG@10"]), 4)
     0.6003
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -173,6 +181,7 @@ def compare_runs(
     systems.append(derive(base_name, baseline_run))
     del baseline_run
     evaluations = {system.name: system.evaluation for system in systems}
+    warn_relevance_level(evaluations[base_name], "compare_runs")  # the same queries in every system: once
     comparisons = compare_systems({name: evaluations[name] for name in names.names}, evaluations[base_name],
                                   base_name, seed, n_resamples, confidence, large_n)
     return Experiment(
@@ -212,7 +221,7 @@ class _Derive:
         dropped = 0
         if self.options["identical_ids"] == "drop":
             run, dropped = without_identical_ids(run)
-        evaluation = evaluate(run, self.qrels, **self.options)
+        evaluation = evaluate_pass(run, self.qrels, **self.options)
         if dropped:
             evaluation = replace(evaluation, identical_dropped=dropped)
         if evaluation.counts.in_both == 0:

@@ -71,8 +71,9 @@ class PairwiseTest:
 class Experiment(ExperimentFigures):
     """Systems against one baseline on the same qrels: evaluations, comparisons, pairwise tests.
 
-    Tables are DataFrames keyed by (measure, k), k an integer or NA (no cut-off): `leaderboard`
-    (systems x measures), `summary` and `comparisons` (index (system, measure, k)), `per_query` (one
+    Tables are DataFrames keyed by (measure, k), k an integer or NA (no cut-off), or by the
+    measure's label: `leaderboard` (systems x measures, columns labelled `nDCG@10`, `RR`: each
+    Measure's `.label`), `summary` and `comparisons` (index (system, measure, k)), `per_query` (one
     row per system, query and measure), `pairwise.pvalues`. Each `plot_*` method returns a matplotlib
     Figure of the headline measure (or the one named). In Jupyter the object shows its leaderboard.
     Made by `compare_runs`, not by hand.
@@ -127,6 +128,10 @@ class Experiment(ExperimentFigures):
     ...                           baseline_name="BM25", measures="nDCG@10 AP", rel_level=2)
     >>> list(experiment.leaderboard.index)
     ['monoT5', 'BM25']
+    >>> list(experiment.leaderboard.columns)
+    ['nDCG@10', 'AP']
+    >>> round(float(experiment.leaderboard.at["monoT5", "nDCG@10"]), 4)
+    0.6003
     >>> experiment.scores().shape
     (8, 2)
     >>> figure = experiment.plot_distribution()
@@ -191,12 +196,13 @@ class Experiment(ExperimentFigures):
 
     @cached_property
     def leaderboard(self) -> pd.DataFrame:
-        """Mean of every measure (rows: systems, the baseline last; columns: (measure, k)) over the
-        queries every system is averaged on for that measure (see own_means for each system's own)."""
+        """Mean of every measure (rows: systems, the baseline last; columns: the measures' labels,
+        'nDCG@10', 'RR', in order) over the queries every system is averaged on for that measure
+        (see own_means for each system's own)."""
         tables = [self.scores(measure) for measure in self.measures]
         means = np.array([[table[name].mean() for table in tables] for name in self.systems])
         return pd.DataFrame(means.reshape(len(self.systems), len(self.measures)), index=list(self.systems),
-                            columns=pd.MultiIndex.from_tuples(list(self.measures), names=["measure", "k"]))
+                            columns=pd.Index(self.labels, name="measure"))
 
     @cached_property
     def own_means(self) -> pd.DataFrame:
@@ -354,12 +360,12 @@ class Experiment(ExperimentFigures):
 
     def unjudged_pool(self) -> pa.Table:
         """Every (qid, docid) without a label in the top rank_depth of any system or the baseline, for
-        the next judging round (core.toplists.unjudged_pool)."""
+        the next judging round (core.toplists.unjudged_pool), queries without any judgement included."""
         return self._unjudged_pool
 
     @cached_property
     def _unjudged_pool(self) -> pa.Table:
-        return unjudged_pool({name: self.rankings[name].top for name in self.systems})
+        return unjudged_pool({name: self.rankings[name].pool_top() for name in self.systems})
 
     @cached_property
     def families(self) -> dict[str, list[Measure]]:
@@ -373,19 +379,20 @@ class Experiment(ExperimentFigures):
 
     @cached_property
     def significance(self) -> pd.DataFrame:
-        """Systems under test x (measure, k): +1 significantly above the baseline, -1 below, 0 neither
-        (randomization test, Holm-adjusted over the systems for that (measure, k), at alpha)."""
+        """Systems under test x measures (labelled as the leaderboard's columns): +1 significantly above
+        the baseline, -1 below, 0 neither (randomization test, Holm-adjusted over the systems for that
+        (measure, k), at alpha)."""
         table = self.comparisons  # rows: systems in order, each with every measure in order
         signs = np.sign(table["delta"].to_numpy()) * (table["holm_randomization_pvalue"].to_numpy() < self.alpha)
         return pd.DataFrame(signs.astype(int).reshape(len(self.names), len(self.measures)), index=list(self.names),
-                            columns=pd.MultiIndex.from_tuples(list(self.measures), names=["measure", "k"]))
+                            columns=pd.Index(self.labels, name="measure"))
 
     def _repr_html_(self) -> str:
         """The leaderboard, every name escaped: what Jupyter shows for the object."""
         from ndcg_report.analysis.html import leaderboard_html
 
         return leaderboard_html(self.leaderboard, self.significance, self.baseline_name, self.headline,
-                                self.pairwise.letters if len(self.names) > 1 else None)
+                                self.pairwise.letters if len(self.names) > 1 else None, measures=self.measures)
 
     def __repr__(self) -> str:
         return (f"Experiment({len(self.names)} system(s) against {self.baseline_name!r}, "

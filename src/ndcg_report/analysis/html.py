@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -110,15 +110,16 @@ def details_html(summary: str, body_html: str) -> str:
 
 def leaderboard_html(
     means: pd.DataFrame, significance: pd.DataFrame, baseline_name: str, headline: Measure,
-    letters: pd.Series | None = None, shallow: Mapping[str, Collection[Measure]] | None = None,
+    letters: pd.Series | None = None, shallow: Mapping[str, Collection[Measure]] | None = None, *,
+    measures: Sequence[Measure],
 ) -> str:
-    """Systems x measures (columns (measure, k), in order): systems by the headline measure (best
-    first), the baseline last; the header groups a family's cut-offs under its name; ▲/▼ where a
-    system is significantly above/below the baseline, the best of each column in bold, † where k is
-    deeper than the system's retrieval (`shallow`: name -> measures), and the letter groups of the
-    pairwise test (on the headline) if given."""
+    """Systems x measures (the columns of means and significance, in the order of `measures`):
+    systems by the headline measure (best first), the baseline last; the header groups a family's
+    cut-offs under its name; ▲/▼ where a system is significantly above/below the baseline, the best
+    of each column in bold, † where k is deeper than the system's retrieval (`shallow`: name ->
+    measures), and the letter groups of the pairwise test (on the headline) if given."""
     shallow = shallow or {}
-    measures = [Measure(family, None if pd.isna(k) else int(k)) for family, k in means.columns]
+    measures = list(measures)
     values = means.to_numpy(dtype=float)
     rows_of = {name: position for position, name in enumerate(means.index)}
     signs = significance.to_numpy()

@@ -76,8 +76,7 @@ def interval_name(experiment: Experiment) -> str:
     m = experiment.family_size
     if m == 1:
         return f"{experiment.confidence:.0%} CI"
-    level = 1 - (1 - experiment.confidence) / m
-    return f"{_level(level)} CI (Bonferroni over {m} systems)"
+    return f"{_level(family_level(experiment))} CI (Bonferroni over {m} systems)"
 
 
 def _level(level: float) -> str:
@@ -110,6 +109,34 @@ def family_note(experiment: Experiment) -> str:
             + (f" at the Bonferroni-adjusted level for {m} systems." if m > 1 else "."))
 
 
+def verdicts_note(experiment: Experiment) -> str:
+    """The note under the verdicts: family_note, and with several systems which interval is which."""
+    m = experiment.family_size
+    if m == 1:
+        return family_note(experiment)
+    return (family_note(experiment) + f" The comparison tables below give the same deltas their "
+            f"{experiment.confidence:.0%} CI of one comparison alone (unadjusted, as the batch index does), "
+            f"narrower than the verdicts' {_level(family_level(experiment))}.")
+
+
+def family_level(experiment: Experiment) -> float:
+    """The confidence of the verdicts' intervals: 1 - (1 - confidence) / the systems compared with the baseline."""
+    return 1 - (1 - experiment.confidence) / experiment.family_size
+
+
+def comparisons_note(report: "Report") -> str:
+    """The note above the comparison tables: what their interval is, beside the verdicts'."""
+    experiment = report.experiment
+    m, confidence = experiment.family_size, f"{experiment.confidence:.0%}"
+    note = (f"Each table: one system against {experiment.baseline_name} on every measure, over the queries "
+            f"averaged in both. Its {confidence} CI of delta is the bootstrap interval of the mean delta")
+    if m == 1:
+        return note + ", the verdict's interval too."
+    return (note + f" of that one comparison, unadjusted (the batch index shows it too). The verdict at the top "
+            f"gives the headline delta a {_level(family_level(experiment))} CI instead, Bonferroni-adjusted over "
+            f"the {m} systems so that it matches the verdict's family-wise (Holm-adjusted) test: wider, on purpose.")
+
+
 # --- leaderboard -------------------------------------------------------------------------------
 
 
@@ -118,7 +145,7 @@ def leaderboard(report: "Report") -> str:
     experiment = report.experiment
     letters = experiment.pairwise.letters if len(experiment.names) > 1 else None
     return leaderboard_html(experiment.leaderboard, experiment.significance, experiment.baseline_name,
-                            experiment.headline, letters, experiment.shallow_measures())
+                            experiment.headline, letters, experiment.shallow_measures(), measures=experiment.measures)
 
 
 def leaderboard_note(report: "Report") -> str:
@@ -138,9 +165,43 @@ def leaderboard_note(report: "Report") -> str:
                else f"in its large-sample limit over {test.n_queries:,} queries")
         note += (f" Group: systems sharing a letter do not differ significantly on {test.label} (randomized "
                  f"Tukey HSD over all {len(test.names)} systems, {how}, α = {test.alpha:g}).")
+        both = marks_and_letters_note(experiment)
+        note += (" " + both) if both else ""
     own = own_means_note(experiment)
     statistics = statistics_note(experiment)
     return note + (" " + own if own else "") + (" " + statistics if statistics else "")
+
+
+def marked_sharing_a_letter(experiment: Experiment) -> list[str]:
+    """The systems marked ▲/▼ against the baseline on the headline measure that share a letter of the
+    pairwise test with it (the two tests disagree, both rightly)."""
+    if len(experiment.names) < 2:
+        return []
+    letters, base = experiment.pairwise.letters, experiment.baseline_name
+    marks = experiment.significance[experiment.headline.label]  # a column: systems under test
+    return [name for name in experiment.names
+            if marks[name] != 0 and set(letters.get(name, "")) & set(letters.get(base, ""))]
+
+
+def _tests_differ(experiment: Experiment) -> str:
+    """Why a ▲/▼ and a shared letter are both right."""
+    m, k = experiment.family_size, len(experiment.names) + 1
+    return (f"both are right, as they are different tests: a mark is the randomization test of one system "
+            f"against {experiment.baseline_name} (Holm over the {m} comparisons with it), the letters are the "
+            f"Tukey HSD over all {k * (k - 1) // 2} pairs of the {k} systems at once, which guards more "
+            "comparisons and so needs a larger difference")
+
+
+def marks_and_letters_note(experiment: Experiment) -> str:
+    """Where a system is marked ▲/▼ against the baseline on the headline and still shares a letter with it: the
+    sentence saying so and why; '' where the two tests agree."""
+    names = marked_sharing_a_letter(experiment)
+    if not names:
+        return ""
+    who = ", ".join(names)
+    verb = "is" if len(names) == 1 else "are"
+    return (f"On {experiment.headline.label}, {who} {verb} marked ▲/▼ against {experiment.baseline_name} yet "
+            f"share{'s' if len(names) == 1 else ''} a letter with it: {_tests_differ(experiment)}.")
 
 
 def own_means_note(experiment: Experiment) -> str:
@@ -192,7 +253,8 @@ def comparison_table(report: "Report", name: str) -> pd.DataFrame:
     columns = {
         "n": c["n"].astype(int), "system": c["run_mean"], "baseline": c["baseline_mean"],
         "delta": c["delta"], "relative": [percent(v) for v in c["relative_delta"]],
-        f"{experiment.confidence:.0%} CI of delta": [f"[{signed(lo)}, {signed(hi)}]" for lo, hi in zip(c["ci_low"], c["ci_high"])],
+        f"{experiment.confidence:.0%} CI of delta" + (" (unadjusted)" if experiment.family_size > 1 else ""):
+            [f"[{signed(lo)}, {signed(hi)}]" for lo, hi in zip(c["ci_low"], c["ci_high"])],
         "W/T/L": [f"{int(w)}/{int(t)}/{int(l)}" for w, t, l in zip(c["wins"], c["ties"], c["losses"])],
         "t-test p (Holm)": [p_pair(p, h) for p, h in zip(c["t_pvalue"], c["holm_t_pvalue"])],
         "Wilcoxon p (Holm)": [p_pair(p, h) for p, h in zip(c["wilcoxon_pvalue"], c["holm_wilcoxon_pvalue"])],
@@ -218,6 +280,20 @@ def medians_table(report: "Report") -> pd.DataFrame:
     experiment = report.experiment
     return pd.DataFrame([[float(v) for v in experiment.evaluations[name].summary["median"]]
                          for name in experiment.systems], index=list(experiment.systems), columns=experiment.labels)
+
+
+def pairwise_note(report: "Report") -> str:
+    """The note under the pairwise table: what the letters say, and how they stand to the ▲/▼ marks."""
+    experiment = report.experiment
+    test = experiment.pairwise
+    note = (f"Each p-value: the randomized Tukey HSD of that pair on {test.label}, adjusted for all "
+            f"{len(test.names) * (len(test.names) - 1) // 2} pairs at once; systems sharing a letter do not differ "
+            f"significantly at α = {test.alpha:g}. ")
+    names = marked_sharing_a_letter(experiment)
+    if names:
+        return note + marks_and_letters_note(experiment)
+    return (note + f"The leaderboard's ▲/▼ marks come from another test (each system against "
+            f"{experiment.baseline_name} alone); where a mark and a shared letter disagree, {_tests_differ(experiment)}.")
 
 
 def pairwise_table(report: "Report") -> pd.DataFrame:

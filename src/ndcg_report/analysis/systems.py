@@ -18,7 +18,7 @@ CORPUS_BASELINE_NAME = "BM25"  # the name of a BM25 baseline built from a corpus
 _NAME_PREFIX = re.compile(r"^([^=/\\]*)=(.+)$", re.S)  # NAME=PATH: no path separator before the '='
 RESERVED = ("=", "/", "\\")  # characters no name may hold: they separate NAME=PATH
 _COMPRESSED = (".gz",)
-_RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res", ".parquet", ".pq", ".parq")
+_RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".parq")
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: line ends, escapes, NEL (U+0085), ...
@@ -79,7 +79,7 @@ def derived_name(tag: str, path: str | Path | None, position: int) -> str:
 
 def stem_name(path: str | Path) -> str:
     """A file's name without its run suffixes: `bm25+rm3+bert(zs).run` -> `bm25+rm3+bert(zs)`,
-    `run.dl19.txt.gz` -> `run.dl19`."""
+    `run.dl19.txt.gz` -> `run.dl19`, `splade.jsonl.gz` -> `splade`."""
     name = Path(str(path)).name
     for suffix in _COMPRESSED + _RUN_SUFFIXES:
         name = name[: -len(suffix)] if name.lower().endswith(suffix) and len(name) > len(suffix) else name

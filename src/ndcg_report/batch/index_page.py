@@ -76,6 +76,7 @@ td.num .detail {{ white-space: normal; max-width: 11rem; margin-left: auto; }}
 .sig {{ font-weight: 700; }}
 .down {{ color: #b42318; }}
 .up {{ color: #1a7f37; }}
+.sig.up, .sig.down {{ font-weight: 700; }}
 img {{ max-width: 100%; height: auto; }}
 </style>
 </head>
@@ -85,7 +86,7 @@ img {{ max-width: 100%; height: auto; }}
 <p class="batch">{html.escape(batch_line)}</p>
 <table>
 <thead><tr><th>report</th><th>status</th><th>headline: best system</th><th>baseline</th><th>delta</th>
-<th>p (Holm)</th><th>above baseline</th><th>queries</th><th>best vs previous build</th><th>last good build</th><th>link</th></tr></thead>
+<th>p (Holm)</th><th>above baseline</th><th>below baseline</th><th>queries</th><th>best vs previous build</th><th>last good build</th><th>link</th></tr></thead>
 <tbody>
 {rows}
 </tbody>
@@ -93,9 +94,12 @@ img {{ max-width: 100%; height: auto; }}
 <p class="note">Numbers are those of the last good build of each report, on its headline measure (nDCG@10
 unless the report names another; shown under each value), for the report's best system there (the only one
 in a one-run report). p: paired randomization test against the baseline, Holm-adjusted over the report's
-systems on that measure; <span class="sig">bold with *</span> when below {SIGNIFICANCE}. Above baseline: how
-many of the report's systems are significantly above it on that measure. A failed report keeps its last good
-report.</p>
+systems on that measure; <span class="sig up">▲</span> the system is significantly above the baseline (p below
+{SIGNIFICANCE}), <span class="sig down">▼</span> significantly below it. Above and below baseline: how many of the
+report's systems are significantly above it, and below it, on that measure. The interval under the delta is the
+95% bootstrap CI of that one comparison (unadjusted, as in the report's comparison table); in a report of
+several systems the verdict at the top gives the same delta a wider interval, Bonferroni-adjusted over its
+systems to match the Holm-adjusted test. A failed report keeps its last good report.</p>
 <h2>Headline measure across builds</h2>
 {sections}
 <p class="generated">Generated {generated}.</p>
@@ -136,18 +140,20 @@ def _row(state: ReportState) -> str:
         f'<td class="state">{_status(state)}</td>',
     ]
     if last is None:
-        cells += ['<td class="num">–</td>'] * 7
+        cells += ['<td class="num">–</td>'] * 8
     else:
         k = _e(measure_label(last))
-        significant = _is_significant(last)
-        p_text = _e(format_p(last.get("holm_randomization_pvalue"))) + (" *" if significant else "")
+        direction = _direction(last)  # "up", "down" or "" (not significant)
+        p_text = _e(format_p(last.get("holm_randomization_pvalue"))) + {"up": " ▲", "down": " ▼"}.get(direction, "")
+        unadjusted = ", unadjusted" if int(last.get("n_systems", 1)) > 1 else ""
         cells += [
             f'<td class="num">{format_number(last.get("run_mean"))}<div class="detail">{_e(last.get("run_name", ""))}, {k}</div></td>',
             f'<td class="num">{format_number(last.get("baseline_mean"))}<div class="detail">{_e(last.get("baseline_name", ""))}</div></td>',
             f'<td class="num">{format_signed(last.get("delta"))}<div class="detail">95% CI [{format_signed(last.get("ci_low"))}, '
-            f'{format_signed(last.get("ci_high"))}]</div>{_largest_loss(state.name, last)}</td>',
-            f'<td class="num{" sig" if significant else ""}">{p_text}</td>',
+            f'{format_signed(last.get("ci_high"))}]{unadjusted}</div>{_largest_loss(state.name, last)}</td>',
+            f'<td class="num{" sig " + direction if direction else ""}">{p_text}</td>',
             f'<td class="num">{_above(last)}</td>',
+            f'<td class="num">{_below(last)}</td>',
             f'<td class="num">{_e(str(last.get("n", "–")))}</td>',
             f'<td class="num">{_change(state.history)}</td>',
         ]
@@ -260,7 +266,7 @@ def history_figure(history: tuple[dict, ...]):
             right.errorbar([xi], [d], yerr=[[low[i]], [high[i]]], fmt="o", color=RUN_COLOUR, capsize=3,
                            markerfacecolor=RUN_COLOUR if significant else "white")
         right.set_ylabel(f"delta of {literal(_short_name(best))}", fontsize=8)
-        right.set_title("Best system's delta, 95% CI\n(filled: p < 0.05, Holm)", fontsize=9)
+        right.set_title("Best system's delta, 95% CI (unadjusted)\n(filled: p < 0.05, Holm)", fontsize=9)
         for ax in (left, right):
             ax.set_xticks(ticks, labels, fontsize=7, rotation=30, ha="right")
             ax.set_xlim(0.5, len(history) + 0.5)
@@ -320,6 +326,29 @@ def _short_time(time: str) -> str:
 def _is_significant(record: dict) -> bool:
     p = record.get("holm_randomization_pvalue")
     return isinstance(p, (int, float)) and p < SIGNIFICANCE
+
+
+def _direction(record: dict) -> str:
+    """'up' where the record's best system is significantly above the baseline, 'down' below, else ''."""
+    if not _is_significant(record):
+        return ""
+    delta = _number(record.get("delta"))
+    return "up" if delta > 0 else "down" if delta < 0 else ""
+
+
+def _below(record: dict) -> str:
+    """'1 of 4' systems significantly below the baseline (one-run records: 'yes'/'no'); a record
+    written before n_below was kept: counted from its systems."""
+    systems = record.get("systems") or ()
+    if "n_below" in record:
+        below = int(record["n_below"])
+    elif systems:
+        below = sum(_is_significant(system) and _number(system.get("delta")) < 0 for system in systems)
+    else:
+        below = int(_direction(record) == "down")
+    if int(record.get("n_systems", 1)) == 1:
+        return "yes" if below else "no"
+    return f"{below} of {int(record['n_systems'])}"
 
 
 def _above(record: dict) -> str:

@@ -72,11 +72,12 @@ def headline(summary: dict) -> dict:
     keys = ("n", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
             "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
     alpha = summary["parameters"].get("alpha", 0.05)
-    systems = []
+    systems, below = [], []
     for name, rows in summary["comparisons"].items():
         row = rows[k]
         p = row.get("holm_randomization_pvalue")
         above = isinstance(p, (int, float)) and p < alpha and (row.get("delta") or 0) > 0
+        below.append(isinstance(p, (int, float)) and p < alpha and (row.get("delta") or 0) < 0)
         systems.append({"name": name, **{key: row.get(key) for key in keys if key not in ("n", "baseline_mean")},
                         "significantly_above": above})
     best = max(systems, key=lambda system: (system["run_mean"] if system["run_mean"] is not None else -1.0))
@@ -87,6 +88,7 @@ def headline(summary: dict) -> dict:
     record["largest_loss"] = loss if loss and loss["qid"] in drilldown.get("queries", ()) else None
     record.update(measure=k, run_name=best["name"], baseline_name=summary["baseline"], systems=systems,
                   n_systems=len(systems), n_above=sum(system["significantly_above"] for system in systems),
+                  n_below=sum(below),
                   warnings=len(summary.get("warnings", [])))
     return record
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +21,9 @@ from ndcg_report.analysis.report_model import Report, ReportParameters
 from ndcg_report.build.input_cache import cache_folder
 from ndcg_report.build.loading import baseline_path, checked_baseline, checked_runs, input_qrels
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
+from ndcg_report.core.relevance_level import RelevanceLevelWarning
 from ndcg_report.core.toplists import pool_tsv_chunks
+from ndcg_report.errors import ParameterError
 from ndcg_report.files import path_sha256, text_line_count
 from ndcg_report.inputs.detection import describe_input
 from ndcg_report.inputs.formats.parquet import is_parquet, parquet_row_count
@@ -37,14 +40,15 @@ def load_report(params: ReportParameters) -> Report:
     qrels = input_qrels(params.qrels, cache, digests)
     baseline, averaged = checked_baseline(params, qrels, cache, digests)  # evaluated last, after the runs
     topics = read_topics(params.topics) if params.topics else None
-    experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
-        checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
-        baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
-        preset=params.preset, headline=params.headline, judged_only=params.judged_only,
-        rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
-        identical_ids=params.identical_ids,
-        seed=params.seed, topics=topics,
-    )
+    with warnings.catch_warnings():  # the report's data checks say it, in the report
+        warnings.simplefilter("ignore", RelevanceLevelWarning)
+        experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
+            checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
+            baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
+            preset=params.preset, headline=params.headline, judged_only=params.judged_only,
+            rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
+            identical_ids=params.identical_ids, seed=params.seed, topics=topics,
+        )
     del baseline
     records = [file_record(f"run: {name}", item.path, digests[item.path])
                for name, item in zip(experiment.names, params.runs)]
@@ -68,6 +72,30 @@ def file_record(role: str, path: Path, digest: str | None = None) -> dict:
     kind = role.split(":")[0].replace("baseline", "run")
     return {"role": role, "file": path.name, "format": describe_input(path, kind), "sha256": digest or path_sha256(path),
             "lines": lines}
+
+
+def output_folder(output_dir: str | Path) -> Path | None:
+    """The notebook's `output_dir`, checked in its first cell, before any work: None for "" (nothing
+    is written); a folder that does not exist is made, with its parents, as `ndcg-report build --out`
+    makes its folder; a file in its place, or a folder that cannot be made or written to, is a
+    ParameterError. In the build's nbval re-execution nothing is made (save_outputs writes nothing)."""
+    if output_dir in ("", None):
+        return None
+    if not isinstance(output_dir, (str, Path)):
+        raise ParameterError(f"output_dir must be a folder path; got {output_dir!r}")
+    folder = Path(output_dir).expanduser()
+    if os.environ.get(REVALIDATION_ENV):
+        return folder
+    if folder.exists() and not folder.is_dir():
+        raise ParameterError(f"output_dir {str(output_dir)!r} is a file, not a folder; give a folder (made if missing)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ParameterError(f"output_dir {str(output_dir)!r} cannot be made ({error.strerror or error}); "
+                             "give a folder you can write to") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ParameterError(f"output_dir {str(output_dir)!r} cannot be written to; give a folder you can write to")
+    return folder
 
 
 def save_outputs(report: Report, folder: str | Path) -> None:

@@ -21,7 +21,17 @@ if TYPE_CHECKING:
 def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     """Evaluate each run, then render them in chunks; nothing is printed until every evaluation has
     succeeded. One run prints as it always did; several print one table (trec_eval's lines run after
-    run, as trec_eval prints each; csv and json with a `run` column or key)."""
+    run, as trec_eval prints each; csv and json with a `run` column or key). A run given as the qrels,
+    or qrels as the run, is told so with the order eval takes."""
+    from ndcg_report.inputs.formats.trec_lines import LooksSwapped
+
+    try:
+        return _run_eval(args)
+    except LooksSwapped as exc:
+        raise LooksSwapped(exc.path, exc.line, exc.problem, "the order is QRELS RUN: ndcg-report eval QRELS RUN") from None
+
+
+def _run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     from ndcg_report.core.partitions import Options
     from ndcg_report.core.presets import averaging, measure_set
     from ndcg_report.inputs.sources import source_path

@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bm25 = commands.add_parser("bm25", help="build a BM25 run from a corpus and topics (the baseline alone)")
     bm25.add_argument("--corpus", required=True, help="JSON-lines corpus, one {_id, title, text} per line")
-    bm25.add_argument("--topics", required=True, help="qid<TAB>query text")
+    bm25.add_argument("--topics", required=True, help="qid<TAB>query text lines, BEIR queries.jsonl or a TREC topic file")
     bm25.add_argument("--out", required=True, help="the TREC run to write (tag bm25)")
     _add_bm25_options(bm25)
 

@@ -1,4 +1,8 @@
-"""`ndcg-report pool`: the unjudged documents of the runs' top k, as a TSV for the next judging round."""
+"""`ndcg-report pool`: the unjudged documents of the runs' top k, as a TSV for the next judging round.
+
+Every query of the runs is pooled, those the qrels do not judge at all too (they need judging most);
+the printed line says how many of those there are.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,7 @@ def run_pool(args: argparse.Namespace) -> str:
     """The depth-k pool of unjudged documents over the runs (core.toplists.unjudged_pool), as TSV."""
     from pathlib import Path
 
-    import pyarrow.compute as pc
-
-    from ndcg_report.core.toplists import pool_tsv_chunks, rankings, unjudged_pool
+    from ndcg_report.core.toplists import pool_query_counts, pool_tsv_chunks, rankings, unjudged_pool
     from ndcg_report.files import folder_problem, overwritten_input, write_lines_atomic
     from ndcg_report.inputs.reading import read_qrels, read_run
     from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
@@ -30,11 +32,13 @@ def run_pool(args: argparse.Namespace) -> str:
     check_distinct_paths(paths, [f"run {i}" for i in range(1, len(paths) + 1)])
     names = unique_names([name for name, _ in given], [derived_name("", path, i) for i, path in enumerate(paths, 1)])
     qrels = read_qrels(args.qrels)
-    tops = {name: rankings(read_run(path), qrels, args.depth).top for name, path in zip(names, paths)}
+    # every query of the runs, those without any judgement too: they need judging most
+    tops = {name: rankings(read_run(path), qrels, args.depth).pool_top() for name, path in zip(names, paths)}
     pool = unjudged_pool(tops)
     problem = folder_problem(out.parent)
     if problem:
         raise ParameterError(f"--out {out}: its folder {problem}")
     write_lines_atomic(out, (bytes(chunk).decode("utf-8") for chunk in pool_tsv_chunks(pool)))
-    queries = len(pc.unique(pool["qid"]))
-    return f"wrote {out}: {pool.num_rows:,} unjudged documents in the top {args.depth} of {len(names)} run(s), {queries:,} queries\n"
+    queries, without = pool_query_counts(pool, qrels.table)
+    return (f"wrote {out}: {pool.num_rows:,} unjudged documents in the top {args.depth} of {len(names)} run(s), "
+            f"{queries:,} quer{'y' if queries == 1 else 'ies'}, {without:,} of them with no judgement at all in the qrels\n")

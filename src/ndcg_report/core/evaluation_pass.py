@@ -24,6 +24,7 @@ from ndcg_report.core.measures.pass_arrays import PassArrays
 from ndcg_report.core.measures.registry import COMPUTATIONS
 from ndcg_report.core.presets import averaging, measure_set
 from ndcg_report.core.ranking import rank_within_query
+from ndcg_report.core.relevance_level import warn_relevance_level
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.columns import column_numpy, one_array
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
@@ -101,6 +102,14 @@ def evaluate(
     ParameterError
         A bad option value, or a bad value in a table or dict (naming the query and document).
 
+    Warns
+    -----
+    RelevanceLevelWarning
+        A `UserWarning`, once per call: some judged queries have labels above 0 but none at
+        `rel_level` (float grades with the default level 1), so the binary measures (R, P, RR,
+        AP, ...) find nothing relevant there and average over fewer queries than nDCG (with
+        `no_relevant="zero"`: score them 0). The report's data checks say the same.
+
     Examples
     --------
     In `tests/data/small/` of the checkout:
@@ -111,7 +120,20 @@ def evaluate(
     >>> result.counts.averaged
     8
     """
+    evaluation = evaluate_pass(run, qrels, cutoffs, gain, missing, no_relevant, measures=measures, rel_level=rel_level,
+                               preset=preset, identical_ids=identical_ids)
+    warn_relevance_level(evaluation, "evaluate")
+    return evaluation
 
+
+def evaluate_pass(
+    run: RunLike, qrels: QrelsLike, cutoffs: str | list | tuple | None = None, gain: str = "linear",
+    missing: str | None = None, no_relevant: str | None = None, *,
+    measures: "str | Measure | list | tuple | None" = None, rel_level: object = None, preset: str = "",
+    identical_ids: str | None = None,
+) -> Evaluation:
+    """evaluate() without its warning (core.relevance_level): for a part of a run (streaming,
+    partitions, ties) and for compare_runs, which warns once for all its runs."""
     asked = measure_set(preset, measures, cutoffs, rel_level) if preset else resolve_measures(measures, cutoffs, rel_level)
     check_choice("gain", gain, GAINS)
     policies = averaging(preset, missing, no_relevant, identical_ids)

@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.evaluation import Evaluation, QueryCounts
-from ndcg_report.core.evaluation_pass import evaluate
+from ndcg_report.core.evaluation_pass import evaluate_pass
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.duplicates import index_pairs
@@ -55,8 +55,8 @@ class Options:
         return cls(asked.measures, asked.rel_level, gain, missing, no_relevant, identical_ids)
 
     def evaluate(self, run: object, qrels: object) -> Evaluation:
-        return evaluate(run, qrels, None, self.gain, self.missing, self.no_relevant, measures=self.measures,
-                        rel_level=self.rel_level, identical_ids=self.identical_ids)
+        return evaluate_pass(run, qrels, None, self.gain, self.missing, self.no_relevant, measures=self.measures,
+                             rel_level=self.rel_level, identical_ids=self.identical_ids)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.core.evaluation import Evaluation
-from ndcg_report.core.evaluation_pass import evaluate
+from ndcg_report.core.evaluation_pass import evaluate_pass
 from ndcg_report.core.matching import qid_codes
 from ndcg_report.core.ranking import is_presorted, tie_members
 from ndcg_report.inputs.columns import as_numpy, column_numpy, from_numpy
@@ -52,7 +52,7 @@ def tie_range(run: RunLike, qrels: QrelsLike, evaluation: Evaluation) -> TieRang
     movable = _queries_with_relevant_ties(run_read.table, qrels_read.table)
     if movable.num_rows:
         for relevant_first, values in orders.items():
-            part = evaluate(_ties_ordered(movable, qrels_read.table, relevant_first), qrels_read, **options)
+            part = evaluate_pass(_ties_ordered(movable, qrels_read.table, relevant_first), qrels_read, **options)
             values[part.in_run] = part.values[part.in_run]  # the same qrels: the same queries, in the same order
     worst, best = replace(evaluation, values=orders[False]), replace(evaluation, values=orders[True])
     moved = (worst.values != best.values) & evaluation.averaged

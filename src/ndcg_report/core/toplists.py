@@ -31,11 +31,21 @@ class Rankings:
     run and in the qrels (qid, query: its number in byte order of the qrels' qids, rank from 1, docid,
     label, relevant; label null where the document is unjudged, relevant where label >= the level),
     by qid then rank. `relevant`: every judgement with label >= the level (qid, docid, label, rank in
-    the run or null where the run did not retrieve it), by qid then label descending then docid."""
+    the run or null where the run did not retrieve it), by qid then label descending then docid.
+    `unjudged_queries`: as `top`, for the run's queries that have no judgement at all (label null,
+    query numbered in byte order among them), which a judging pool needs most; see pool_top."""
 
     top: pa.Table
     relevant: pa.Table
     depth: int
+    unjudged_queries: pa.Table | None = None
+
+    def pool_top(self) -> pa.Table:
+        """`top` and `unjudged_queries` together: what the run adds to a depth-k judging pool
+        (unjudged_pool numbers the queries of all the runs anew)."""
+        if self.unjudged_queries is None or self.unjudged_queries.num_rows == 0:
+            return self.top
+        return pa.concat_tables([self.top, self.unjudged_queries.cast(self.top.schema)])
 
 
 def rankings(run: RunLike, qrels: QrelsLike, depth: int = 10, rel_level: float = 1.0) -> Rankings:
@@ -80,7 +90,28 @@ def rankings(run: RunLike, qrels: QrelsLike, depth: int = 10, rel_level: float =
         "rank": pa.array(rank_of_judgement[wanted] + 1, mask=rank_of_judgement[wanted] < 0),
     })
     order = pc.sort_indices(relevant, sort_keys=[("qid", "ascending"), ("label", "descending"), ("docid", "ascending")])
-    return Rankings(top=top, relevant=relevant.take(order), depth=depth)
+    return Rankings(top=top, relevant=relevant.take(order), depth=depth,
+                    unjudged_queries=_unjudged_queries(table, run_qids, run_codes, run_to_code < 0, ranks, depth))
+
+
+def _unjudged_queries(table: pa.Table, run_qids: pa.Array, run_codes: np.ndarray, outside: np.ndarray,
+                      ranks: np.ndarray, depth: int) -> pa.Table:
+    """Rankings.unjudged_queries: the top `depth` of the run's queries that are not in the qrels
+    (`outside`, per run qid), by qid then rank, with null labels."""
+    qids = run_qids.cast(pa.string())
+    order = as_numpy(pc.sort_indices(qids))
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    shown = np.flatnonzero((ranks < depth) & outside[run_codes])
+    shown = shown[np.lexsort((ranks[shown], position[run_codes[shown]]))]
+    return pa.table({
+        "qid": qids.take(from_numpy(run_codes[shown])),
+        "query": from_numpy(position[run_codes[shown]]),
+        "rank": from_numpy(ranks[shown] + 1),
+        "docid": one_array(table["docid"]).take(from_numpy(shown)).cast(pa.string()),
+        "label": pa.nulls(len(shown), pa.float64()),
+        "relevant": pa.array(np.zeros(len(shown), dtype=bool)),
+    })
 
 
 def unjudged_pool(tops: Mapping[str, pa.Table]) -> pa.Table:
@@ -92,7 +123,7 @@ def unjudged_pool(tops: Mapping[str, pa.Table]) -> pa.Table:
     names = list(tops)
     if len(names) > _MAX_POOLED:
         raise ValueError(f"pool at most {_MAX_POOLED} runs at once")
-    tables = list(tops.values())
+    tables = _numbered_alike(list(tops.values()))
     numbers = [column_numpy(top, "query") for top in tables]
     n_queries = max((int(number.max()) + 1 for number in numbers if len(number)), default=0)
     if n_queries <= _QUERIES_PER_BLOCK:
@@ -105,6 +136,31 @@ def unjudged_pool(tops: Mapping[str, pa.Table]) -> pa.Table:
 
 
 _QUERIES_PER_BLOCK = 1 << 15
+
+
+def _numbered_alike(tops: list[pa.Table]) -> list[pa.Table]:
+    """The tops with their `query` numbers made one numbering (byte order of every qid of any of them)
+    and their rows by query then rank: a Rankings.top alone is numbered among the qrels' queries, so
+    tops holding queries without any judgement (Rankings.pool_top) are numbered again here."""
+    if not any(top.num_rows for top in tops):
+        return tops
+    qids = pc.unique(pa.concat_arrays([one_array(top["qid"]).cast(pa.string()) for top in tops]))
+    qids = qids.take(pc.sort_indices(qids))
+    numbered = []
+    for top in tops:
+        query = as_numpy(pc.index_in(one_array(top["qid"]).cast(pa.string()), value_set=qids)).astype(np.int64)
+        order = np.lexsort((column_numpy(top, "rank"), query))
+        top = top.take(from_numpy(order))
+        numbered.append(top.set_column(top.schema.get_field_index("query"), "query", from_numpy(query[order])))
+    return numbered
+
+
+def pool_query_counts(pool: pa.Table, qrels: pa.Table) -> tuple[int, int]:
+    """(the queries of an unjudged pool, how many of them have no judgement at all in the qrels)."""
+    queries = pc.unique(one_array(pool["qid"]).cast(pa.string()))
+    judged = pc.unique(one_array(qrels["qid"]).cast(pa.string()))
+    inside = pc.sum(pc.is_in(queries, value_set=judged).cast(pa.int64())).as_py() or 0
+    return len(queries), len(queries) - int(inside)
 
 
 def _pool_block(names: list[str], tables: list[pa.Table]) -> pa.Table:

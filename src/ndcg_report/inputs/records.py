@@ -7,10 +7,11 @@ by the JSON readers and by Python dicts given to the API.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 
 QID_KEYS = ("qid", "query_id", "query-id")
@@ -84,15 +85,34 @@ def number(value: object, kind: str) -> float:
     return result
 
 
-def one_key(record: Mapping, keys: tuple[str, ...], what: str) -> object:
-    """The value under the one key of `keys` the record has; RecordProblem if none or several."""
+def one_key(record: Mapping, keys: tuple[str, ...], what: str, groups: Sequence[tuple[str, ...]] = ()) -> object:
+    """The value under the one key of `keys` the record has; RecordProblem if none or several. groups:
+    every key the record may have, by role, to name a key close to one of them (key_hint)."""
     present = [key for key in keys if key in record]
     if len(present) == 1:
         return record[present[0]]
     if present:
         raise RecordProblem(f"has both {' and '.join(map(repr, present))}", f"give the {what} once")
     names = ", ".join(map(repr, record)) or "none"
-    raise RecordProblem(f"has no {what} ({' or '.join(keys)}; its keys: {names[:200]})", f"give every record its {what}")
+    raise RecordProblem(f"has no {what} ({' or '.join(keys)}; its keys: {names[:200]})",
+                        key_hint(record, groups) or f"give every record its {what}")
+
+
+def key_hint(record: Mapping, groups: Sequence[tuple[str, ...]]) -> str | None:
+    """A fix for a record that lacks a key: its keys close to an accepted one of a role it does not
+    fill yet (difflib, ignoring case), and every accepted key by role; None if no key is close."""
+    open_keys = [key for group in groups if not any(key in record for key in group) for key in group]
+    close = []
+    for key in record:
+        if not isinstance(key, str) or any(key in group for group in groups):
+            continue
+        matches = difflib.get_close_matches(key.lower(), open_keys, n=3, cutoff=0.75)
+        if matches:
+            close.append(f"{key[:40]!r} is not an accepted key (did you mean {' or '.join(map(repr, matches))}?)")
+    if not close:
+        return None
+    accepted = "; ".join(" or ".join(group) for group in groups)
+    return f"{', '.join(close)}; the accepted keys: {accepted}"
 
 
 def json_value(text: str | bytes, check_keys: bool = True) -> object:

@@ -1,9 +1,10 @@
 """Runs and qrels in any form the API takes, as the checked Run and Qrels the readers make.
 
 A path (read and checked), what read_run / read_qrels returned, a pyarrow Table or a pandas
-DataFrame (PyTerrier's `docno` and `label` column names too), or what pytrec_eval, ranx and
-ir_measures take (inputs.formats.python_data: {qid: {docid: value}}, {qid: [docid, ...]}, a ranx
-Run/Qrels, a list of namedtuples).
+DataFrame (ir_datasets' and ir_measures' `query_id`, `doc_id` and `relevance`, PyTerrier's `docno`
+and `label` column names too; a run with a `rank` column and no `score` is ordered by it, as JSON
+lines and Parquet are), or what pytrec_eval, ranx and ir_measures take (inputs.formats.python_data:
+{qid: {docid: value}}, {qid: [docid, ...]}, a ranx Run/Qrels, a list of namedtuples).
 """
 
 from __future__ import annotations
@@ -21,13 +22,17 @@ from ndcg_report.inputs.columns import id_strings
 from ndcg_report.inputs.duplicates import index_pairs
 from ndcg_report.inputs.formats.python_data import python_table, python_tag
 from ndcg_report.inputs.reading import Qrels, Run, read_qrels, read_run
+from ndcg_report.inputs.records import DOCID_KEYS, QID_KEYS
 
 if TYPE_CHECKING:
     import pandas as pd
 
 RunLike = Union[str, Path, Run, pa.Table, "pd.DataFrame", Mapping]
 QrelsLike = Union[str, Path, Qrels, pa.Table, "pd.DataFrame", Mapping]
-ALIASES = {"docno": "docid", "label": "rel"}  # PyTerrier's names for our columns
+COLUMNS = {  # each column's accepted names, as JSON-lines records take them (inputs.records)
+    "qid": QID_KEYS, "docid": DOCID_KEYS, "score": ("score",), "rel": ("rel", "relevance", "label"),
+}
+RANK = "rank"  # a run table without a score column is ordered by it: score = -rank (1 is best)
 
 
 def load_run(data: RunLike) -> Run:
@@ -60,7 +65,8 @@ def load_qrels(data: QrelsLike) -> Qrels:
 
 def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: str) -> pa.Table:
     """qid as a dictionary of strings (only the values present), docid one chunk of strings, the
-    value float64; ParameterError for a missing column, a null id or a NaN or infinite value."""
+    value float64 (a run without a score column: -rank); ParameterError for a missing column, a null
+    id or a NaN or infinite value."""
     if not isinstance(data, pa.Table) and not hasattr(data, "columns"):
         raise ParameterError(f"a {kind} must be a path, a pyarrow Table, a pandas DataFrame or a dict "
                              f"{{qid: {{docid: {value_column}}}}}; got {type(data).__name__}")
@@ -69,23 +75,25 @@ def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: st
         raise ParameterError(f"the {kind} table is empty; give at least one row")
     columns = {}
     for wanted in ("qid", "docid", value_column):
-        aliases = [wanted] + [alias for alias, target in ALIASES.items() if target == wanted]
-        present = [name for name in aliases if name in names]
+        present = [name for name in COLUMNS[wanted] if name in names]
+        if wanted == "score" and not present and RANK in names:
+            present = [RANK]  # no score: ordered by the rank column, score = -rank
         if len(present) > 1:
             raise ParameterError(f"the {kind} table has both {' and '.join(repr(n) for n in present)} columns; "
                                  "keep one of them")
-        found = present[0] if present else None
-        if found is None:
+        if not present:
+            accepted = ", ".join(" or ".join(COLUMNS[name]) for name in ("qid", "docid", value_column))
             raise ParameterError(
-                f"the {kind} table lacks a {wanted!r} column (has {', '.join(names) or 'none'}); "
-                f"give qid, docid (or docno) and {value_column}" + (" (or label)" if value_column == "rel" else "")
+                f"the {kind} table lacks a {wanted!r} column (has {', '.join(names) or 'none'}); give columns "
+                f"{accepted}" + (f" (or {RANK}, without a score: ordered by it)" if value_column == "score" else "")
             )
-        columns[wanted] = found
+        columns[wanted] = present[0]
+    ranked = columns.get("score") == RANK
     if not isinstance(data, pa.Table):
         data = pa.table({
             "qid": _pandas_strings(data[columns["qid"]]),
             "docid": _pandas_strings(data[columns["docid"]]),
-            value_column: _pandas_numbers(data[columns[value_column]], kind, value_column),
+            value_column: _pandas_numbers(data[columns[value_column]], kind, columns[value_column]),
         })
         columns = {name: name for name in columns}
     for name in ("qid", "docid"):
@@ -96,12 +104,15 @@ def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: st
     try:
         values = pc.cast(data[columns[value_column]].combine_chunks(), pa.float64(), safe=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        raise ParameterError(f"the {kind} table's {value_column} column is not numeric; give numbers") from None
+        raise ParameterError(f"the {kind} table's {columns[value_column]} column is not numeric; give numbers") from None
     finite = pc.is_finite(values.fill_null(float("nan")))
+    shown = RANK if ranked else value_column
     if not pc.all(finite).as_py():
         row = pc.index(finite, False).as_py()
-        raise ParameterError(f"the {kind} table's {value_column} on row {row} is {values[row].as_py()} "
-                             f"(missing, NaN or infinite); give every row a finite {value_column}")
+        raise ParameterError(f"the {kind} table's {shown} on row {row} is {values[row].as_py()} "
+                             f"(missing, NaN or infinite); give every row a finite {shown}")
+    if ranked:
+        values = pc.negate(values)
     return pa.table({
         "qid": _as_strings(data[columns["qid"]]).dictionary_encode(),
         "docid": _as_strings(data[columns["docid"]]),

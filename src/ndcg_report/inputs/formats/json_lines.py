@@ -30,7 +30,7 @@ from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.records import (
-    DOCID_KEYS, QID_KEYS, VALUE_KEYS, RecordProblem, identifier, kind_of, json_value, number, one_key,
+    DOCID_KEYS, QID_KEYS, VALUE_KEYS, RecordProblem, identifier, json_value, key_hint, kind_of, number, one_key,
 )
 from ndcg_report.inputs.text_files import (
     GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, line_pieces, line_too_long, read_prefix,
@@ -298,12 +298,14 @@ def _record(record: object, reading: _Reading, line: int, qids: list, docids: li
     elif form != reading.form:
         raise RecordProblem(f"a record of the {form!r} form, but line {reading.form_line} is of the "
                             f"{reading.form!r} form", "give every line in one form")
-    qid = identifier(one_key(record, QID_KEYS, "query id"), "qid")
     kind = reading.kind
+    groups = _KEY_GROUPS[kind][form]
+    qid = identifier(one_key(record, QID_KEYS, "query id", groups), "qid")
     if form == "flat":
         qids.append(qid)
-        docids.append(identifier(one_key(record, DOCID_KEYS, "document id"), "docid"))
-        values.append(number(one_key(record, VALUE_KEYS[kind], "score" if kind == "run" else "relevance label"), kind))
+        docids.append(identifier(one_key(record, DOCID_KEYS, "document id", groups), "docid"))
+        values.append(number(one_key(record, VALUE_KEYS[kind], "score" if kind == "run" else "relevance label", groups),
+                             kind))
         return 1
     if qid in reading.queries:
         raise RecordProblem(f"query {qid!r} was already given on line {reading.queries[qid]}",
@@ -334,20 +336,28 @@ def _record(record: object, reading: _Reading, line: int, qids: list, docids: li
                 if not isinstance(item, dict):
                     raise RecordProblem(f"'docs' item {position} is {kind_of(item)}, where an object belongs",
                                         'give each document as {"docid": ..., "score": ...}')
-                docids.append(_item(identifier, one_key(item, DOCID_KEYS, "document id"), position, "docid"))
+                docids.append(_item(identifier, one_key(item, DOCID_KEYS, "document id", _DOC_KEYS), position, "docid"))
                 values.append(_item(lambda value, _: number(value, "run"), item.get("score", _MISSING), position,
-                                    "score"))
+                                    "score", key_hint(item, _DOC_KEYS)))
     qids.extend([qid] * (len(docids) - before))
     return len(docids) - before
 
 
 _MISSING = object()
+_LISTS = ("retrieved", "docs", "grades")
+_KEY_GROUPS = {  # the keys a record may have, by role, in each form: a missing one's hint names them
+    "run": {"flat": (QID_KEYS, DOCID_KEYS, VALUE_KEYS["run"], _LISTS[:2]), "retrieved": (QID_KEYS, _LISTS[:2]),
+            "docs": (QID_KEYS, _LISTS[:2])},
+    "qrels": {"flat": (QID_KEYS, DOCID_KEYS, VALUE_KEYS["qrels"], _LISTS[2:]), "grades": (QID_KEYS, _LISTS[2:])},
+}
+_DOC_KEYS = (DOCID_KEYS, ("score",))  # of an item of a run's "docs" list
 
 
-def _item(convert: Callable, value: object, position: int, name: str):
-    """An item of a query's list converted, its position named in a problem."""
+def _item(convert: Callable, value: object, position: int, name: str, hint: str | None = None):
+    """An item of a query's list converted, its position named in a problem (hint: a fix naming a
+    key close to the missing one)."""
     if value is _MISSING:
-        raise RecordProblem(f"document {position} of the list has no {name}", f"give every document a {name}")
+        raise RecordProblem(f"document {position} of the list has no {name}", hint or f"give every document a {name}")
     try:
         return convert(value, name)
     except RecordProblem as exc:

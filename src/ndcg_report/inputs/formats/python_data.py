@@ -2,8 +2,8 @@
 
 pytrec_eval/ranx dicts ({qid: {docid: value}}), a mapping of qid to a ranked list of docids (first
 is best: score = -rank), a ranx Run or Qrels (duck-typed: nothing of ranx is imported), or a list
-of ir_measures-style namedtuples (query_id, doc_id, score or relevance). Errors name the query and
-document at fault.
+of ir_measures-style namedtuples (query_id, doc_id, score or relevance; a run's rank without a score:
+score = -rank). Errors name the query and document at fault.
 """
 
 from __future__ import annotations
@@ -73,9 +73,11 @@ def _namedtuple_table(records: list, kind: str) -> pa.Table:
     qids, docids, values = [], [], np.empty(len(records), dtype=np.float64)
     fields = records[0]._fields
     value_field = next((name for name in _NAMEDTUPLE_VALUES[kind] if name in fields), None)
+    if value_field is None and kind == "run" and "rank" in fields:
+        value_field = "rank"  # no score: ordered by the rank, score = -rank (as a table's rank column)
     if value_field is None or "doc_id" not in fields:
         raise ParameterError(f"the {kind}'s records have fields {', '.join(fields)}; give query_id, doc_id and "
-                             f"{' or '.join(_NAMEDTUPLE_VALUES[kind])}")
+                             f"{' or '.join(_NAMEDTUPLE_VALUES[kind])}" + (" (or rank)" if kind == "run" else ""))
     for position, record in enumerate(records):
         try:
             qid = identifier(getattr(record, "query_id", None), "query_id")
@@ -86,4 +88,6 @@ def _namedtuple_table(records: list, kind: str) -> pa.Table:
         qids.append(qid)
         docids.append(docid)
     column = "score" if kind == "run" else "rel"
+    if value_field == "rank":
+        values = -values
     return pa.table({"qid": strings(qids).dictionary_encode(), "docid": strings(docids), column: from_numpy(values)})

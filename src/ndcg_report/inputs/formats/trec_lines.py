@@ -45,9 +45,20 @@ QRELS_LAYOUT = Layout(
 )
 
 
+class LooksSwapped(InputError):
+    """A run read as qrels, or qrels read as a run: the file's first line has the other kind's columns.
+
+    Its fix says to check the order; a caller that knows the order it takes (`eval QRELS RUN`) may
+    give a more precise one."""
+
+
 def diagnose(path: Path, text: bytes, layout: Layout, exc: Exception | None, lines_before: int = 0) -> InputError:
-    """Find the first bad line of normalised text (its lines start after lines_before) and describe it."""
+    """Find the first bad line of normalised text (its lines start after lines_before) and describe it.
+    The file's first line with the other kind's column count (6 read as qrels, 4 as a run) is a
+    LooksSwapped error: the run and the qrels were probably given in each other's place; a qrels
+    file whose first line is `qid docid grade` is BEIR TSV without its header line."""
     names = " ".join(layout.columns)
+    first = lines_before == 0
     for number, raw in enumerate(text.split(b"\n"), start=lines_before + 1):
         if not raw:
             continue
@@ -57,10 +68,18 @@ def diagnose(path: Path, text: bytes, layout: Layout, exc: Exception | None, lin
             return InputError(path, number, "not valid UTF-8 text", "re-save the file as UTF-8")
         fields = line.split(" ")
         if len(fields) != len(layout.columns):
-            return InputError(
-                path, number, f"expected {len(layout.columns)} columns ({names}), found {len(fields)}",
-                "fix or remove the line",
-            )
+            problem = f"expected {len(layout.columns)} columns ({names}), found {len(fields)}"
+            other = QRELS_LAYOUT if layout.kind == "run" else RUN_LAYOUT
+            if first and len(fields) == len(other.columns):
+                looks, wanted = ("qrels", "a run") if other.kind == "qrels" else ("a run", "qrels")
+                return LooksSwapped(path, number, f"{problem}: this looks like {looks} ({' '.join(other.columns)}), "
+                                    f"not {wanted}", "check that the run and the qrels are not given in each other's place")
+            if first and layout.kind == "qrels" and len(fields) == 3 and _NUMBER.match(fields[2]):
+                return InputError(path, number, f"{problem}: this looks like BEIR TSV qrels without their header line",
+                                  "add the header `query-id<TAB>corpus-id<TAB>score` as the first line "
+                                  "(or write TREC qrels: qid 0 docid rel)")
+            return InputError(path, number, problem, "fix or remove the line")
+        first = False
         value = fields[layout.columns.index(layout.numeric)]
         if not _NUMBER.match(value):
             what = "score" if layout.numeric == "score" else "relevance label"
