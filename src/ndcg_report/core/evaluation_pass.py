@@ -17,7 +17,7 @@ import numpy as np
 
 from ndcg_report.core.evaluation import Evaluation, QueryCounts
 from ndcg_report.core.matching import judged_run_lines, qid_codes, qrels_queries, run_to_qrels
-from ndcg_report.core.measures.judged import judged_share
+from ndcg_report.core.measures.graded.judged import judged_share
 from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.measures.pass_arrays import PassArrays
 from ndcg_report.core.measures.registry import COMPUTATIONS

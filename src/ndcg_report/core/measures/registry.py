@@ -9,15 +9,15 @@ OWN_ORDER), and `-m all_trec` takes it if trec_eval has it; KNOWN_NAMES lists it
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.ap import AP
-from ndcg_report.core.measures.counts import NUM_REL, NUM_REL_RET, NUM_RET
+from ndcg_report.core.measures.binary.ap import AP
+from ndcg_report.core.measures.retrieved.counts import NUM_REL, NUM_REL_RET, NUM_RET
 from ndcg_report.core.measures.family import Computation, Family
-from ndcg_report.core.measures.judged import NDCG_JUDGED
-from ndcg_report.core.measures.ndcg import NDCG
-from ndcg_report.core.measures.precision_recall import P, R
-from ndcg_report.core.measures.rprec import RPREC
-from ndcg_report.core.measures.rr import RR
-from ndcg_report.core.measures.success import SUCCESS
+from ndcg_report.core.measures.graded.judged import NDCG_JUDGED
+from ndcg_report.core.measures.graded.ndcg import NDCG
+from ndcg_report.core.measures.binary.precision_recall import P, R
+from ndcg_report.core.measures.binary.rprec import RPREC
+from ndcg_report.core.measures.binary.rr import RR
+from ndcg_report.core.measures.binary.success import SUCCESS
 
 COMPUTATIONS: dict[str, Computation] = {computation.family.name: computation for computation in (
     NDCG, NDCG_JUDGED, P, R, AP, RR, RPREC, SUCCESS, NUM_RET, NUM_REL, NUM_REL_RET,
