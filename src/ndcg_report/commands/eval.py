@@ -77,7 +77,7 @@ def _note_trec_averaging(evaluation: Evaluation, given: str | None) -> None:
 
     graded, binary = evaluation.counts.no_relevant, evaluation.counts.below_level
     kinds = {measure.kind for measure in evaluation.measures}
-    parts = ([f"{graded} with no positive label (nDCG)"] if graded and "graded" in kinds else []) + (
+    parts = ([f"{graded} with no positive label (nDCG)"] if graded and kinds & {"graded", "gain"} else []) + (
         [f"{binary} with no label >= {level_text(evaluation.rel_level)} (binary measures)"]
         if binary and "binary" in kinds else [])
     if not parts:

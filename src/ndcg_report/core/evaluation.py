@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from ndcg_report.core.measures.family import summarise
 from ndcg_report.core.measures.names import Measure, level_text, measure_of
 
 if TYPE_CHECKING:
@@ -180,10 +181,21 @@ class Evaluation:
         return self.judged[:, self.depths.index(k)]
 
     def mean(self, value: "Measure | str | int | None" = None) -> float:
-        """Mean of one measure over its averaged queries (NaN if there are none)."""
+        """Mean of one measure over its averaged queries (NaN if there are none): their geometric mean
+        for gm_map and gm_bpref (as trec_eval averages them), else the arithmetic mean (of a count too)."""
         j = self.column(value)
+        if self.measures[j].family.summary == "geometric_mean":
+            return self.overall(self.measures[j])
         values = self.values[self.averaged[:, j], j]
         return float(values.mean()) if len(values) else float("nan")
+
+    def overall(self, value: "Measure | str | int | None" = None) -> float:
+        """One measure over all queries as trec_eval's `all` row gives it (its family's summary): the
+        mean over the averaged queries (geometric for gm_map and gm_bpref), or for a count their sum
+        (num_rel with missing="zero", trec_eval's -c: the judgements with a label > 0 of every query)."""
+        j = self.column(value)
+        return summarise(self.measures[j].family, self.values[:, j], self.averaged[:, j], self.num_rel_graded,
+                         self.missing)
 
     # --- tables ----------------------------------------------------------------------------
 
@@ -221,7 +233,7 @@ class Evaluation:
             judged = self.judged_at(measure.k)[self.averaged[:, j]]
             rows.append({
                 "n": len(values),
-                "mean": float(values.mean()) if len(values) else np.nan,
+                "mean": self.mean(measure),
                 "median": float(np.median(values)) if len(values) else np.nan,
                 "std": float(values.std(ddof=1)) if len(values) > 1 else np.nan,
                 "judged": float(np.nanmean(judged)) if np.isfinite(judged).any() else np.nan,
@@ -248,7 +260,7 @@ class Evaluation:
         rows = []
         for j, measure in enumerate(self.measures):
             values = self.values[self.averaged[:, j], j]
-            mean = f"{values.mean():.4f}" if len(values) else "nan"
+            mean = f"{self.mean(measure):.4f}" if len(values) else "nan"
             median = f"{np.median(values):.4f}" if len(values) else "nan"
             rows.append(f"<tr><th>{html.escape(measure.label)}</th><td>{len(values):,}</td><td>{mean}</td>"
                         f"<td>{median}</td></tr>")

@@ -134,7 +134,7 @@ def evaluate(
     arrays = PassArrays(judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order], num_ret,
                         num_rel, labels, qrels_codes, gain, asked.rel_level, _requested_sums(asked.measures, depths))
     in_run = num_ret > 0
-    relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0, "count": np.ones(n_queries, dtype=bool)}
+    relevant = _relevant_of_kinds(num_rel, num_rel_graded)
     values = np.empty((n_queries, len(asked.measures)))
     averaged = np.empty((n_queries, len(asked.measures)), dtype=bool)
     for j, measure in enumerate(asked.measures):
@@ -195,9 +195,15 @@ def averaged_queries(run: RunLike, qrels: QrelsLike, measure: "Measure | str", m
     in_run[run_to_code[~run_only & has_lines]] = True
     num_rel, num_rel_graded = _relevant_counts(column_numpy(qrels_table, "rel"), qrels_codes, n_queries,
                                               asked.rel_level)
-    kind = asked.measures[0].kind
-    relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0}.get(kind, np.ones(n_queries, dtype=bool))
-    return _averaged(in_run, relevant, missing, no_relevant)
+    return _averaged(in_run, _relevant_of_kinds(num_rel, num_rel_graded)[asked.measures[0].kind], missing, no_relevant)
+
+
+def _relevant_of_kinds(num_rel: np.ndarray, num_rel_graded: np.ndarray) -> dict[str, np.ndarray]:
+    """Per family kind (family.Kind), which queries have something relevant to it: a positive label
+    (graded, gain), a label >= the relevance level (binary); to a count or the unjudged share, all."""
+    every = np.ones(len(num_rel), dtype=bool)
+    return {"graded": num_rel_graded > 0, "gain": num_rel_graded > 0, "binary": num_rel > 0, "count": every,
+            "unjudged": every}
 
 
 def _relevant_counts(labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int,

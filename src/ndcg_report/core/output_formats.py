@@ -37,16 +37,18 @@ def trec_chunks(evaluation: Evaluation, per_query: bool, digits: int = 4) -> Ite
 
     Like trec_eval, per-query rows are printed for the queries present in the run (each measure's
     averaged ones); queries counted as zero because the run lacks them appear only in the `all`
-    rows. A count's `all` row is its sum over the queries in the run, as trec_eval prints it.
+    rows. A family trec_eval prints overall only (gm_map, gm_bpref, num_q) has no per-query rows.
+    The `all` rows are made as trec_eval makes them (Evaluation.overall): a count's is its sum.
     """
     order = trec_sorted(evaluation.measures, evaluation.gain)
     columns = [evaluation.measures.index(measure) for measure in order]
     is_count = np.array([measure.kind == "count" for measure in order], dtype=bool)
+    printed = np.array([measure.family.per_query for measure in order], dtype=bool)
     names = strings([f"{measure.trec_name(evaluation.gain):<22}" for measure in order])
     tab = text_scalar("\t")
     if per_query:
         for rows in _chunks(np.flatnonzero(evaluation.in_run)):
-            keep = evaluation.averaged[rows][:, columns].ravel()
+            keep = (evaluation.averaged[rows][:, columns] & printed).ravel()
             column = np.tile(np.arange(len(order)), len(rows))[keep]
             values = evaluation.values[rows][:, columns].ravel()[keep]
             text = fixed(values, digits)
@@ -58,11 +60,8 @@ def trec_chunks(evaluation: Evaluation, per_query: bool, digits: int = 4) -> Ite
                                                          text_scalar("\n"), text_scalar("")))
     lines = []
     for name, measure, count in zip(names.to_pylist(), order, is_count):
-        if count:
-            total = evaluation.values[evaluation.in_run, evaluation.measures.index(measure)].sum()
-            lines.append(f"{name}\tall\t{int(total)}\n")
-        else:
-            lines.append(f"{name}\tall\t{evaluation.mean(measure):.{digits}f}\n")
+        value = evaluation.overall(measure)
+        lines.append(f"{name}\tall\t{int(value)}\n" if count else f"{name}\tall\t{value:.{digits}f}\n")
     yield "".join(lines).encode("utf-8")
 
 
