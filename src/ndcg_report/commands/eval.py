@@ -31,7 +31,8 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     args.qrels, args.run = str(source_path(args.qrels)), str(source_path(args.run))  # <(...) read once; FIFOs refused
     # trec_eval's layout averages as trec_eval does, unless told otherwise; csv and json leave such queries out
     no_relevant = args.no_relevant or ("zero" if args.format == "trec" else "skip")
-    options = Options(asked.measures, asked.rel_level, args.gain, args.missing, no_relevant)
+    options = Options.of(None, args.gain, args.missing, no_relevant, asked.measures, asked.rel_level,
+                         args.max_retrieved)
     if args.dask:
         evaluation = _evaluate_on_cluster(args, options)
     elif _streams(args):
@@ -39,7 +40,8 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
 
         try:
             evaluation = evaluate_streaming(args.run, args.qrels, None, args.gain, args.missing, no_relevant,
-                                            measures=options.measures, rel_level=options.rel_level)
+                                            measures=options.measures, rel_level=options.rel_level,
+                                            max_retrieved=options.max_retrieved)
         except QueryNotContiguous:
             if args.reading == "stream" or not fits_in_memory(args.run):
                 raise

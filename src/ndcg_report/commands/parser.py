@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("run", help="run: TREC `qid Q0 docid rank score tag` lines, JSON, JSON lines (plain or .gz) "
                                       "or Parquet")
     _add_metric_options(evaluate)
+    evaluate.add_argument("-M", "--max-retrieved", type=int, default=None, dest="max_retrieved", metavar="N",
+                          help="trec_eval's -M: only the first N lines of each query count (in trec_eval's order: "
+                               "score descending, then docid descending); default: every line")
     evaluate.add_argument("-q", "--per-query", action="store_true", help="one row per query as well as the mean")
     evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout: trec_eval's lines, CSV or JSON")
     evaluate.add_argument("--digits", type=int, default=None,

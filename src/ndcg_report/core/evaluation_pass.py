@@ -12,6 +12,7 @@ are ranked and summed. Which queries enter each mean is set by the missing and n
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Integral
 
 import numpy as np
 
@@ -48,6 +49,7 @@ def evaluate(
     *,
     measures: "str | Measure | list | tuple | None" = None,
     rel_level: object = None,
+    max_retrieved: int | None = None,
 ) -> Evaluation:
     """Every measure of `run` (qid, docid, score) against `qrels` (qid, docid, rel).
 
@@ -80,6 +82,9 @@ def evaluate(
     rel_level
         A label at or above it is relevant to the binary measures (default 1, trec_eval's `-l`;
         any number >= 0).
+    max_retrieved
+        Only the first N lines of each query count, in trec_eval's order (score descending, then
+        docid descending), as `trec_eval -M N` (None: every line).
 
     Returns
     -------
@@ -108,6 +113,7 @@ def evaluate(
     check_choice("gain", gain, GAINS)
     check_choice("missing", missing, MISSING_POLICIES)
     check_choice("no_relevant", no_relevant, NO_RELEVANT_POLICIES)
+    check_max_retrieved(max_retrieved)
     qrels_input = load_qrels(qrels)
     run_input = load_run(run)
     run, run_pairs = run_input.table, run_input.pairs
@@ -124,14 +130,18 @@ def evaluate(
                               judged_rows, n_queries=len(run_qids))
     num_ret = np.zeros(n_queries, dtype=np.int64)
     num_ret[run_to_code[~run_only]] = ranks.lines_per_query[: len(run_qids)][~run_only]
-    judged_q = run_to_code[run_codes_local[judged_rows]]
+    judged_q, judged_rank = run_to_code[run_codes_local[judged_rows]], ranks.rank
+    if max_retrieved is not None:  # trec_eval -M: the lines past the first N of a query are not retrieved
+        np.minimum(num_ret, max_retrieved, out=num_ret)
+        kept = judged_rank < max_retrieved
+        judged_q, judged_labels, judged_rank = judged_q[kept], judged_labels[kept], judged_rank[kept]
     # Summed in rank order, as trec_eval does: equal gain vectors give bit-identical sums whatever the file order.
-    in_rank_order = np.argsort(judged_q * (int(ranks.rank.max(initial=0)) + 1) + ranks.rank)
+    in_rank_order = np.argsort(judged_q * (int(judged_rank.max(initial=0)) + 1) + judged_rank)
     labels = column_numpy(qrels, "rel")
     num_rel, num_rel_graded = _relevant_counts(labels, qrels_codes, n_queries, asked.rel_level)
 
     depths = tuple(sorted({m.k for m in asked.measures if m.k is not None})) + (None,)
-    arrays = PassArrays(judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order], num_ret,
+    arrays = PassArrays(judged_q[in_rank_order], judged_labels[in_rank_order], judged_rank[in_rank_order], num_ret,
                         num_rel, labels, qrels_codes, gain, asked.rel_level, _requested_sums(asked.measures, depths))
     in_run = num_ret > 0
     relevant = _relevant_of_kinds(num_rel, num_rel_graded)
@@ -155,6 +165,15 @@ def evaluate(
         dcg=dcg, idcg=idcg, depths=depths, judged=judged_share(arrays, depths), counts=counts, gain=gain,
         missing=missing, no_relevant=no_relevant, rel_level=asked.rel_level, tied_lines=ranks.tied_lines,
     )
+
+
+def check_max_retrieved(max_retrieved: object) -> None:
+    """ParameterError unless max_retrieved is None or a whole number >= 1 (trec_eval's -M)."""
+    if max_retrieved is None:
+        return
+    if isinstance(max_retrieved, bool) or not isinstance(max_retrieved, Integral) or max_retrieved < 1:
+        raise ParameterError(f"max_retrieved (-M) must be a whole number >= 1, the lines of a query that count; "
+                             f"got {max_retrieved!r}")
 
 
 def _requested_sums(measures: Iterable[Measure], depths: tuple[int | None, ...]) -> dict[str, set[int | None]]:

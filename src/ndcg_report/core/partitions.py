@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.evaluation import Evaluation, QueryCounts
-from ndcg_report.core.evaluation_pass import evaluate
+from ndcg_report.core.evaluation_pass import check_max_retrieved, evaluate
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.duplicates import index_pairs
@@ -44,17 +44,20 @@ class Options:
     gain: str = "linear"
     missing: str = "zero"
     no_relevant: str = "skip"
+    max_retrieved: int | None = None  # trec_eval's -M: only a query's first N lines count
 
     @classmethod
     def of(cls, cutoffs: str | Sequence | None = None, gain: str = "linear", missing: str = "zero",
-           no_relevant: str = "skip", measures: object = None, rel_level: object = None) -> "Options":
+           no_relevant: str = "skip", measures: object = None, rel_level: object = None,
+           max_retrieved: int | None = None) -> "Options":
         """evaluate()'s arguments, the measures resolved once (see core.measures.names.resolve_measures)."""
         asked = resolve_measures(measures, cutoffs, rel_level)
-        return cls(asked.measures, asked.rel_level, gain, missing, no_relevant)
+        check_max_retrieved(max_retrieved)
+        return cls(asked.measures, asked.rel_level, gain, missing, no_relevant, max_retrieved)
 
     def evaluate(self, run: object, qrels: object) -> Evaluation:
         return evaluate(run, qrels, None, self.gain, self.missing, self.no_relevant, measures=self.measures,
-                        rel_level=self.rel_level)
+                        rel_level=self.rel_level, max_retrieved=self.max_retrieved)
 
 
 @dataclass(frozen=True)
