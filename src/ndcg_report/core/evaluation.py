@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ndcg_report.core.measures.family import summarise
-from ndcg_report.core.measures.names import Measure, level_text, measure_of
+from ndcg_report.core.measures.family import average, summarise
+from ndcg_report.core.measures.names import Measure, cutoff_dtype, level_text, measure_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -184,10 +184,7 @@ class Evaluation:
         """Mean of one measure over its averaged queries (NaN if there are none): their geometric mean
         for gm_map and gm_bpref (as trec_eval averages them), else the arithmetic mean (of a count too)."""
         j = self.column(value)
-        if self.measures[j].family.summary == "geometric_mean":
-            return self.overall(self.measures[j])
-        values = self.values[self.averaged[:, j], j]
-        return float(values.mean()) if len(values) else float("nan")
+        return average(self.measures[j].family, self.values[self.averaged[:, j], j])
 
     def overall(self, value: "Measure | str | int | None" = None) -> float:
         """One measure over all queries as trec_eval's `all` row gives it (its family's summary): the
@@ -206,11 +203,11 @@ class Evaluation:
         import pandas as pd
 
         n_measures, n_queries = len(self.measures), len(self.qids)
-        ks = pd.array([m.k for m in self.measures], dtype="Int64")
+        ks = pd.array([m.k for m in self.measures], dtype=cutoff_dtype(self.measures))
         dcg = np.full((n_queries, n_measures), np.nan)
         idcg = np.full((n_queries, n_measures), np.nan)
         dcg[:, self.ndcg_columns], idcg[:, self.ndcg_columns] = self.dcg, self.idcg
-        judged = self.judged[:, [self.depths.index(m.k) for m in self.measures]] if n_measures else dcg
+        judged = self.judged[:, [self.depths.index(m.depth) for m in self.measures]] if n_measures else dcg
         return pd.DataFrame({
             "qid": np.repeat(self.qids, n_measures).astype(str),
             "measure": np.tile(np.asarray([m.measure for m in self.measures], dtype=object), n_queries),
@@ -230,7 +227,7 @@ class Evaluation:
         rows = []
         for j, measure in enumerate(self.measures):
             values = self.values[self.averaged[:, j], j]
-            judged = self.judged_at(measure.k)[self.averaged[:, j]]
+            judged = self.judged_at(measure.depth)[self.averaged[:, j]]
             rows.append({
                 "n": len(values),
                 "mean": self.mean(measure),

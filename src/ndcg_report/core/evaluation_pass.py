@@ -140,7 +140,7 @@ def evaluate(
     labels = column_numpy(qrels, "rel")
     num_rel, num_rel_graded = _relevant_counts(labels, qrels_codes, n_queries, asked.rel_level)
 
-    depths = tuple(sorted({m.k for m in asked.measures if m.k is not None})) + (None,)
+    depths = tuple(sorted({m.depth for m in asked.measures if m.depth is not None})) + (None,)
     arrays = PassArrays(judged_q[in_rank_order], judged_labels[in_rank_order], judged_rank[in_rank_order], num_ret,
                         num_rel, labels, qrels_codes, gain, asked.rel_level, _requested_sums(asked.measures, depths))
     in_run = num_ret > 0

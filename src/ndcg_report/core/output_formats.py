@@ -125,7 +125,7 @@ def _per_measure(evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray, np.nda
     shape = (len(evaluation.qids), len(evaluation.measures))
     dcg, idcg = np.full(shape, np.nan), np.full(shape, np.nan)
     dcg[:, evaluation.ndcg_columns], idcg[:, evaluation.ndcg_columns] = evaluation.dcg, evaluation.idcg
-    judged = evaluation.judged[:, [evaluation.depths.index(m.k) for m in evaluation.measures]]
+    judged = evaluation.judged[:, [evaluation.depths.index(m.depth) for m in evaluation.measures]]
     return dcg, idcg, judged
 
 

@@ -5,7 +5,7 @@ family: its Family row, the function that makes its per-query column from one pa
 (pass_arrays.PassArrays) and the sums below cut-offs that function reads. registry.py gathers them
 into the one table that the name parsing, the presets, `--format trec` and evaluate read. A family's
 `all` row is made as its Family.summary says (summarise): the mean over the averaged queries unless
-trec_eval makes it otherwise (a geometric mean, a sum).
+trec_eval makes it otherwise (a geometric mean: average; a sum).
 
 The command line's parser reads the table (the presets' help), and must start without numpy: a
 family module imports numpy in the functions that compute, not at its top.
@@ -77,19 +77,25 @@ class Computation:
     judged_only_of: str | None = None  # the family whose judged_only=True twin this is (nDCG_judged: nDCG)
 
 
+def average(family: Family, values: np.ndarray) -> float:
+    """The mean of a family's per-query values as trec_eval averages them: their geometric mean for
+    gm_map and gm_bpref (a value below MIN_GEO_MEAN counted as it), else the arithmetic mean; NaN
+    for no value."""
+    import numpy as np
+
+    if not len(values):
+        return float("nan")
+    if family.summary == "geometric_mean":
+        return float(np.exp(np.log(np.maximum(values, MIN_GEO_MEAN)).mean()))
+    return float(values.mean())
+
+
 def summarise(family: Family, values: np.ndarray, averaged: np.ndarray, positive: np.ndarray, missing: str) -> float:
     """A family's `all` value as trec_eval makes it (family.summary) from its per-query `values`, of
     which the `averaged` ones enter; `positive` per query: the judgements with a label > 0 (num_rel's
     summary with missing="zero", trec_eval's -c). NaN for a mean of no query, 0 for a sum of none."""
-    import numpy as np
-
-    kept = values[averaged]
-    if family.summary == "sum" or (family.summary == "positive_judgements" and missing != "zero"):
-        return float(kept.sum())
-    if family.summary == "positive_judgements":
+    if family.summary == "positive_judgements" and missing == "zero":
         return float(positive[averaged].sum())
-    if not len(kept):
-        return float("nan")
-    if family.summary == "geometric_mean":
-        return float(np.exp(np.log(np.maximum(kept, MIN_GEO_MEAN)).mean()))
-    return float(kept.mean())
+    if family.summary in ("sum", "positive_judgements"):
+        return float(values[averaged].sum())
+    return average(family, values[averaged])

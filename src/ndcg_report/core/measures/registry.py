@@ -10,14 +10,14 @@ OWN_ORDER), and `-m all_trec` takes it if trec_eval has it; KNOWN_NAMES lists it
 from __future__ import annotations
 
 from ndcg_report.core.measures.binary.ap import AP
-from ndcg_report.core.measures.retrieved.counts import NUM_REL, NUM_REL_RET, NUM_RET
-from ndcg_report.core.measures.family import Computation, Family
-from ndcg_report.core.measures.graded.judged import NDCG_JUDGED
-from ndcg_report.core.measures.graded.ndcg import NDCG
 from ndcg_report.core.measures.binary.precision_recall import P, R
 from ndcg_report.core.measures.binary.rprec import RPREC
 from ndcg_report.core.measures.binary.rr import RR
 from ndcg_report.core.measures.binary.success import SUCCESS
+from ndcg_report.core.measures.family import Computation, Family
+from ndcg_report.core.measures.graded.judged import NDCG_JUDGED
+from ndcg_report.core.measures.graded.ndcg import NDCG
+from ndcg_report.core.measures.retrieved.counts import NUM_REL, NUM_REL_RET, NUM_RET
 
 COMPUTATIONS: dict[str, Computation] = {computation.family.name: computation for computation in (
     NDCG, NDCG_JUDGED, P, R, AP, RR, RPREC, SUCCESS, NUM_RET, NUM_REL, NUM_REL_RET,
@@ -26,6 +26,9 @@ FAMILIES: dict[str, Family] = {name: computation.family for name, computation in
 
 # A family and its judged-only twin: nDCG(judged_only=True) is nDCG_judged (--judged-only adds the twins)
 JUDGED_ONLY = {c.judged_only_of: name for name, c in COMPUTATIONS.items() if c.judged_only_of is not None}
+# ir_measures' switches that name another family of the table: nDCG(judged_only=True), SetP(relative=True)
+PARAMETER_TWINS = {"judged_only": JUDGED_ONLY}
+PARAMETER_EXAMPLES = {"judged_only": "nDCG(judged_only=True)@10", "relative": "SetP(relative=True)"}
 
 # trec_eval computes and prints its measures in this order (its measures.c), whatever order -m names them in
 TREC_EVAL_ORDER = (
