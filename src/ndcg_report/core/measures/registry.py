@@ -9,9 +9,13 @@ OWN_ORDER), and `-m all_trec` takes it if trec_eval has it; KNOWN_NAMES lists it
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.binary.ap import AP
-from ndcg_report.core.measures.binary.precision_recall import P, R
-from ndcg_report.core.measures.binary.rprec import RPREC
+from ndcg_report.core.measures.binary.ap import AP, GM_MAP
+from ndcg_report.core.measures.binary.bing import BING
+from ndcg_report.core.measures.binary.bpref import BPREF, GM_BPREF
+from ndcg_report.core.measures.binary.infap import INFAP
+from ndcg_report.core.measures.binary.iprec import ELEVEN_PT_AVG, IPREC
+from ndcg_report.core.measures.binary.precision_recall import RELATIVE_P, P, R
+from ndcg_report.core.measures.binary.rprec import RPREC, RPREC_MULT
 from ndcg_report.core.measures.binary.rr import RR
 from ndcg_report.core.measures.binary.success import SUCCESS
 from ndcg_report.core.measures.family import Computation, Family
@@ -21,6 +25,7 @@ from ndcg_report.core.measures.retrieved.counts import NUM_REL, NUM_REL_RET, NUM
 
 COMPUTATIONS: dict[str, Computation] = {computation.family.name: computation for computation in (
     NDCG, NDCG_JUDGED, P, R, AP, RR, RPREC, SUCCESS, NUM_RET, NUM_REL, NUM_REL_RET,
+    GM_MAP, BPREF, IPREC, INFAP, GM_BPREF, RPREC_MULT, ELEVEN_PT_AVG, BING, RELATIVE_P,
 )}
 FAMILIES: dict[str, Family] = {name: computation.family for name, computation in COMPUTATIONS.items()}
 
@@ -63,11 +68,12 @@ def _printed_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 # --format trec prints the measures in this order; -m all_trec is every trec_eval measure computed here
-# (trec_eval's own all_trec has more: bpref, infAP, ...)
+# (trec_eval's own all_trec has more)
 TREC_ORDER, _TREC_EVAL_NAMES = _printed_names()
 TREC_NICKNAMES = {"all_trec": _TREC_EVAL_NAMES}
 
 # The names accepted, for messages and --help
 KNOWN_NAMES = ("nDCG@K nDCG nDCG_judged@K P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet "
-               "(ir_measures), or ndcg_cut.K ndcg P.K recall.K map map_cut.K recip_rank Rprec success.K "
-               "num_ret num_rel num_rel_ret all_trec (trec_eval)")
+               "Bpref infAP IPrec@0.1 (ir_measures), or ndcg_cut.K ndcg P.K recall.K map map_cut.K recip_rank "
+               "Rprec success.K num_ret num_rel num_rel_ret gm_map bpref gm_bpref infAP iprec_at_recall.0.1 11pt_avg "
+               "Rprec_mult.0.2 relative_P.K binG all_trec (trec_eval)")
