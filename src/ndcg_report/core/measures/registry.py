@@ -19,13 +19,18 @@ from ndcg_report.core.measures.binary.rprec import RPREC, RPREC_MULT
 from ndcg_report.core.measures.binary.rr import RR
 from ndcg_report.core.measures.binary.success import SUCCESS
 from ndcg_report.core.measures.family import Computation, Family
+from ndcg_report.core.measures.graded.g import G
 from ndcg_report.core.measures.graded.judged import NDCG_JUDGED
 from ndcg_report.core.measures.graded.ndcg import NDCG
+from ndcg_report.core.measures.graded.ndcg_rel import NDCG_REL
+from ndcg_report.core.measures.graded.rbp import RBP, RBP_RESID
+from ndcg_report.core.measures.graded.rndcg import RNDCG
 from ndcg_report.core.measures.retrieved.counts import NUM_REL, NUM_REL_RET, NUM_RET
 
 COMPUTATIONS: dict[str, Computation] = {computation.family.name: computation for computation in (
     NDCG, NDCG_JUDGED, P, R, AP, RR, RPREC, SUCCESS, NUM_RET, NUM_REL, NUM_REL_RET,
-    GM_MAP, BPREF, IPREC, INFAP, GM_BPREF, RPREC_MULT, ELEVEN_PT_AVG, BING, RELATIVE_P,
+    GM_MAP, BPREF, IPREC, INFAP, GM_BPREF, RPREC_MULT, ELEVEN_PT_AVG, BING, G, NDCG_REL, RNDCG, RELATIVE_P, RBP,
+    RBP_RESID,
 )}
 FAMILIES: dict[str, Family] = {name: computation.family for name, computation in COMPUTATIONS.items()}
 
@@ -76,4 +81,4 @@ TREC_NICKNAMES = {"all_trec": _TREC_EVAL_NAMES}
 KNOWN_NAMES = ("nDCG@K nDCG nDCG_judged@K P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet "
                "Bpref infAP IPrec@0.1 (ir_measures), or ndcg_cut.K ndcg P.K recall.K map map_cut.K recip_rank "
                "Rprec success.K num_ret num_rel num_rel_ret gm_map bpref gm_bpref infAP iprec_at_recall.0.1 11pt_avg "
-               "Rprec_mult.0.2 relative_P.K binG all_trec (trec_eval)")
+               "Rprec_mult.0.2 relative_P.K binG G ndcg_rel Rndcg rbp rbp_resid all_trec (trec_eval)")
