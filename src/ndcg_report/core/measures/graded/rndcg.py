@@ -5,7 +5,8 @@ trec_eval 10's `Rndcg` (m_Rndcg.c; experimental). Gains are the labels, linear, 
 ranking of its positive labels moves to a smaller gain (to 0 past its end, at b = K, its length):
 with 5 documents of gain 3, 3 of gain 2 and 10 of gain 1, b = 5, 8 and 18. Rndcg is the mean over
 them of DCG(b) / IDCG(b), both summed over the first b places (the run's DCG stops at its end), and,
-when the run is longer than K, of the whole run's DCG over the whole IDCG too. Nothing judged
+when the run is longer than K + 1, of the whole run's DCG over the whole IDCG too (m_Rndcg.c's loops
+skip that point for a run of exactly K + 1 documents). Nothing judged
 relevant at the relevance level gives 0, as trec_eval returns early there (`no_relevant="skip"`
 leaves such a query out of the mean); at `-l 0` a query whose labels are all 0 is 0 here where
 trec_eval divides 0 by 0 (and prints -nan).
@@ -45,7 +46,7 @@ def ndcg_at_r_levels(arrays: PassArrays, k: None) -> np.ndarray:
     dcg_at = np.where(first_below > block_starts(query, n)[level_query], dcg_before[first_below], 0.0)
     total = np.bincount(level_query, weights=dcg_at / ideal_so_far[drops], minlength=n)
     places = np.bincount(ideal_query, minlength=n)
-    longer = (places > 0) & (arrays.num_ret > places)  # and at the run's end, past the last level
+    longer = (places > 0) & (arrays.num_ret > places + 1)  # and at the run's end, past the last level
     with np.errstate(invalid="ignore", divide="ignore"):
         total = np.where(longer, total + np.bincount(query, weights=terms, minlength=n)
                          / np.bincount(ideal_query, weights=ideal_terms, minlength=n), total)
