@@ -135,6 +135,15 @@ def test_max_retrieved_is_the_run_cut_to_its_first_n_lines_in_trec_eval_order(dl
     assert np.array_equal(deeper.values, evaluate(dl19["monot5"], dl19["qrels"], measures=measures).values)
 
 
+def test_json_names_the_max_retrieved_it_was_computed_with(dl19):
+    import json
+
+    assert json.loads(eval_text("--format", "json", "-M", "5", "-m", "SetP", dl19["qrels"], dl19["bm25"]))[
+        "parameters"]["max_retrieved"] == 5
+    assert "max_retrieved" not in json.loads(eval_text("--format", "json", "-m", "SetP", dl19["qrels"], dl19["bm25"]))[
+        "parameters"]
+
+
 @pytest.mark.parametrize("bad", [0, -3, 2.5, "10", True])
 def test_max_retrieved_must_be_a_whole_number_from_1(dl19, bad):
     with pytest.raises(ParameterError, match="max_retrieved"):
@@ -240,3 +249,22 @@ def test_families_printed_overall_only_have_no_rows_per_query(dl19):
     names = [line.split("\t")[0].strip() for line in text.splitlines()]
     assert names.count("map") == 44 and names.count("gm_map") == names.count("gm_bpref") == names.count("num_q") == 1
     assert text.splitlines()[-4] == "num_q                 \tall\t43"
+
+
+def test_a_comparison_takes_them_with_recall_levels_beside_ranks():
+    """compare_runs (what a report shows): IPrec's levels and unj's cut-offs side by side (the k columns
+    then Float64), gm_map's leaderboard mean geometric, the figures against k drawn for both families."""
+    from ndcg_report import compare_runs
+    from ndcg_report.analysis.html import leaderboard_html
+
+    small = Path(__file__).parent / "data" / "small"
+    experiment = compare_runs({"monoT5": small / "monot5.txt"}, small / "qrels.txt", small / "bm25.txt",
+                              measures="nDCG@10 IPrec@0.1 IPrec@1 unj.5,10 gm_map", n_resamples=200)
+    board = experiment.leaderboard
+    assert board.at["monoT5", ("gm_map", None)] == experiment.evaluations["monoT5"].mean("gm_map")
+    assert board.at["monoT5", ("IPrec", 0.1)] == experiment.evaluations["monoT5"].mean("IPrec@0.1")
+    assert str(experiment.evaluations["monoT5"].per_query["k"].dtype) == "Float64"
+    html = leaderboard_html(board, experiment.significance, "bm25", experiment.headline)
+    assert "@0.1<" in html and "@1<" in html and "@10<" in html
+    for family in ("IPrec", "unj"):
+        experiment.plot_by_cutoff(family)

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 import numpy as np
 import pandas as pd
 
-from ndcg_report.core.measures.names import Measure
+from ndcg_report.core.measures.names import Measure, cutoff_text, table_measure
 
 ABOVE, BELOW = "▲", "▼"
 DEEPER = "†"  # the cut-off is deeper than the system's retrieval
@@ -118,7 +118,7 @@ def leaderboard_html(
     deeper than the system's retrieval (`shallow`: name -> measures), and the letter groups of the
     pairwise test (on the headline) if given."""
     shallow = shallow or {}
-    measures = [Measure(family, None if pd.isna(k) else int(k)) for family, k in means.columns]
+    measures = [table_measure(family, None if pd.isna(k) else k) for family, k in means.columns]
     values = means.to_numpy(dtype=float)
     rows_of = {name: position for position, name in enumerate(means.index)}
     signs = significance.to_numpy()
@@ -169,7 +169,7 @@ def _leaderboard_header(measures: list, letters: bool, headline: Measure) -> str
             top.append(f'<th class="num" rowspan="2">{escape(measures[j].label)}</th>')
         else:
             top.append(f'<th class="num family" colspan="{span}">{escape(measures[j].measure)}</th>')
-            bottom += [f'<th class="num">@{m.k}</th>' if m.k is not None else '<th class="num">all</th>'
+            bottom += [f'<th class="num">@{cutoff_text(m.k)}</th>' if m.k is not None else '<th class="num">all</th>'
                        for m in measures[j:j + span]]
         j += span
     if letters:

@@ -113,6 +113,8 @@ class Evaluation:
         The relevance level of the binary measures.
     tied_lines
         Run lines whose score ties another line's in the same query.
+    max_retrieved
+        The lines of a query that counted (trec_eval's -M), None for all of them.
 
     Examples
     --------
@@ -145,6 +147,7 @@ class Evaluation:
     no_relevant: str
     rel_level: float
     tied_lines: int
+    max_retrieved: int | None = None
 
     # --- columns ---------------------------------------------------------------------------
 

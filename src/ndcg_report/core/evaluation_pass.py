@@ -164,6 +164,7 @@ def evaluate(
         num_rel_graded=num_rel_graded, in_run=in_run, measures=asked.measures, values=values, averaged=averaged,
         dcg=dcg, idcg=idcg, depths=depths, judged=judged_share(arrays, depths), counts=counts, gain=gain,
         missing=missing, no_relevant=no_relevant, rel_level=asked.rel_level, tied_lines=ranks.tied_lines,
+        max_retrieved=max_retrieved,
     )
 
 

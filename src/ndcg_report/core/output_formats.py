@@ -151,6 +151,7 @@ def evaluation_record(evaluation: Evaluation, digits: int | None = None) -> dict
         "parameters": {
             "measures": evaluation.labels, "rel_level": int(level) if level.is_integer() else level,
             "gain": evaluation.gain, "missing": evaluation.missing, "no_relevant": evaluation.no_relevant,
+            **({} if evaluation.max_retrieved is None else {"max_retrieved": evaluation.max_retrieved}),
         },
         "queries": vars(evaluation.counts),
         "tied_lines": evaluation.tied_lines,

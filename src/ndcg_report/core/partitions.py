@@ -108,7 +108,8 @@ def merge(parts: Iterable[QueryRows], absent: Evaluation) -> Evaluation:
     )
     return Evaluation(qids=qids[order], **arrays, measures=absent.measures, depths=absent.depths, counts=counts,
                       gain=absent.gain, missing=absent.missing, no_relevant=absent.no_relevant,
-                      rel_level=absent.rel_level, tied_lines=sum(part.tied_lines for part in parts))
+                      rel_level=absent.rel_level, tied_lines=sum(part.tied_lines for part in parts),
+                      max_retrieved=absent.max_retrieved)
 
 
 def absent_queries(qrels: Qrels | QrelsByQuery, retrieved: Collection[str], options: Options) -> Evaluation:

@@ -55,7 +55,7 @@ class Measure(NamedTuple):
     @property
     def label(self) -> str:
         """ir_measures' spelling: 'nDCG@10', 'AP', 'RR@10', 'IPrec@0.1'."""
-        return self.measure if self.k is None else f"{self.measure}@{_number_text(self.k)}"
+        return self.measure if self.k is None else f"{self.measure}@{cutoff_text(self.k)}"
 
     @property
     def depth(self) -> int | None:
@@ -157,10 +157,16 @@ def _cutoff(text: str, given: object) -> int:
     return k
 
 
-def _number_text(k: float) -> str:
-    """A cut-off as a label shows it: 10, 0.1, 1 (not 1.0)."""
-    text = repr(k) if isinstance(k, float) else str(k)
-    return text[:-2] if text.endswith(".0") else text
+def cutoff_text(k: float) -> str:
+    """A cut-off as a label shows it: 10, 0.1, 1 (not 1.0), whether an int or a float of a table."""
+    number = float(k)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def table_measure(family: str, k: float | None) -> Measure:
+    """The Measure of a table's (measure, k) key, k read back from a numeric column (10.0 is 10, but
+    IPrec's 0.1 stays 0.1); None for no cut-off."""
+    return Measure(family, None if k is None else float(k) if FAMILIES[family].fractional else int(k))
 
 
 def _fraction(text: str, given: object) -> float:
