@@ -198,6 +198,23 @@ class PassArrays:
         query = self.qrels_codes[order]
         return query, _rank_in_block(query), self.qrels_labels[order]
 
+    @cached_property
+    def ideal_dcg_so_far(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Over ideal_labels: each place's label / log2(place + 2), their running sum per query (its IDCG
+        through that place, added as trec_eval adds it), and per query where its places start in them
+        (n_queries + 1 offsets: a query's K positive labels are start[q] to start[q + 1])."""
+        query, place, label = self.ideal_labels
+        terms = label / np.log2(place + 2.0)
+        return terms, prefix_sums(query, terms), block_starts(query, self.n_queries)
+
+    @cached_property
+    def gaining(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The lines with a positive label, trec_eval's linear gain whatever the gain (G, ndcg_rel, Rndcg):
+        (query, rank, label, label / log2(rank + 2)), by query then rank."""
+        positive = self.label > 0
+        query, rank, label = self.query[positive], self.rank[positive], self.label[positive]
+        return query, rank, label, label / np.log2(rank + 2.0)
+
     # --- helpers for the families ------------------------------------------------------------
 
     def over_num_rel(self, sums: np.ndarray) -> np.ndarray:

@@ -25,16 +25,15 @@ def normalized_gain(arrays: PassArrays, k: None) -> np.ndarray:
     """G of every query."""
     import numpy as np
 
-    from ndcg_report.core.measures.pass_arrays import block_starts, prefix_sums
+    from ndcg_report.core.measures.pass_arrays import prefix_sums
 
     ideal_query, _, ideal_gain = arrays.ideal_labels
     total = np.bincount(ideal_query, weights=ideal_gain, minlength=arrays.n_queries)  # added largest first
-    places = np.bincount(ideal_query, minlength=arrays.n_queries)
     cost = prefix_sums(ideal_query, np.maximum(ideal_gain, 1.0))  # sum_cost of m_G.c, while the ideal lasts
-    start = block_starts(ideal_query, arrays.n_queries)
-    gaining = arrays.label > 0
-    query, rank, gain = arrays.query[gaining], arrays.rank[gaining], arrays.label[gaining]
-    got = prefix_sums(query, gain)  # a line with a positive label has a query with an ideal (places >= 1)
+    start = arrays.ideal_dcg_so_far[2]
+    places = np.diff(start)
+    query, rank, gain, _ = arrays.gaining  # a line with a positive label has a query with an ideal (places >= 1)
+    got = prefix_sums(query, gain)
     spent = cost[start[query] + np.minimum(rank, places[query] - 1)]  # the ideal's place i, or its last
     spent += np.maximum(rank - places[query] + 1, 0)  # and 1 for each place past the ideal's end
     added = gain / np.log2((2.0 + spent) - got)

@@ -25,25 +25,21 @@ def ndcg_over_relevant(arrays: PassArrays, k: None) -> np.ndarray:
     """ndcg_rel of every query."""
     import numpy as np
 
-    from ndcg_report.core.measures.pass_arrays import block_starts, prefix_sums
+    from ndcg_report.core.measures.pass_arrays import prefix_sums
 
-    ideal_query, ideal_place, ideal_gain = arrays.ideal_labels
-    ideal_terms = ideal_gain / np.log2(ideal_place + 2.0)
-    ideal_so_far = prefix_sums(ideal_query, ideal_terms)
-    places = np.bincount(ideal_query, minlength=arrays.n_queries)
-    start = block_starts(ideal_query, arrays.n_queries)
-    gaining = arrays.label > 0
-    query, rank, gain = arrays.query[gaining], arrays.rank[gaining], arrays.label[gaining]
-    terms = gain / np.log2(rank + 2.0)
+    n = arrays.n_queries
+    ideal_terms, ideal_so_far, start = arrays.ideal_dcg_so_far
+    places = np.diff(start)
+    query, rank, _, terms = arrays.gaining
     dcg_so_far = prefix_sums(query, terms)
     at_each = dcg_so_far / ideal_so_far[start[query] + np.minimum(rank, places[query] - 1)]
-    total = np.bincount(query, weights=at_each, minlength=arrays.n_queries)
-    missed = places - np.bincount(query, minlength=arrays.n_queries)
-    dcg = np.bincount(query, weights=terms, minlength=arrays.n_queries)
-    ideal = np.bincount(ideal_query, weights=ideal_terms, minlength=arrays.n_queries)
+    total = np.bincount(query, weights=at_each, minlength=n)
+    missed = places - np.bincount(query, minlength=n)
+    dcg = np.bincount(query, weights=terms, minlength=n)
+    ideal = np.bincount(arrays.ideal_labels[0], weights=ideal_terms, minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):  # no ideal: 0 / 0, left out below as m_ndcg_rel.c does
         total = total + missed * dcg / ideal
-    return np.divide(total, places, out=np.zeros(arrays.n_queries), where=total > 0)
+    return np.divide(total, places, out=np.zeros(n), where=total > 0)
 
 
 NDCG_REL = Computation(

@@ -43,10 +43,9 @@ def rank_biased_precision(arrays: PassArrays, k: None) -> np.ndarray:
 
     largest = np.zeros(arrays.n_queries)
     np.maximum.at(largest, arrays.qrels_codes, arrays.qrels_labels)
-    gaining = arrays.label > 0
-    query = arrays.query[gaining]
-    gain = arrays.label[gaining] / np.maximum(largest, 1.0)[query]  # (gain - 0) / (max - 0) above 1
-    weights = gain * arrays.once(_powers)[arrays.rank[gaining]]
+    query, rank, label, _ = arrays.gaining
+    gain = label / np.maximum(largest, 1.0)[query]  # (gain - 0) / (max - 0) above 1
+    weights = gain * arrays.once(_powers)[rank]
     return (1.0 - PERSISTENCE) * np.bincount(query, weights=weights, minlength=arrays.n_queries)
 
 

@@ -32,20 +32,17 @@ def ndcg_at_r_levels(arrays: PassArrays, k: None) -> np.ndarray:
 
     n = arrays.n_queries
     ideal_query, ideal_place, ideal_gain = arrays.ideal_labels
-    ideal_terms = ideal_gain / np.log2(ideal_place + 2.0)
-    ideal_so_far = prefix_sums(ideal_query, ideal_terms)
+    ideal_terms, ideal_so_far, start = arrays.ideal_dcg_so_far
     drops = np.ones(len(ideal_query), dtype=bool)  # the last place of each run of one gain in the ideal
     drops[:-1] = (ideal_query[1:] != ideal_query[:-1]) | (ideal_gain[1:] != ideal_gain[:-1])
     level_query, level_place = ideal_query[drops], ideal_place[drops] + 1  # b: nDCG over the first b places
-    gaining = arrays.label > 0
-    query, rank = arrays.query[gaining], arrays.rank[gaining]
-    terms = arrays.label[gaining] / np.log2(rank + 2.0)
+    query, rank, _, terms = arrays.gaining
     dcg_before = np.concatenate(([0.0], prefix_sums(query, terms)))  # [i + 1]: the DCG through line i
     span = int(max(rank.max(initial=0), level_place.max(initial=0))) + 1
     first_below = np.searchsorted(query * span + rank, level_query * span + level_place)  # the first line at rank >= b
     dcg_at = np.where(first_below > block_starts(query, n)[level_query], dcg_before[first_below], 0.0)
     total = np.bincount(level_query, weights=dcg_at / ideal_so_far[drops], minlength=n)
-    places = np.bincount(ideal_query, minlength=n)
+    places = np.diff(start)
     longer = (places > 0) & (arrays.num_ret > places + 1)  # and at the run's end, past the last level
     with np.errstate(invalid="ignore", divide="ignore"):
         total = np.where(longer, total + np.bincount(query, weights=terms, minlength=n)
