@@ -264,6 +264,14 @@ def test_eval_on_the_cluster_prints_what_eval_prints(cluster, partitioned, optio
         assert re.search(r"ndcg_cut_10 *\tall\t0\.7215", there.stdout), there.stdout
 
 
+def test_eval_on_the_cluster_prints_every_trec_eval_measure_with_M(cluster, partitioned):
+    address, _ = cluster
+    args = ["eval", "--format", "trec", "-q", "-m", "all_trec", "-l", "2", "-M", "100", QRELS, partitioned]
+    here, there = cli(*args), cli(*args, "--dask", address)
+    assert here.returncode == there.returncode == 0, there.stderr
+    assert there.stdout == here.stdout and "infAP                 \tall\t" in there.stdout
+
+
 def test_partitions_merge_into_the_whole_run_s_evaluation(partitioned):
     options = dict(measures="nDCG@1 nDCG@10 nDCG@100 nDCG AP RR@10 R@100 P@10", rel_level=2, missing="zero",
                    no_relevant="zero")

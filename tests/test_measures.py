@@ -466,14 +466,23 @@ def test_the_table_gives_trec_eval_printing_order_and_all_trec():
     from ndcg_report.core.measures.pass_arrays import SUMS
     from ndcg_report.core.measures.registry import COMPUTATIONS, FAMILIES, JUDGED_ONLY, TREC_NICKNAMES, TREC_ORDER
 
-    assert TREC_ORDER == ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall", "ndcg",
-                          "ndcg_exp", "ndcg_cut", "ndcg_exp_cut", "map_cut", "success", "recip_rank_cut",
+    assert TREC_ORDER == ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                          "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult",
+                          "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_exp", "ndcg_rel", "Rndcg", "ndcg_cut",
+                          "ndcg_exp_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall",
+                          "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj", "recip_rank_cut",
                           "ndcg_judged", "ndcg_exp_judged", "ndcg_judged_cut", "ndcg_exp_judged_cut")
-    assert TREC_NICKNAMES == {"all_trec": ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P",
-                                           "recall", "ndcg", "ndcg_cut", "map_cut", "success")}
+    assert TREC_NICKNAMES == {"all_trec": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                                           "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "infAP",
+                                           "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg",
+                                           "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success",
+                                           "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+                                           "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")}
     assert JUDGED_ONLY == {"nDCG": "nDCG_judged"}
     assert list(FAMILIES) == ["nDCG", "nDCG_judged", "P", "R", "AP", "RR", "Rprec", "Success", "NumRet", "NumRel",
-                              "NumRelRet"]
+                              "NumRelRet", "NumQ", "gm_map", "Bpref", "IPrec", "infAP", "gm_bpref", "Rprec_mult",
+                              "utility", "11pt_avg", "binG", "G", "ndcg_rel", "Rndcg", "relative_P", "SetP",
+                              "SetRelP", "SetR", "SetAP", "SetF", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"]
     for name, computation in COMPUTATIONS.items():
         assert computation.family is FAMILIES[name] and set(computation.sums) <= set(SUMS)
         assert (computation.dcg is not None) == (computation.family.kind == "graded"), name

@@ -107,7 +107,7 @@ def data_warnings(report: "Report") -> list[str]:
     """Warnings an analyst should see before trusting the numbers."""
     experiment, params = report.experiment, report.params
     headline = experiment.headline
-    depth = JUDGED_DEPTH if JUDGED_DEPTH in experiment.baseline.depths else headline.k
+    depth = JUDGED_DEPTH if JUDGED_DEPTH in experiment.baseline.depths else headline.depth
     warnings = []
     for name in experiment.systems:
         evaluation = experiment.evaluations[name]

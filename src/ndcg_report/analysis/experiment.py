@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ndcg_report.core.measures.names import Measure, measure_of
 from ndcg_report.core.conventions import Averaging
+from ndcg_report.core.measures.family import average
+from ndcg_report.core.measures.names import Measure, cutoff_dtype, measure_of
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.presets import HEADLINE
 from ndcg_report.errors import ParameterError
@@ -198,9 +199,12 @@ class Experiment(ExperimentFigures):
     def leaderboard(self) -> pd.DataFrame:
         """Mean of every measure (rows: systems, the baseline last; columns: the measures' labels,
         'nDCG@10', 'RR', in order) over the queries every system is averaged on for that measure
-        (see own_means for each system's own)."""
+        (see own_means for each system's own); geometric for gm_map and gm_bpref, as trec_eval
+        averages them."""
         tables = [self.scores(measure) for measure in self.measures]
-        means = np.array([[table[name].mean() for table in tables] for name in self.systems])
+        means = np.array([[average(measure.family, table[name].dropna().to_numpy())
+                           if measure.family.summary == "geometric_mean" else table[name].mean()
+                           for measure, table in zip(self.measures, tables)] for name in self.systems])
         return pd.DataFrame(means.reshape(len(self.systems), len(self.measures)), index=list(self.systems),
                             columns=pd.Index(self.labels, name="measure"))
 
@@ -320,7 +324,7 @@ class Experiment(ExperimentFigures):
                 rows.append({"system": name, "measure": measure.measure, "k": measure.k,
                              "mean": float(table[name].mean()), "low": low, "high": high, "method": method})
         frame = pd.DataFrame(rows, columns=["system", "measure", "k", "mean", "low", "high", "method"])
-        frame["k"] = pd.array(frame["k"], dtype="Int64")
+        frame["k"] = pd.array(frame["k"], dtype=cutoff_dtype(self.measures))
         return frame.set_index(["system", "measure", "k"])
 
     def depth(self) -> pd.DataFrame:
@@ -342,7 +346,7 @@ class Experiment(ExperimentFigures):
         depth = self.depth()["median"]
         deepest = float(depth.max())
         return {name: [m for m in self.measures if m.kind != "count" and (
-                    m.k > depth[name] if m.k is not None else depth[name] < DEPTH_RATIO * deepest)]
+                    m.depth > depth[name] if m.depth is not None else depth[name] < DEPTH_RATIO * deepest)]
                 for name in self.systems}
 
     def rank_overlap(self) -> pd.DataFrame:

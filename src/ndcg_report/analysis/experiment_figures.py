@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ndcg_report.core.measures.names import Measure
+from ndcg_report.core.measures.names import Measure, cutoff_text
 from ndcg_report.errors import ParameterError
 
 if TYPE_CHECKING:
@@ -32,9 +32,9 @@ class ExperimentFigures:
         measures = self.families[family]
         self._paired_or_refuse(measures[0])
         intervals = self.mean_intervals.xs(family, level="measure")
-        intervals.index = pd.MultiIndex.from_tuples([(name, "all" if pd.isna(k) else str(k))
+        intervals.index = pd.MultiIndex.from_tuples([(name, "all" if pd.isna(k) else cutoff_text(k))
                                                      for name, k in intervals.index], names=["system", "k"])
-        labels = ["all" if m.k is None else str(m.k) for m in measures]
+        labels = ["all" if m.k is None else cutoff_text(m.k) for m in measures]
         return plots.by_cutoff(intervals, self.systems, labels, self.confidence, len(self.scores(measures[0])),
                                family)
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ndcg_report.core.measures.names import Measure
+from ndcg_report.core.measures.names import Measure, cutoff_text
 
 ABOVE, BELOW = "▲", "▼"
 DEEPER = "†"  # the cut-off is deeper than the system's retrieval
@@ -170,7 +170,7 @@ def _leaderboard_header(measures: list, letters: bool, headline: Measure) -> str
             top.append(f'<th class="num" rowspan="2">{escape(measures[j].label)}</th>')
         else:
             top.append(f'<th class="num family" colspan="{span}">{escape(measures[j].measure)}</th>')
-            bottom += [f'<th class="num">@{m.k}</th>' if m.k is not None else '<th class="num">all</th>'
+            bottom += [f'<th class="num">@{cutoff_text(m.k)}</th>' if m.k is not None else '<th class="num">all</th>'
                        for m in measures[j:j + span]]
         j += span
     if letters:

@@ -44,8 +44,8 @@ def _run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     runs = [(name, str(source_path(path))) for name, path in runs]
     # every format averages alike: as trec_eval -c, or as the preset's community does, unless told otherwise
     policies = averaging(args.preset, args.missing, args.no_relevant, args.identical_ids)
-    options = Options(asked.measures, asked.rel_level, args.gain, policies.missing, policies.no_relevant,
-                      policies.identical_ids)
+    options = Options.of(None, args.gain, policies.missing, policies.no_relevant, asked.measures, asked.rel_level,
+                         policies.identical_ids, args.max_retrieved)
     evaluations = [(name, _evaluate_run(argparse.Namespace(**{**vars(args), "run": path}), options, policies))
                    for name, path in runs]
     return _rendered(evaluations, args)
@@ -128,7 +128,7 @@ def _evaluate_run(args: argparse.Namespace, options: "Options", policies: "Avera
         try:
             evaluation = evaluate_streaming(args.run, args.qrels, None, args.gain, options.missing, no_relevant,
                                             measures=options.measures, rel_level=options.rel_level,
-                                            identical_ids=options.identical_ids)
+                                            identical_ids=options.identical_ids, max_retrieved=options.max_retrieved)
         except QueryNotContiguous:
             if args.reading == "stream" or not fits_in_memory(args.run):
                 raise
@@ -164,7 +164,7 @@ def _note_averaging(evaluation: Evaluation, policies: Averaging) -> None:
     if policies.no_relevant == "skip":
         graded, binary = evaluation.counts.no_relevant, evaluation.counts.below_level
         kinds = {measure.kind for measure in evaluation.measures}
-        left_out += ([f"{graded} with no positive label (nDCG)"] if graded and "graded" in kinds else []) + (
+        left_out += ([f"{graded} with no positive label (nDCG)"] if graded and kinds & {"graded", "gain"} else []) + (
             [f"{binary} with no label >= {level_text(evaluation.rel_level)} (binary measures)"]
             if binary and "binary" in kinds else [])
     if policies.missing == "skip" and evaluation.counts.missing:

@@ -60,9 +60,10 @@ def _add_metric_options(parser: argparse.ArgumentParser, report: bool = False) -
     parser.add_argument(
         "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
         help="a measure to compute, repeatable: trec_eval's names (ndcg_cut.10,100 recall.1000 map recip_rank P.10 "
-             "map_cut.100 Rprec success.1,5 num_rel_ret all_trec) or ir_measures' (nDCG@10 R@1000 AP RR@10 P@10 "
-             "AP@100), several in one value separated by spaces; a family named without a cut-off takes -k, else "
-             "trec_eval's default cut-offs (default: nDCG at -k)")
+             "map_cut.100 Rprec success.1,5 num_rel_ret bpref infAP iprec_at_recall.0.1 set_F all_trec) or "
+             "ir_measures' (nDCG@10 R@1000 AP RR@10 P@10 AP@100 Bpref IPrec@0.1 SetF), several in one value "
+             "separated by spaces; a family named without a cut-off takes -k, else trec_eval's default cut-offs "
+             "(default: nDCG at -k)")
     parser.add_argument(
         "-k", "--cutoffs", default=None,
         help="comma-separated cut-offs of nDCG (without -m or --preset) or of the families named without one; "
@@ -123,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "Parquet; several (each RUN or NAME=RUN) print one table: trec_eval's lines run after "
                                "run, a leading run column in csv, a runs list in json")
     _add_metric_options(evaluate)
+    evaluate.add_argument("-M", "--max-retrieved", type=int, default=None, dest="max_retrieved", metavar="N",
+                          help="trec_eval's -M: only the first N lines of each query count (in trec_eval's order: "
+                               "score descending, then docid descending); default: every line")
     evaluate.add_argument("-q", "--per-query", action="store_true", help="one row per query as well as the mean")
     evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout: trec_eval's lines, CSV or JSON")
     evaluate.add_argument("--digits", type=int, default=None,

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ndcg_report.core.measures.names import Measure, level_text, measure_of
+from ndcg_report.core.measures.family import average, summarise
+from ndcg_report.core.measures.names import Measure, cutoff_dtype, level_text, measure_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,6 +117,8 @@ class Evaluation:
         The `identical_ids` policy it was computed with (`keep` or `drop`).
     identical_dropped
         Run lines dropped because their docid is their qid (with `identical_ids="drop"`).
+    max_retrieved
+        The lines of a query that counted (trec_eval's -M), None for all of them.
 
     Examples
     --------
@@ -150,6 +153,7 @@ class Evaluation:
     tied_lines: int
     identical_ids: str = "keep"  # run lines whose docid is their qid: kept, or dropped (BEIR's convention)
     identical_dropped: int = 0  # how many such lines were dropped
+    max_retrieved: int | None = None
 
     # --- columns ---------------------------------------------------------------------------
 
@@ -186,18 +190,26 @@ class Evaluation:
         return self.judged[:, self.depths.index(k)]
 
     def mean(self, value: "Measure | str | int | None" = None) -> float:
-        """Mean of one measure over its averaged queries (NaN if there are none)."""
+        """Mean of one measure over its averaged queries (NaN if there are none): their geometric mean
+        for gm_map and gm_bpref (as trec_eval averages them), else the arithmetic mean (of a count too)."""
         j = self.column(value)
-        values = self.values[self.averaged[:, j], j]
-        return float(values.mean()) if len(values) else float("nan")
+        return average(self.measures[j].family, self.values[self.averaged[:, j], j])
+
+    def overall(self, value: "Measure | str | int | None" = None) -> float:
+        """One measure over all queries as trec_eval's `all` row gives it (its family's summary): the
+        mean over the averaged queries (geometric for gm_map and gm_bpref), or for a count their sum
+        (num_rel with missing="zero", trec_eval's -c: the judgements with a label > 0 of every query)."""
+        j = self.column(value)
+        return summarise(self.measures[j].family, self.values[:, j], self.averaged[:, j], self.num_rel_graded,
+                         self.missing)
 
     def averaged_with(self, value: "Measure | str | int | None", missing: str | None = None,
                       no_relevant: str | None = None) -> np.ndarray:
         """Which queries would enter the mean of one measure under other policies (None: this
         evaluation's): every query's value is known, so no evaluation again."""
         measure = self.measure(value)
-        relevant = {"graded": self.num_rel_graded > 0, "binary": self.num_rel > 0}.get(
-            measure.kind, np.ones(len(self.qids), dtype=bool))
+        relevant = {"graded": self.num_rel_graded > 0, "gain": self.num_rel_graded > 0,
+                    "binary": self.num_rel > 0}.get(measure.kind, np.ones(len(self.qids), dtype=bool))
         return averaged_mask(self.in_run, relevant, missing or self.missing, no_relevant or self.no_relevant)
 
     def mean_with(self, value: "Measure | str | int | None" = None, missing: str | None = None,
@@ -215,11 +227,11 @@ class Evaluation:
         import pandas as pd
 
         n_measures, n_queries = len(self.measures), len(self.qids)
-        ks = pd.array([m.k for m in self.measures], dtype="Int64")
+        ks = pd.array([m.k for m in self.measures], dtype=cutoff_dtype(self.measures))
         dcg = np.full((n_queries, n_measures), np.nan)
         idcg = np.full((n_queries, n_measures), np.nan)
         dcg[:, self.ndcg_columns], idcg[:, self.ndcg_columns] = self.dcg, self.idcg
-        judged = self.judged[:, [self.depths.index(m.k) for m in self.measures]] if n_measures else dcg
+        judged = self.judged[:, [self.depths.index(m.depth) for m in self.measures]] if n_measures else dcg
         return pd.DataFrame({
             "qid": np.repeat(self.qids, n_measures).astype(str),
             "measure": np.tile(np.asarray([m.measure for m in self.measures], dtype=object), n_queries),
@@ -239,10 +251,10 @@ class Evaluation:
         rows = []
         for j, measure in enumerate(self.measures):
             values = self.values[self.averaged[:, j], j]
-            judged = self.judged_at(measure.k)[self.averaged[:, j]]
+            judged = self.judged_at(measure.depth)[self.averaged[:, j]]
             rows.append({
                 "n": len(values),
-                "mean": float(values.mean()) if len(values) else np.nan,
+                "mean": self.mean(measure),
                 "median": float(np.median(values)) if len(values) else np.nan,
                 "std": float(values.std(ddof=1)) if len(values) > 1 else np.nan,
                 "judged": float(np.nanmean(judged)) if np.isfinite(judged).any() else np.nan,
@@ -269,7 +281,7 @@ class Evaluation:
         rows = []
         for j, measure in enumerate(self.measures):
             values = self.values[self.averaged[:, j], j]
-            mean = f"{values.mean():.4f}" if len(values) else "nan"
+            mean = f"{self.mean(measure):.4f}" if len(values) else "nan"
             median = f"{np.median(values):.4f}" if len(values) else "nan"
             rows.append(f"<tr><th>{html.escape(measure.label)}</th><td>{len(values):,}</td><td>{mean}</td>"
                         f"<td>{median}</td></tr>")

@@ -12,13 +12,14 @@ are ranked and summed. Which queries enter each mean is set by the missing and n
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Integral
 
 import numpy as np
 
 from ndcg_report.core.conventions import without_identical_ids
 from ndcg_report.core.evaluation import Evaluation, QueryCounts, averaged_mask
 from ndcg_report.core.matching import judged_run_lines, qid_codes, qrels_queries, run_to_qrels
-from ndcg_report.core.measures.judged import judged_share
+from ndcg_report.core.measures.graded.judged import judged_share
 from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.measures.pass_arrays import PassArrays
 from ndcg_report.core.measures.registry import COMPUTATIONS
@@ -51,6 +52,7 @@ def evaluate(
     rel_level: object = None,
     preset: str = "",
     identical_ids: str | None = None,
+    max_retrieved: int | None = None,
 ) -> Evaluation:
     """Every measure of `run` (qid, docid, score) against `qrels` (qid, docid, rel).
 
@@ -89,6 +91,9 @@ def evaluate(
     identical_ids
         `"drop"` leaves out a run line whose docid equals its qid (BEIR's `ignore_identical_ids`),
         `"keep"` counts every line (trec_eval's). None: the preset's, else `"keep"`.
+    max_retrieved
+        Only the first N lines of each query count, in trec_eval's order (score descending, then
+        docid descending), as `trec_eval -M N` (None: every line).
 
     Returns
     -------
@@ -121,7 +126,7 @@ def evaluate(
     8
     """
     evaluation = evaluate_pass(run, qrels, cutoffs, gain, missing, no_relevant, measures=measures, rel_level=rel_level,
-                               preset=preset, identical_ids=identical_ids)
+                               preset=preset, identical_ids=identical_ids, max_retrieved=max_retrieved)
     warn_relevance_level(evaluation, "evaluate")
     return evaluation
 
@@ -130,7 +135,7 @@ def evaluate_pass(
     run: RunLike, qrels: QrelsLike, cutoffs: str | list | tuple | None = None, gain: str = "linear",
     missing: str | None = None, no_relevant: str | None = None, *,
     measures: "str | Measure | list | tuple | None" = None, rel_level: object = None, preset: str = "",
-    identical_ids: str | None = None,
+    identical_ids: str | None = None, max_retrieved: int | None = None,
 ) -> Evaluation:
     """evaluate() without its warning (core.relevance_level): for a part of a run (streaming,
     partitions, ties) and for compare_runs, which warns once for all its runs."""
@@ -138,6 +143,7 @@ def evaluate_pass(
     check_choice("gain", gain, GAINS)
     policies = averaging(preset, missing, no_relevant, identical_ids)
     missing, no_relevant = policies.missing, policies.no_relevant
+    check_max_retrieved(max_retrieved)
     qrels_input = load_qrels(qrels)
     run_input, dropped = load_run(run), 0
     if policies.identical_ids == "drop":
@@ -156,17 +162,21 @@ def evaluate_pass(
                               judged_rows, n_queries=len(run_qids))
     num_ret = np.zeros(n_queries, dtype=np.int64)
     num_ret[run_to_code[~run_only]] = ranks.lines_per_query[: len(run_qids)][~run_only]
-    judged_q = run_to_code[run_codes_local[judged_rows]]
+    judged_q, judged_rank = run_to_code[run_codes_local[judged_rows]], ranks.rank
+    if max_retrieved is not None:  # trec_eval -M: the lines past the first N of a query are not retrieved
+        np.minimum(num_ret, max_retrieved, out=num_ret)
+        kept = judged_rank < max_retrieved
+        judged_q, judged_labels, judged_rank = judged_q[kept], judged_labels[kept], judged_rank[kept]
     # Summed in rank order, as trec_eval does: equal gain vectors give bit-identical sums whatever the file order.
-    in_rank_order = np.argsort(judged_q * (int(ranks.rank.max(initial=0)) + 1) + ranks.rank)
+    in_rank_order = np.argsort(judged_q * (int(judged_rank.max(initial=0)) + 1) + judged_rank)
     labels = column_numpy(qrels, "rel")
     num_rel, num_rel_graded = _relevant_counts(labels, qrels_codes, n_queries, asked.rel_level)
 
-    depths = tuple(sorted({m.k for m in asked.measures if m.k is not None})) + (None,)
-    arrays = PassArrays(judged_q[in_rank_order], judged_labels[in_rank_order], ranks.rank[in_rank_order], num_ret,
+    depths = tuple(sorted({m.depth for m in asked.measures if m.depth is not None})) + (None,)
+    arrays = PassArrays(judged_q[in_rank_order], judged_labels[in_rank_order], judged_rank[in_rank_order], num_ret,
                         num_rel, labels, qrels_codes, gain, asked.rel_level, _requested_sums(asked.measures, depths))
     in_run = num_ret > 0
-    relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0, "count": np.ones(n_queries, dtype=bool)}
+    relevant = _relevant_of_kinds(num_rel, num_rel_graded)
     values = np.empty((n_queries, len(asked.measures)))
     averaged = np.empty((n_queries, len(asked.measures)), dtype=bool)
     for j, measure in enumerate(asked.measures):
@@ -186,8 +196,17 @@ def evaluate_pass(
         num_rel_graded=num_rel_graded, in_run=in_run, measures=asked.measures, values=values, averaged=averaged,
         dcg=dcg, idcg=idcg, depths=depths, judged=judged_share(arrays, depths), counts=counts, gain=gain,
         missing=missing, no_relevant=no_relevant, rel_level=asked.rel_level, tied_lines=ranks.tied_lines,
-        identical_ids=policies.identical_ids, identical_dropped=dropped,
+        identical_ids=policies.identical_ids, identical_dropped=dropped, max_retrieved=max_retrieved,
     )
+
+
+def check_max_retrieved(max_retrieved: object) -> None:
+    """ParameterError unless max_retrieved is None or a whole number >= 1 (trec_eval's -M)."""
+    if max_retrieved is None:
+        return
+    if isinstance(max_retrieved, bool) or not isinstance(max_retrieved, Integral) or max_retrieved < 1:
+        raise ParameterError(f"max_retrieved (-M) must be a whole number >= 1, the lines of a query that count; "
+                             f"got {max_retrieved!r}")
 
 
 def _requested_sums(measures: Iterable[Measure], depths: tuple[int | None, ...]) -> dict[str, set[int | None]]:
@@ -227,9 +246,16 @@ def averaged_queries(run: RunLike, qrels: QrelsLike, measure: "Measure | str", m
     in_run[run_to_code[~run_only & has_lines]] = True
     num_rel, num_rel_graded = _relevant_counts(column_numpy(qrels_table, "rel"), qrels_codes, n_queries,
                                               asked.rel_level)
-    kind = asked.measures[0].kind
-    relevant = {"graded": num_rel_graded > 0, "binary": num_rel > 0}.get(kind, np.ones(n_queries, dtype=bool))
-    return averaged_mask(in_run, relevant, policies.missing, policies.no_relevant)
+    return averaged_mask(in_run, _relevant_of_kinds(num_rel, num_rel_graded)[asked.measures[0].kind],
+                         policies.missing, policies.no_relevant)
+
+
+def _relevant_of_kinds(num_rel: np.ndarray, num_rel_graded: np.ndarray) -> dict[str, np.ndarray]:
+    """Per family kind (family.Kind), which queries have something relevant to it: a positive label
+    (graded, gain), a label >= the relevance level (binary); to a count or the unjudged share, all."""
+    every = np.ones(len(num_rel), dtype=bool)
+    return {"graded": num_rel_graded > 0, "gain": num_rel_graded > 0, "binary": num_rel > 0, "count": every,
+            "unjudged": every}
 
 
 def _relevant_counts(labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int,

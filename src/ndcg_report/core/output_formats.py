@@ -35,18 +35,21 @@ def trec_chunks(evaluation: Evaluation, per_query: bool, digits: int = 4) -> Ite
     """trec_eval's layout (`-q` if per_query): `measure<TAB>qid<TAB>value`, measures in trec_eval's
     order and named as it names them, counts as whole numbers, `all` rows last.
 
-    Like trec_eval, per-query rows are printed for the queries present in the run (each measure's
-    averaged ones); queries counted as zero because the run lacks them appear only in the `all`
-    rows. A count's `all` row is its sum over the queries in the run, as trec_eval prints it.
+    Like trec_eval, per-query rows are printed for the queries each measure averages: with
+    missing='zero' (trec_eval's -c) a judged query the run lacks has its rows too, its values 0 (as
+    trec_eval -c -q prints them); with 'skip' only the run's queries. A family trec_eval prints
+    overall only (gm_map, gm_bpref, num_q) has no per-query rows.
+    The `all` rows are made as trec_eval makes them (Evaluation.overall): a count's is its sum.
     """
     order = trec_sorted(evaluation.measures, evaluation.gain)
     columns = [evaluation.measures.index(measure) for measure in order]
     is_count = np.array([measure.kind == "count" for measure in order], dtype=bool)
+    printed = np.array([measure.family.per_query for measure in order], dtype=bool)
     names = strings([f"{measure.trec_name(evaluation.gain):<22}" for measure in order])
     tab = text_scalar("\t")
     if per_query:
-        for rows in _chunks(np.flatnonzero(evaluation.in_run)):
-            keep = evaluation.averaged[rows][:, columns].ravel()
+        for rows in _chunks(np.flatnonzero(evaluation.in_run | evaluation.averaged.any(axis=1))):
+            keep = (evaluation.averaged[rows][:, columns] & printed).ravel()
             column = np.tile(np.arange(len(order)), len(rows))[keep]
             values = evaluation.values[rows][:, columns].ravel()[keep]
             text = fixed(values, digits)
@@ -58,11 +61,8 @@ def trec_chunks(evaluation: Evaluation, per_query: bool, digits: int = 4) -> Ite
                                                          text_scalar("\n"), text_scalar("")))
     lines = []
     for name, measure, count in zip(names.to_pylist(), order, is_count):
-        if count:
-            total = evaluation.values[evaluation.in_run, evaluation.measures.index(measure)].sum()
-            lines.append(f"{name}\tall\t{int(total)}\n")
-        else:
-            lines.append(f"{name}\tall\t{evaluation.mean(measure):.{digits}f}\n")
+        value = evaluation.overall(measure)
+        lines.append(f"{name}\tall\t{int(value)}\n" if count else f"{name}\tall\t{value:.{digits}f}\n")
     yield "".join(lines).encode("utf-8")
 
 
@@ -126,7 +126,7 @@ def _per_measure(evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray, np.nda
     shape = (len(evaluation.qids), len(evaluation.measures))
     dcg, idcg = np.full(shape, np.nan), np.full(shape, np.nan)
     dcg[:, evaluation.ndcg_columns], idcg[:, evaluation.ndcg_columns] = evaluation.dcg, evaluation.idcg
-    judged = evaluation.judged[:, [evaluation.depths.index(m.k) for m in evaluation.measures]]
+    judged = evaluation.judged[:, [evaluation.depths.index(m.depth) for m in evaluation.measures]]
     return dcg, idcg, judged
 
 
@@ -153,6 +153,7 @@ def evaluation_record(evaluation: Evaluation, digits: int | None = None) -> dict
             "measures": evaluation.labels, "rel_level": int(level) if level.is_integer() else level,
             "gain": evaluation.gain, "missing": evaluation.missing, "no_relevant": evaluation.no_relevant,
             "identical_ids": evaluation.identical_ids,
+            **({} if evaluation.max_retrieved is None else {"max_retrieved": evaluation.max_retrieved}),
         },
         "queries": vars(evaluation.counts),
         "tied_lines": evaluation.tied_lines,

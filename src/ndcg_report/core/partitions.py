@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.evaluation import Evaluation, QueryCounts
-from ndcg_report.core.evaluation_pass import evaluate_pass
+from ndcg_report.core.evaluation_pass import check_max_retrieved, evaluate_pass
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.duplicates import index_pairs
@@ -45,18 +45,21 @@ class Options:
     missing: str = "zero"
     no_relevant: str = "zero"
     identical_ids: str = "keep"
+    max_retrieved: int | None = None  # trec_eval's -M: only a query's first N lines count
 
     @classmethod
     def of(cls, cutoffs: str | Sequence | None = None, gain: str = "linear", missing: str = "zero",
            no_relevant: str = "zero", measures: object = None, rel_level: object = None,
-           identical_ids: str = "keep") -> "Options":
+           identical_ids: str = "keep", max_retrieved: int | None = None) -> "Options":
         """evaluate()'s arguments, the measures resolved once (see core.measures.names.resolve_measures)."""
         asked = resolve_measures(measures, cutoffs, rel_level)
-        return cls(asked.measures, asked.rel_level, gain, missing, no_relevant, identical_ids)
+        check_max_retrieved(max_retrieved)
+        return cls(asked.measures, asked.rel_level, gain, missing, no_relevant, identical_ids, max_retrieved)
 
     def evaluate(self, run: object, qrels: object) -> Evaluation:
         return evaluate_pass(run, qrels, None, self.gain, self.missing, self.no_relevant, measures=self.measures,
-                             rel_level=self.rel_level, identical_ids=self.identical_ids)
+                             rel_level=self.rel_level, identical_ids=self.identical_ids,
+                             max_retrieved=self.max_retrieved)
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,8 @@ def merge(parts: Iterable[QueryRows], absent: Evaluation) -> Evaluation:
                       gain=absent.gain, missing=absent.missing, no_relevant=absent.no_relevant,
                       rel_level=absent.rel_level, tied_lines=sum(part.tied_lines for part in parts),
                       identical_ids=absent.identical_ids,
-                      identical_dropped=sum(part.identical_dropped for part in parts))
+                      identical_dropped=sum(part.identical_dropped for part in parts),
+                      max_retrieved=absent.max_retrieved)
 
 
 def absent_queries(qrels: Qrels | QrelsByQuery, retrieved: Collection[str], options: Options) -> Evaluation:

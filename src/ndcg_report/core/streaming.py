@@ -56,10 +56,10 @@ class QueryNotContiguous(InputError):
 def evaluate_streaming(
     run: str | Path, qrels: QrelsLike, cutoffs: str | list | tuple | None = None, gain: str = "linear",
     missing: str = "zero", no_relevant: str = "zero", block_bytes: int = BLOCK_BYTES, *,
-    measures: object = None, rel_level: object = None, identical_ids: str = "keep",
+    measures: object = None, rel_level: object = None, identical_ids: str = "keep", max_retrieved: int | None = None,
 ) -> Evaluation:
     """evaluate() of a run file read block_bytes of text at a time, in blocks of whole queries."""
-    options = Options.of(cutoffs, gain, missing, no_relevant, measures, rel_level, identical_ids)
+    options = Options.of(cutoffs, gain, missing, no_relevant, measures, rel_level, identical_ids, max_retrieved)
     # a pipeline of three threads: one reads and parses blocks, one indexes their pairs, this one evaluates
     with (closing(ReadAhead(_query_blocks(run, block_bytes))) as parsed,  # reading starts now
           closing(ReadAhead(map(_with_pair_index, parsed))) as blocks):

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ndcg_report.core.measures.names import Measure
+from ndcg_report.core.measures.names import Measure, cutoff_dtype
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.errors import ParameterError
 from ndcg_report.stats.resampling import LARGE_N, MONTE_CARLO, mean_intervals, randomization_test
@@ -63,7 +63,7 @@ def paired_scores(run: Evaluation, baseline: Evaluation) -> pd.DataFrame:
     for measure in run.measures:
         qids, x, y = paired_values(run, baseline, measure)
         frames.append(pd.DataFrame({"qid": qids.astype(str), "measure": measure.measure,
-                                    "k": pd.array([measure.k] * len(qids), dtype="Int64"),
+                                    "k": pd.array([measure.k] * len(qids), dtype=cutoff_dtype(run.measures)),
                                     "run": x, "baseline": y, "delta": x - y}))
     return pd.concat(frames, ignore_index=True)
 
@@ -118,7 +118,7 @@ def compare_systems(
                 family_confidence=family_confidence,
             ), "family_size": family_size, "family_confidence": family_confidence})
     table = pd.DataFrame(rows)
-    table["k"] = pd.array(table["k"], dtype="Int64")
+    table["k"] = pd.array(table["k"], dtype=cutoff_dtype(m for e in systems.values() for m in e.measures))
     for test in TESTS:
         table[f"holm_{test}_pvalue"] = table.groupby(["measure", "k"], sort=False, dropna=False)[
             f"{test}_pvalue"].transform(lambda p: holm(p.to_numpy()))

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ndcg_report.core.measures.family import Family, Kind
-from ndcg_report.core.measures.registry import FAMILIES, JUDGED_ONLY, KNOWN_NAMES, TREC_NICKNAMES, TREC_ORDER
+from ndcg_report.core.measures.registry import (
+    FAMILIES, KNOWN_NAMES, PARAMETER_EXAMPLES, PARAMETER_TWINS, TREC_NICKNAMES, TREC_ORDER,
+)
 from ndcg_report.errors import ParameterError
 
 MAX_CUTOFF = 1_000_000_000  # deeper than any run; larger numbers overflow the rank arithmetic
@@ -33,9 +35,11 @@ class Measure(NamedTuple):
     ----------
     measure
         The measure's name in ir_measures' spelling: `nDCG`, `P`, `R`, `AP`, `RR`, `Rprec`,
-        `Success`, `NumRet`, `NumRel`, `NumRelRet`, `nDCG_judged`.
+        `Success`, `NumRet`, `NumRel`, `NumRelRet`, `Bpref`, `infAP`, `IPrec`, `SetP`, ...; trec_eval's
+        where ir_measures has none (`gm_map`, `Rprec_mult`, `utility`, ...).
     k
-        The cut-off, an integer >= 1; None for the whole ranking.
+        The cut-off, an integer >= 1; None for the whole ranking. For IPrec and Rprec_mult a number
+        (a recall level, a multiple of R; their Family.fractional), not a rank.
 
     Examples
     --------
@@ -50,8 +54,14 @@ class Measure(NamedTuple):
 
     @property
     def label(self) -> str:
-        """ir_measures' spelling: 'nDCG@10', 'AP', 'RR@10'."""
-        return self.measure if self.k is None else f"{self.measure}@{self.k}"
+        """ir_measures' spelling: 'nDCG@10', 'AP', 'RR@10', 'IPrec@0.1'."""
+        return self.measure if self.k is None else f"{self.measure}@{cutoff_text(self.k)}"
+
+    @property
+    def depth(self) -> int | None:
+        """The rank the measure looks down to (its k), None for the whole ranking or a k that is not a
+        rank (IPrec's recall level)."""
+        return None if self.k is None or self.family.fractional else int(self.k)
 
     @property
     def family(self) -> Family:
@@ -65,12 +75,16 @@ class Measure(NamedTuple):
         """trec_eval's name as it prints it ('ndcg_cut_10', 'map', 'P_10'); a measure trec_eval lacks
         has a name of the same shape ('recip_rank_cut_10'; exponential gain 'ndcg_exp_cut_10')."""
         base = self.family.trec_base(self.k is not None, gain)
-        return base if self.k is None else f"{base}_{self.k}"
+        if self.k is None:
+            return base
+        return f"{base}_{self.k:.2f}" if self.family.fractional else f"{base}_{self.k}"  # trec_eval's %3.2f
 
     def __str__(self) -> str:
         return self.label
 
 
+# trec_eval's measures that print text, not a number per query: not computed (see docs/measures.md)
+TEXT_NAMES = {"runid": "run tag", "relstring": "string of the top 10 documents' labels"}
 _NAMES: dict[str, tuple[str, bool]] = {}  # lower-cased name -> (family, names the family with cut-offs)
 for _family in FAMILIES.values():
     for _alias in (_family.name, *_family.aliases):
@@ -79,8 +93,8 @@ for _family in FAMILIES.values():
         _NAMES[_family.trec.lower()] = (_family.name, False)
     if _family.trec_cut:
         _NAMES[_family.trec_cut.lower()] = (_family.name, True)
-_TOKEN = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_-]*?)(?:\((?P<params>[^()]*)\))?"
-                    r"(?:(?:@(?P<at>[^@.]+))|(?:\.(?P<dot>[^@]+))|(?:_(?P<under>\d+)))?$")
+_TOKEN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_-]*?)(?:\((?P<params>[^()]*)\))?"
+                    r"(?:(?:@(?P<at>[^@]+))|(?:\.(?P<dot>[^@]+))|(?:_(?P<under>\d+(?:\.\d+)?)))?$")
 
 
 @dataclass(frozen=True)
@@ -140,6 +154,29 @@ def _cutoff(text: str, given: object) -> int:
         raise ParameterError(f"cut-off {given!r} must be a whole number >= 1 or 'all'")
     if k > MAX_CUTOFF:
         raise ParameterError(f"cut-off {given!r} is larger than {MAX_CUTOFF:,}; use 'all' for no cut-off")
+    return k
+
+
+def cutoff_text(k: float) -> str:
+    """A cut-off as a label shows it: 10, 0.1, 1 (not 1.0), whether an int or a float of a table."""
+    number = float(k)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def table_measure(family: str, k: float | None) -> Measure:
+    """The Measure of a table's (measure, k) key, k read back from a numeric column (10.0 is 10, but
+    IPrec's 0.1 stays 0.1); None for no cut-off."""
+    return Measure(family, None if k is None else float(k) if FAMILIES[family].fractional else int(k))
+
+
+def _fraction(text: str, given: object) -> float:
+    """A fractional family's k (IPrec's recall level, Rprec_mult's multiple of R): a finite number >= 0."""
+    try:
+        k = float(text)
+    except ValueError:
+        raise ParameterError(f"{given!r} is not a number; IPrec and Rprec_mult take numbers, e.g. IPrec@0.1") from None
+    if not math.isfinite(k) or k < 0:
+        raise ParameterError(f"{given!r} must be a finite number >= 0, e.g. IPrec@0.1 or Rprec_mult@0.2")
     return k
 
 
@@ -232,14 +269,18 @@ def _parse_token(token: str, cutoffs: tuple | None) -> tuple[list[Measure], floa
                 measures += _parse_token(name, cutoffs)[0]
             return measures, None
     match = _TOKEN.match(token)
+    if match and match["name"] in TEXT_NAMES:
+        raise ParameterError(f"{match['name']} is trec_eval's {TEXT_NAMES[match['name']]}, text rather than a number "
+                             "of a query: not computed here (-m all_trec computes every numeric measure)")
     if not match or match["name"].lower() not in _NAMES:
         raise ParameterError(f"unknown measure {token!r}; known: {known_names()}")
     family_name, cut_family = _NAMES[match["name"].lower()]
-    level, judged_only = _params(match["params"], token) if match["params"] is not None else (None, False)
-    if judged_only:
-        if family_name not in JUDGED_ONLY:
-            raise ParameterError(f"measure {token!r}: judged_only is taken for nDCG only (nDCG(judged_only=True)@10)")
-        family_name = JUDGED_ONLY[family_name]
+    level, switches = _params(match["params"], token) if match["params"] is not None else (None, ())
+    for switch in switches:  # judged_only=True, relative=True: the family's twin
+        if family_name not in PARAMETER_TWINS[switch]:
+            raise ParameterError(f"measure {token!r}: {switch} is taken for {' and '.join(PARAMETER_TWINS[switch])} "
+                                 f"only ({PARAMETER_EXAMPLES[switch]})")
+        family_name = PARAMETER_TWINS[switch][family_name]
     family = FAMILIES[family_name]
     given = match["at"] or match["dot"] or match["under"]
     if given is not None:
@@ -252,11 +293,13 @@ def _parse_token(token: str, cutoffs: tuple | None) -> tuple[list[Measure], floa
             raise ParameterError(f"measure {token!r} has an empty cut-off; e.g. {family.name}@10")
         if "all" in texts and family.cutoff == "required":
             raise ParameterError(f"{family.name} needs a whole-number cut-off, e.g. {family.name}@10 (in {token!r})")
+        if family.fractional:
+            return [Measure(family.name, k) for k in sorted({_fraction(text, text) for text in texts})], level
         ks = sorted({_cutoff(text, text) for text in texts if text != "all"})
         return [Measure(family.name, k) for k in ks] + ([Measure(family.name, None)] if "all" in texts else []), level
     if not cut_family:  # nDCG, AP, RR, Rprec, counts: the whole ranking
         return [Measure(family.name, None)], level
-    ks = cutoffs if cutoffs is not None else family.trec_defaults
+    ks = cutoffs if cutoffs is not None and not family.fractional else family.trec_defaults  # -k: ranks
     if not ks:
         raise ParameterError(f"{token!r} needs a cut-off, e.g. {family.name}@10")
     measures = []
@@ -267,27 +310,27 @@ def _parse_token(token: str, cutoffs: tuple | None) -> tuple[list[Measure], floa
                                      f"name its cut-offs, e.g. {family.name}@10")
             measures.append(Measure(family.name, None))
         else:
-            measures.append(Measure(family.name, int(k)))
+            measures.append(Measure(family.name, float(k) if family.fractional else int(k)))
     return measures, level
 
 
-def _params(text: str, token: str) -> tuple[float | None, bool]:
-    """(the relevance level of ir_measures' `(rel=N)` or None, whether `judged_only=True`); any other
-    parameter is refused."""
-    level, judged_only, given = None, False, False
+def _params(text: str, token: str) -> tuple[float | None, tuple[str, ...]]:
+    """(the relevance level of ir_measures' `(rel=N)` or None, the switches set True: `judged_only`
+    (nDCG), `relative` (SetP)); any other parameter is refused."""
+    level, switches, given = None, [], False
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, _, value = (item.strip() for item in part.partition("="))
         given = True
         if key == "rel" and value:
             level = parse_rel_level(value)
-        elif key == "judged_only" and value in ("True", "False"):
-            judged_only = value == "True"
+        elif key in PARAMETER_TWINS and value in ("True", "False"):
+            switches += [key] if value == "True" else []
         else:
-            raise ParameterError(f"measure {token!r}: only the parameters rel=N (the relevance level) and "
-                                 "judged_only=True (nDCG) are taken; the gain is --gain")
+            raise ParameterError(f"measure {token!r}: only the parameters rel=N (the relevance level), "
+                                 "judged_only=True (nDCG) and relative=True (SetP) are taken; the gain is --gain")
     if not given:
         raise ParameterError(f"measure {token!r} has empty parameters; write e.g. AP(rel=2)")
-    return level, judged_only
+    return level, tuple(switches)
 
 
 def _checked(measure: Measure) -> Measure:
@@ -300,6 +343,8 @@ def _checked(measure: Measure) -> Measure:
     if measure.k is not None:
         if family.cutoff == "none":
             raise ParameterError(f"{family.name} takes no cut-off")
+        if family.fractional:
+            return Measure(family.name, _fraction(str(measure.k).strip(), measure.k))
         return Measure(family.name, _cutoff(str(measure.k).strip(), measure.k))
     return measure
 
@@ -326,6 +371,12 @@ def measure_of(value: "str | Measure | int | None", measures: Sequence[Measure])
     if wanted not in measures:
         raise ParameterError(f"{wanted.label} was not computed; have {', '.join(m.label for m in measures)}")
     return wanted
+
+
+def cutoff_dtype(measures: Iterable[Measure]) -> str:
+    """The pandas dtype of a column of their cut-offs: Int64 (NA for none), Float64 where a fractional
+    family's k is among them (IPrec@0.1)."""
+    return "Float64" if any(m.k is not None and m.family.fractional for m in measures) else "Int64"
 
 
 def trec_sorted(measures: Iterable[Measure], gain: str = "linear") -> list[Measure]:

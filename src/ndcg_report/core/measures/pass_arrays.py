@@ -9,7 +9,9 @@ adds in array order: equal gain vectors give bit-identical sums whatever the ord
 Everything else (gains, the ideal ranking, the relevant lines) is computed on first use and kept.
 
 The run lines here are the judged ones only (an unjudged line adds nothing to any sum), sorted by
-qrels query code, then by rank (0-based, trec_eval's order); queries are the qrels' queries.
+qrels query code, then by rank (0-based, trec_eval's order); queries are the qrels' queries. As
+trec_eval reads a label, a negative one is a document in the pool but not judged (bpref, infAP and
+unj tell it from a judged one; every other measure counts it as not relevant).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ SUMS = {
     "ideal_dcg": ("ideal", "sum"),  # IDCG@k: the query's judgements by gain, descending
     "relevant_count": ("relevant", "count"),  # relevant documents in the top k
     "precision_sum": ("relevant", "sum"),  # sum of the precision at each relevant document in the top k
+    "pool_unjudged_count": ("pool_unjudged", "count"),  # lines with a negative label (in the pool, not judged)
 }
 
 
@@ -106,6 +109,8 @@ class PassArrays:
             values = self.gains / np.log2(rank + 2.0)
         elif entries == "ideal":
             query, rank, values = self.ideal
+        elif entries == "pool_unjudged":
+            query, rank, values = self.query[self.label < 0], self.rank[self.label < 0], None
         else:
             query, rank, found = self.relevant
             values = (found + 1.0) / (rank + 1.0) if summed else None  # trec_eval's rel_so_far / (i + 1)
@@ -164,6 +169,52 @@ class PassArrays:
         query, rank = self.query[relevant], self.rank[relevant]
         return query, rank, _rank_in_block(query)
 
+    @cached_property
+    def num_rel_ret(self) -> np.ndarray:
+        """Per query: the relevant lines retrieved."""
+        return np.bincount(self.relevant[0], minlength=self.n_queries)
+
+    @cached_property
+    def num_nonrel(self) -> np.ndarray:
+        """Per query: the judgements not relevant, 0 <= label < the relevance level (bpref's nonrelevant)."""
+        judged = (self.qrels_labels >= 0) & (self.qrels_labels < self.rel_level)
+        return np.bincount(self.qrels_codes[judged], minlength=self.n_queries)
+
+    @cached_property
+    def before_relevant(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per relevant line (in the order of `relevant`): the judged lines above it in its query that are
+        not relevant (0 <= label < the level), and those with a negative label (in the pool, not judged)."""
+        nonrel = (self.label >= 0) & (self.label < self.rel_level)
+        pooled = self.label < 0
+        relevant = self.label >= self.rel_level
+        return tuple(_before_in_block(self.query, flags)[relevant] for flags in (nonrel, pooled))  # type: ignore[return-value]
+
+    @cached_property
+    def ideal_labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The positive labels of each query's judgements, largest first: (query, position, label) in
+        query order, trec_eval's ideal ranking of linear gains (G, ndcg_rel, Rndcg) whatever the gain."""
+        positive = np.flatnonzero(self.qrels_labels > 0)
+        order = positive[np.lexsort((-self.qrels_labels[positive], self.qrels_codes[positive]))]
+        query = self.qrels_codes[order]
+        return query, _rank_in_block(query), self.qrels_labels[order]
+
+    @cached_property
+    def ideal_dcg_so_far(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Over ideal_labels: each place's label / log2(place + 2), their running sum per query (its IDCG
+        through that place, added as trec_eval adds it), and per query where its places start in them
+        (n_queries + 1 offsets: a query's K positive labels are start[q] to start[q + 1])."""
+        query, place, label = self.ideal_labels
+        terms = label / np.log2(place + 2.0)
+        return terms, prefix_sums(query, terms), block_starts(query, self.n_queries)
+
+    @cached_property
+    def gaining(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The lines with a positive label, trec_eval's linear gain whatever the gain (G, ndcg_rel, Rndcg):
+        (query, rank, label, label / log2(rank + 2)), by query then rank."""
+        positive = self.label > 0
+        query, rank, label = self.query[positive], self.rank[positive], self.label[positive]
+        return query, rank, label, label / np.log2(rank + 2.0)
+
     # --- helpers for the families ------------------------------------------------------------
 
     def over_num_rel(self, sums: np.ndarray) -> np.ndarray:
@@ -176,6 +227,46 @@ class PassArrays:
         if make not in self._kept:
             self._kept[make] = make(self)
         return self._kept[make]  # type: ignore[return-value]
+
+
+def block_starts(query: np.ndarray, n_queries: int) -> np.ndarray:
+    """Where each query's entries begin in an array grouped by query code (n_queries + 1 offsets)."""
+    return np.searchsorted(query, np.arange(n_queries + 1))
+
+
+def prefix_sums(query: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The running sum of `values` within each query's block (entries grouped by query), inclusive,
+    added one after another as trec_eval adds them: each block a row of a 2-D cumulative sum, the
+    blocks padded in groups of similar length (a row at most twice its block)."""
+    sums = np.zeros(len(values))
+    starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1]))) if len(query) else np.zeros(0, int)
+    lengths = np.diff(np.append(starts, len(query)))
+    width_class = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    for width in np.unique(width_class):
+        blocks = np.flatnonzero(width_class == width)
+        columns = np.arange(1 << int(width))
+        inside = columns[None, :] < lengths[blocks, None]
+        index = np.where(inside, starts[blocks, None] + columns[None, :], 0)
+        sums[index[inside]] = np.cumsum(np.where(inside, values[index], 0.0), axis=1)[inside]
+    return sums
+
+
+def group_max(query: np.ndarray, values: np.ndarray, n_queries: int) -> np.ndarray:
+    """Per query: the largest of its `values` (entries grouped by query), 0 for a query without any."""
+    best = np.zeros(n_queries)
+    if len(query):
+        starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+        best[query[starts]] = np.maximum.reduceat(values, starts)
+    return best
+
+
+def _before_in_block(query: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """Per entry: how many entries before it in its query's block have the flag."""
+    counts = np.cumsum(flags) - flags
+    if len(query):
+        starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+        counts -= np.repeat(counts[starts], np.diff(np.append(starts, len(query))))
+    return counts
 
 
 def _rank_in_block(query: np.ndarray) -> np.ndarray:

@@ -9,23 +9,38 @@ OWN_ORDER), and `-m all_trec` takes it if trec_eval has it; KNOWN_NAMES lists it
 
 from __future__ import annotations
 
-from ndcg_report.core.measures.ap import AP
-from ndcg_report.core.measures.counts import NUM_REL, NUM_REL_RET, NUM_RET
+from ndcg_report.core.measures.binary.ap import AP, GM_MAP
+from ndcg_report.core.measures.binary.bing import BING
+from ndcg_report.core.measures.binary.bpref import BPREF, GM_BPREF
+from ndcg_report.core.measures.binary.infap import INFAP
+from ndcg_report.core.measures.binary.iprec import ELEVEN_PT_AVG, IPREC
+from ndcg_report.core.measures.binary.precision_recall import RELATIVE_P, P, R
+from ndcg_report.core.measures.binary.rprec import RPREC, RPREC_MULT
+from ndcg_report.core.measures.binary.rr import RR
+from ndcg_report.core.measures.binary.success import SUCCESS
 from ndcg_report.core.measures.family import Computation, Family
-from ndcg_report.core.measures.judged import NDCG_JUDGED
-from ndcg_report.core.measures.ndcg import NDCG
-from ndcg_report.core.measures.precision_recall import P, R
-from ndcg_report.core.measures.rprec import RPREC
-from ndcg_report.core.measures.rr import RR
-from ndcg_report.core.measures.success import SUCCESS
+from ndcg_report.core.measures.graded.g import G
+from ndcg_report.core.measures.graded.judged import NDCG_JUDGED
+from ndcg_report.core.measures.graded.ndcg import NDCG
+from ndcg_report.core.measures.graded.ndcg_rel import NDCG_REL
+from ndcg_report.core.measures.graded.rbp import RBP, RBP_RESID
+from ndcg_report.core.measures.graded.rndcg import RNDCG
+from ndcg_report.core.measures.retrieved.counts import NUM_NONREL_JUDGED_RET, NUM_Q, NUM_REL, NUM_REL_RET, NUM_RET
+from ndcg_report.core.measures.retrieved.set_measures import SET_AP, SET_F, SET_P, SET_R, SET_REL_P, UTILITY
+from ndcg_report.core.measures.retrieved.unjudged import UNJ
 
 COMPUTATIONS: dict[str, Computation] = {computation.family.name: computation for computation in (
     NDCG, NDCG_JUDGED, P, R, AP, RR, RPREC, SUCCESS, NUM_RET, NUM_REL, NUM_REL_RET,
+    NUM_Q, GM_MAP, BPREF, IPREC, INFAP, GM_BPREF, RPREC_MULT, UTILITY, ELEVEN_PT_AVG, BING, G, NDCG_REL, RNDCG,
+    RELATIVE_P, SET_P, SET_REL_P, SET_R, SET_AP, SET_F, NUM_NONREL_JUDGED_RET, RBP, RBP_RESID, UNJ,
 )}
 FAMILIES: dict[str, Family] = {name: computation.family for name, computation in COMPUTATIONS.items()}
 
 # A family and its judged-only twin: nDCG(judged_only=True) is nDCG_judged (--judged-only adds the twins)
 JUDGED_ONLY = {c.judged_only_of: name for name, c in COMPUTATIONS.items() if c.judged_only_of is not None}
+# ir_measures' switches that name another family of the table: nDCG(judged_only=True), SetP(relative=True)
+PARAMETER_TWINS = {"judged_only": JUDGED_ONLY, "relative": {"SetP": "SetRelP"}}
+PARAMETER_EXAMPLES = {"judged_only": "nDCG(judged_only=True)@10", "relative": "SetP(relative=True)"}
 
 # trec_eval computes and prints its measures in this order (its measures.c), whatever order -m names them in
 TREC_EVAL_ORDER = (
@@ -36,7 +51,7 @@ TREC_EVAL_ORDER = (
     "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
     "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
     "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp",
-    "rbp_resid",
+    "rbp_resid", "unj",
 )
 # the names of our own (trec_eval lacks them), printed after trec_eval's in this order
 OWN_ORDER = ("recip_rank_cut", "ndcg_judged", "ndcg_judged_cut")
@@ -59,12 +74,15 @@ def _printed_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
             tuple(name for name in order if name in TREC_EVAL_ORDER))
 
 
-# --format trec prints the measures in this order; -m all_trec is every trec_eval measure computed here
-# (trec_eval's own all_trec has more: bpref, infAP, ...)
+# --format trec prints the measures in this order; -m all_trec is every trec_eval measure computed here:
+# every numeric one of trec_eval's own all_trec
 TREC_ORDER, _TREC_EVAL_NAMES = _printed_names()
 TREC_NICKNAMES = {"all_trec": _TREC_EVAL_NAMES}
 
 # The names accepted, for messages and --help
-KNOWN_NAMES = ("nDCG@K nDCG nDCG_judged@K P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet "
-               "(ir_measures), or ndcg_cut.K ndcg P.K recall.K map map_cut.K recip_rank Rprec success.K "
-               "num_ret num_rel num_rel_ret all_trec (trec_eval)")
+KNOWN_NAMES = ("nDCG@K nDCG nDCG_judged@K P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet NumQ "
+               "Bpref infAP IPrec@0.1 SetP SetRelP SetR SetAP SetF (ir_measures), or ndcg_cut.K ndcg P.K recall.K "
+               "map map_cut.K recip_rank Rprec success.K num_ret num_rel num_rel_ret num_q gm_map bpref gm_bpref "
+               "infAP iprec_at_recall.0.1 11pt_avg Rprec_mult.0.2 relative_P.K utility binG G ndcg_rel Rndcg "
+               "set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj.K all_trec "
+               "(trec_eval)")

@@ -10,6 +10,10 @@ relevance level (`-l`), an unjudged one is not. For one query:
 
 Both need a cut-off; a bare `P` or `recall` takes trec_eval's defaults, 5, 10, 15, 20, 30, 100,
 200, 500, 1000 (or `-k`).
+
+`relative_P` (m_rel_P.c) is P@k over the largest it can be: the relevant documents in the top k
+over min(k, num_rel), precision up to R and recall past it; 0 when nothing is judged relevant. Same
+cut-offs. ir_measures has no name for it.
 """
 
 from __future__ import annotations
@@ -43,4 +47,20 @@ R = Computation(
     Family("R", "binary", "required", None, "recall", True, TREC_EVAL_CUTOFFS, ("recall",),
            "relevant documents in the top k, divided by the relevant documents judged"),
     recall_at, sums=("relevant_count",),
+)
+
+
+def relative_precision_at(arrays: PassArrays, k: int | None) -> np.ndarray:
+    """relative_P@k of every query (0 where nothing is judged relevant)."""
+    import numpy as np
+
+    found = arrays.below("relevant_count", k)
+    best = np.minimum(k, arrays.num_rel)
+    return np.divide(found, best, out=np.zeros(arrays.n_queries), where=arrays.num_rel > 0)
+
+
+RELATIVE_P = Computation(
+    Family("relative_P", "binary", "required", None, "relative_P", True, TREC_EVAL_CUTOFFS, (),
+           "relevant documents in the top k, divided by min(k, the relevant documents judged)"),
+    relative_precision_at, sums=("relevant_count",),
 )

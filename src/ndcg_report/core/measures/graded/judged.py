@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ndcg_report.core.measures.family import Computation, Family
-from ndcg_report.core.measures.ndcg import NDCG, normalised
+from ndcg_report.core.measures.graded.ndcg import NDCG, normalised
 
 if TYPE_CHECKING:
     import numpy as np

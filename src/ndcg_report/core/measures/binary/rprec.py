@@ -5,6 +5,11 @@ document is relevant when its label >= the relevance level. It has no cut-off of
 query's num_rel. Edge cases, as trec_eval: nothing judged relevant (R = 0) gives 0
 (`no_relevant="skip"` leaves such a query out of the mean); a run shorter than R counts the missing
 documents as not relevant (R stays the divisor).
+
+`Rprec_mult` (m_Rprec_mult.c) is the precision at a multiple m of R: at the cut-off c = floor(m * R
++ 0.9), the relevant documents in the top c over c (a run shorter than c counts the missing ones as
+not relevant); 0 when c is 0. The bare family takes trec_eval's multiples 0.2, 0.4, ..., 2 (never
+-k), printed with two decimals (`Rprec_mult_0.20`). ir_measures has no name for it.
 """
 
 from __future__ import annotations
@@ -32,4 +37,22 @@ RPREC = Computation(
     Family("Rprec", "binary", "none", "Rprec", None, True, (), ("r-prec",),
            "relevant documents in the top R, divided by R, the relevant documents judged"),
     r_precision,
+)
+
+
+def r_precision_multiple(arrays: PassArrays, multiple: float) -> np.ndarray:
+    """Rprec_mult of every query: the relevant lines in the top c = floor(multiple * R + 0.9), over c."""
+    import numpy as np
+
+    cut = np.floor(multiple * arrays.num_rel + 0.9).astype(np.int64)  # C's (long) of a non-negative double
+    query, rank, _ = arrays.relevant
+    within = np.bincount(query, weights=rank < cut[query], minlength=arrays.n_queries)
+    return np.divide(within, cut, out=np.zeros(arrays.n_queries), where=cut > 0)
+
+
+RPREC_MULT = Computation(
+    Family("Rprec_mult", "binary", "required", None, "Rprec_mult", True,
+           (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), (),
+           "relevant documents in the top c over c, c = floor(k * R + 0.9), R the relevant judged", fractional=True),
+    r_precision_multiple,
 )
