@@ -194,7 +194,8 @@ def test_07_per_query_output_in_every_format_equals_the_evaluation(tmp_path):
     assert len(record["per_query"]) == 2 * (n + 1) and record["per_query"][-2]["value"] == 0
     assert [r["qid"] for r in record["per_query"][::2]] == evaluation.qids.tolist()
     trec_lines = cli("eval", "-q", "-k", "1,all", tmp_path / "qrels", tmp_path / "run").stdout.splitlines()
-    assert len(trec_lines) == 2 * n + 2 and trec_lines[0] == "ndcg                  \tq0\t1.0000"
+    assert len(trec_lines) == 2 * (n + 1) + 2 and trec_lines[0] == "ndcg                  \tq0\t1.0000"
+    assert trec_lines[-4:-2] == ["ndcg                  \tqx\t0.0000", "ndcg_cut_1            \tqx\t0.0000"]  # as -c -q
 
 
 @settings(max_examples=200, deadline=None)
