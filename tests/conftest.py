@@ -41,3 +41,14 @@ def disjoint_run_and_baseline(tmp_path) -> tuple[Path, Path]:
     baseline_lines = (small / "bm25.txt").read_text().splitlines()
     baseline.write_text("\n".join(line for line in baseline_lines if line.split()[0] in qids[4:]) + "\n")
     return run, baseline
+
+
+def pytrec_dicts(run, qrels) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """(qrels, run) DataFrames (qid, docid, rel / score) as the dicts pytrec_eval takes, labels as ints."""
+    qrel_dict: dict[str, dict[str, int]] = {}
+    for row in qrels.itertuples():
+        qrel_dict.setdefault(row.qid, {})[row.docid] = int(row.rel)
+    run_dict: dict[str, dict[str, float]] = {}
+    for row in run.itertuples():
+        run_dict.setdefault(row.qid, {})[row.docid] = float(row.score)
+    return qrel_dict, run_dict

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndcg_report import evaluate, read_qrels, read_run
+from conftest import pytrec_dicts
 
 CUTOFFS = [1, 3, 5, 10, 20, "all"]
 
@@ -44,12 +45,7 @@ def run_and_qrels(draw) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def pytrec_values(run: pd.DataFrame, qrels: pd.DataFrame) -> dict[str, dict[str, float]]:
-    qrel_dict: dict[str, dict[str, int]] = {}
-    for row in qrels.itertuples():
-        qrel_dict.setdefault(row.qid, {})[row.docid] = int(row.rel)
-    run_dict: dict[str, dict[str, float]] = {}
-    for row in run.itertuples():
-        run_dict.setdefault(row.qid, {})[row.docid] = float(row.score)
+    qrel_dict, run_dict = pytrec_dicts(run, qrels)
     measures = {"ndcg", "ndcg_cut." + ",".join(str(k) for k in CUTOFFS if k != "all")}
     return pytrec_eval.RelevanceEvaluator(qrel_dict, measures).evaluate(run_dict)
 

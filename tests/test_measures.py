@@ -25,6 +25,7 @@ from ndcg_report.build import notebook_io
 from ndcg_report import ParameterError, evaluate
 from ndcg_report.core.measures.names import Measure, resolve_measures, trec_sorted
 from ndcg_report.core.presets import choose_headline, measure_set, presets
+from conftest import pytrec_dicts
 
 TREC_MEASURES = ("ndcg_cut.1,3,10,100 ndcg map map_cut.5,10,1000 recip_rank P.1,5,10,100 recall.5,100,1000 Rprec "
                  "success.1,5,10 num_ret num_rel num_rel_ret")
@@ -190,12 +191,7 @@ def test_agrees_with_a_plain_reference_on_ties_and_float_labels(data, level):
 def test_integer_labels_agree_with_pytrec_eval(data):
     run, qrels = data
     qrels = qrels.assign(rel=np.floor(qrels["rel"]))
-    qrel_dict: dict[str, dict[str, int]] = {}
-    for row in qrels.itertuples():
-        qrel_dict.setdefault(row.qid, {})[row.docid] = int(row.rel)
-    run_dict: dict[str, dict[str, float]] = {}
-    for row in run.itertuples():
-        run_dict.setdefault(row.qid, {})[row.docid] = float(row.score)
+    qrel_dict, run_dict = pytrec_dicts(run, qrels)
     expected = pytrec_eval.RelevanceEvaluator(qrel_dict, set(TREC_MEASURES.split()), relevance_level=2).evaluate(run_dict)
     evaluation = evaluate(run, qrels, measures=TREC_MEASURES, rel_level=2)
     for j, measure in enumerate(evaluation.measures):

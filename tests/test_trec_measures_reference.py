@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndcg_report import evaluate
+from conftest import pytrec_dicts
 
 NEW = ("num_q gm_map bpref gm_bpref infAP iprec_at_recall Rprec_mult utility 11pt_avg binG G ndcg_rel Rndcg "
        "relative_P.1,3,10,100 set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid "
@@ -255,12 +256,7 @@ def test_every_new_measure_agrees_with_a_plain_port_of_trec_eval(data, level, de
 def test_integer_labels_agree_with_pytrec_eval(data, level):
     run, qrels = data
     qrels = qrels.assign(rel=np.floor(qrels["rel"]))
-    qrel_dict: dict[str, dict[str, int]] = {}
-    for row in qrels.itertuples():
-        qrel_dict.setdefault(row.qid, {})[row.docid] = int(row.rel)
-    run_dict: dict[str, dict[str, float]] = {}
-    for row in run.itertuples():
-        run_dict.setdefault(row.qid, {})[row.docid] = float(row.score)
+    qrel_dict, run_dict = pytrec_dicts(run, qrels)
     names = [name for name in NEW.split() if name.split(".")[0] not in NOT_IN_PYTREC_EVAL]
     expected = pytrec_eval.RelevanceEvaluator(qrel_dict, set(names), relevance_level=level).evaluate(run_dict)
     asked = " ".join(names)
