@@ -247,7 +247,11 @@ def test_sigkill_mid_build_leaves_published_reports_and_index_intact(first_batch
             assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "batch.log").read_text()
             time.sleep(0.05)
         second = batch_cli(config)  # a second batch on the same root, at the same time
-        time.sleep(2.0)  # well inside papermill
+        # killed inside papermill: once it has run a cell (its snapshot in the staging), not after a fixed
+        # time (a build on a fast machine had published by then)
+        while not list(out.glob(".good-a.staging-*/**/cell-*.json")):
+            assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "batch.log").read_text()
+            time.sleep(0.02)
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
