@@ -10,6 +10,7 @@ import base64
 import io
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 import matplotlib
 import numpy as np
@@ -35,10 +36,28 @@ DELTA_COLOURS = LinearSegmentedColormap.from_list("loss-none-win", [LOSS_COLOUR,
 MAX_LABEL = 32  # characters of a system name in a tick label or legend (names may have 80)
 
 def rc() -> dict:
-    """RC, with the default face colour of patches resolved: it is "C0", the first colour of the
-    property cycle, which matplotlib looks up again for every patch and spine it makes (1.3 ms each,
-    a tenth of the figures' time); the colour drawn is the same."""
-    return {**RC, "patch.facecolor": matplotlib.colors.to_rgba(matplotlib.rcParams["patch.facecolor"])}
+    """Every rc parameter a figure reads: matplotlib's own defaults, whatever matplotlibrc the working
+    folder, MATPLOTLIBRC or the user's config holds (the report's look is the package's alone), then RC.
+    The default face colour of patches is resolved: it is "C0", the first colour of the property
+    cycle, which matplotlib looks up again for every patch and spine it makes (1.3 ms each, a tenth of
+    the figures' time); the colour drawn is the same."""
+    return {**_defaults(), **RC, "patch.facecolor": _default_face()}
+
+
+@lru_cache(maxsize=1)
+def _defaults() -> dict:
+    """matplotlib's default rc parameters (its own matplotlibrc, no file of the user's), less those a
+    style may not set (the backend, interactive mode, ...)."""
+    from matplotlib.style.core import STYLE_BLACKLIST
+
+    return {key: value for key, value in matplotlib.rcParamsDefault.items() if key not in STYLE_BLACKLIST}
+
+
+@lru_cache(maxsize=1)
+def _default_face() -> tuple[float, float, float, float]:
+    """The default patch face colour as RGBA ("C0": the default property cycle's first colour)."""
+    face, cycle = _defaults()["patch.facecolor"], _defaults()["axes.prop_cycle"].by_key()["color"]
+    return matplotlib.colors.to_rgba(cycle[int(face[1:])] if face in {f"C{i}" for i in range(len(cycle))} else face)
 
 
 def literal(text: object) -> str:

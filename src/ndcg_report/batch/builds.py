@@ -71,6 +71,7 @@ class LocalBuilds:
             process = subprocess.Popen(job.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True, errors="replace",
                                        env={**os.environ, **job.env, SUPERVISOR_ENV: str(os.getpid()),
+                                            "PYTHONSAFEPATH": "1",  # no module of the caller's folder runs
                                             **({FORK_SERVER_ENV: self.fork_server} if self.fork_server else {})})
             self.running.add(process)
         try:

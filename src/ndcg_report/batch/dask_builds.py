@@ -89,7 +89,8 @@ def build_on_worker(command: list[str], env: dict[str, str], attempt: str) -> tu
     try:
         process = subprocess.Popen([sys.executable, *command[1:]], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, errors="replace",
-                                   env={**os.environ, **env, SUPERVISOR_ENV: str(os.getpid()), BATCH_ATTEMPT_ENV: attempt})
+                                   env={**os.environ, **env, SUPERVISOR_ENV: str(os.getpid()), BATCH_ATTEMPT_ENV: attempt,
+                                        "PYTHONSAFEPATH": "1"})  # no module of the worker's folder runs as code
     except OSError as exc:
         return 1, "", f"ndcg-report: error: step worker failed: {here} cannot start the build ({exc})\n", here
     kill_at = None

@@ -40,7 +40,9 @@ PRELOAD = ("ipykernel.kernelapp", "IPython.display", "ndcg_report.analysis.check
            "ndcg_report.analysis.outputs", "ndcg_report.build.parameters", "ndcg_report.analysis.plots",
            "ndcg_report.analysis.results", "ndcg_report.build.notebook_io", "matplotlib.backends.backend_agg")
 REAP_SECONDS = 0.05
-KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg"}  # every build kernel's, read at import too
+# every build child's (server, kernels, papermill, nbval), read at import too; PYTHONSAFEPATH: `python -m`
+# puts no working folder first on sys.path, so no module of the caller's folder runs as code
+KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg", "PYTHONSAFEPATH": "1"}
 
 
 def server_label(out_dir: Path) -> str:
