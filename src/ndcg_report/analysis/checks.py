@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.core.measures.names import Measure, level_text
+from ndcg_report.core.conventions import left_out_counts
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.relevance_level import binary_nothing_relevant
 from ndcg_report.core.ties import TieRange
@@ -19,6 +20,7 @@ from ndcg_report.core.toplists import pool_query_counts
 from ndcg_report.analysis.text import number
 
 if TYPE_CHECKING:
+    from ndcg_report.analysis.experiment import Experiment
     from ndcg_report.analysis.report_model import Report
 
 LOW_JUDGED = 0.5
@@ -145,27 +147,26 @@ def data_warnings(report: "Report") -> list[str]:
     return warnings
 
 
-def averaging_warnings(experiment: object) -> list[str]:
+def averaging_warnings(experiment: Experiment) -> list[str]:
     """Per system whose means another averaging rule would change: both means of each measure shown
     that changes (this report's, and trec_eval -c's, or, when this report averages as trec_eval -c,
     those leaving out the queries with nothing relevant), each named; and the run lines dropped as
     their docid is their qid."""
-    policies = experiment.averaging  # type: ignore[attr-defined]
+    policies = experiment.averaging
     as_trec_eval = policies.missing == "zero" and policies.no_relevant == "zero"
-    origin = ("given" if policies.given else f"as the preset {policies.source} does") if policies.source or \
-        policies.given else ""
+    origin = "given" if policies.given or not policies.source else f"as the preset {policies.source} does"
+    shown = [m for m in experiment.measures if m.kind != "count"]
     warnings = []
-    for name in experiment.systems:  # type: ignore[attr-defined]
-        evaluation = experiment.evaluations[name]  # type: ignore[attr-defined]
-        shown = [m for m in experiment.measures if m.kind != "count"]  # type: ignore[attr-defined]
+    for name in experiment.systems:
+        evaluation = experiment.evaluations[name]
         if as_trec_eval:
             other = {"no_relevant": "skip"}
-            left = _nothing_relevant(evaluation, shown)
+            left = _left_out(evaluation, shown, "zero", "skip")
             rules = "as trec_eval -c counts them (scored 0; the means this report shows) and leaving them out"
         else:
             other = {"missing": "zero", "no_relevant": "zero"}
-            left = _left_out(evaluation, shown)
-            rules = (f"as this report averages ({origin or 'given'}) and as trec_eval -c counts them (every judged "
+            left = _left_out(evaluation, shown, policies.missing, policies.no_relevant)
+            rules = (f"as this report averages ({origin}) and as trec_eval -c counts them (every judged "
                      "query, scored 0 where nothing is relevant or the run lacks it)")
         changed = [(m, evaluation.mean(m), evaluation.mean_with(m, **other)) for m in shown]
         changed = [(m, a, b) for m, a, b in changed if f"{a:.4f}" != f"{b:.4f}"]
@@ -174,33 +175,23 @@ def averaging_warnings(experiment: object) -> list[str]:
                             + ", ".join(f"{m.label} {a:.4f} and {b:.4f}" for m, a, b in changed) + ".")
         if evaluation.identical_dropped:
             warnings.append(f"{name}: {evaluation.identical_dropped} run line(s) whose docid is their qid were dropped "
-                            f"before evaluating ({origin or 'given'}: BEIR's ignore_identical_ids; --identical-ids keep "
+                            f"before evaluating ({origin}: BEIR's ignore_identical_ids; --identical-ids keep "
                             "counts them).")
     return warnings
 
 
-def _nothing_relevant(evaluation: Evaluation, measures: list[Measure]) -> str:
-    """'1 judged query has no label >= 2 (the binary measures)', for the kinds among measures."""
-    kinds = {m.kind for m in measures}
+def _left_out(evaluation: Evaluation, measures: list[Measure], missing: str, no_relevant: str) -> str:
+    """'1 judged query has no label >= 2 (the binary measures)': what these policies leave out of the
+    means that trec_eval -c counts (core.conventions.left_out_counts)."""
+    counts = left_out_counts(evaluation, measures, missing, no_relevant)
     parts = []
-    if "graded" in kinds and evaluation.counts.no_relevant:
-        parts.append(_queries(evaluation.counts.no_relevant, "no positive label (nDCG)"))
-    if "binary" in kinds and evaluation.counts.below_level:
-        parts.append(_queries(evaluation.counts.below_level,
-                              f"no label >= {level_text(evaluation.rel_level)} (the binary measures)"))
-    return "; ".join(parts) or "no judged query changes"
-
-
-def _left_out(evaluation: Evaluation, measures: list[Measure]) -> str:
-    """What this report's averaging leaves out that trec_eval -c counts: missing queries, nothing relevant."""
-    parts = []
-    if evaluation.missing == "skip" and evaluation.counts.missing:
-        parts.append(f"{evaluation.counts.missing} judged {'query is' if evaluation.counts.missing == 1 else 'queries are'} "
+    if "missing" in counts:
+        parts.append(f"{counts['missing']} judged {'query is' if counts['missing'] == 1 else 'queries are'} "
                      "missing from the run")
-    if evaluation.no_relevant == "skip":
-        nothing = _nothing_relevant(evaluation, measures)
-        if not nothing.startswith("no judged"):
-            parts.append(nothing)
+    if "graded" in counts:
+        parts.append(_queries(counts["graded"], "no positive label (nDCG)"))
+    if "binary" in counts:
+        parts.append(_queries(counts["binary"], f"no label >= {level_text(evaluation.rel_level)} (the binary measures)"))
     return "; ".join(parts) or "no judged query changes"
 
 

@@ -56,8 +56,8 @@ def _defaults() -> dict:
 @lru_cache(maxsize=1)
 def _default_face() -> tuple[float, float, float, float]:
     """The default patch face colour as RGBA ("C0": the default property cycle's first colour)."""
-    face, cycle = _defaults()["patch.facecolor"], _defaults()["axes.prop_cycle"].by_key()["color"]
-    return matplotlib.colors.to_rgba(cycle[int(face[1:])] if face in {f"C{i}" for i in range(len(cycle))} else face)
+    with matplotlib.rc_context(_defaults()):  # "C0" read from the default cycle, not the user's
+        return matplotlib.colors.to_rgba(matplotlib.rcParams["patch.facecolor"])
 
 
 def literal(text: object) -> str:

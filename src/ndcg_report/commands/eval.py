@@ -158,17 +158,13 @@ def fits_in_memory(run: str) -> bool:
 def _note_averaging(evaluation: Evaluation, policies: Averaging) -> None:
     """A note on stderr where the means are not trec_eval -c's: how many queries a policy left out
     (a preset's or one given), or how many run lines it dropped."""
+    from ndcg_report.core.conventions import left_out_counts
     from ndcg_report.core.measures.names import level_text
 
-    left_out = []
-    if policies.no_relevant == "skip":
-        graded, binary = evaluation.counts.no_relevant, evaluation.counts.below_level
-        kinds = {measure.kind for measure in evaluation.measures}
-        left_out += ([f"{graded} with no positive label (nDCG)"] if graded and kinds & {"graded", "gain"} else []) + (
-            [f"{binary} with no label >= {level_text(evaluation.rel_level)} (binary measures)"]
-            if binary and "binary" in kinds else [])
-    if policies.missing == "skip" and evaluation.counts.missing:
-        left_out.append(f"{evaluation.counts.missing} the run lacks")
+    reasons = {"missing": "the run lacks", "graded": "with no positive label (nDCG)",
+               "binary": f"with no label >= {level_text(evaluation.rel_level)} (binary measures)"}
+    counts = left_out_counts(evaluation, list(evaluation.measures), policies.missing, policies.no_relevant)
+    left_out = [f"{count} {reasons[reason]}" for reason, count in counts.items()]
     origin = f"the preset {policies.source}" if policies.source and not policies.given else "the options given"
     if left_out:
         print(f"ndcg-report: note: as {origin} average, the means leave out the judged queries "

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from ndcg_report.errors import ParameterError
 
 if TYPE_CHECKING:  # the parser reads the presets' policies, and must start without pyarrow or numpy
+    from ndcg_report.core.evaluation import Evaluation
+    from ndcg_report.core.measures.names import Measure
     from ndcg_report.inputs.reading import Run
 
 MISSING_POLICIES = ("zero", "skip")
@@ -23,7 +25,6 @@ NO_RELEVANT_POLICIES = ("skip", "zero")
 IDENTICAL_ID_POLICIES = ("keep", "drop")
 POLICIES = {"missing": MISSING_POLICIES, "no_relevant": NO_RELEVANT_POLICIES, "identical_ids": IDENTICAL_ID_POLICIES}
 TREC_EVAL = {"missing": "zero", "no_relevant": "zero", "identical_ids": "keep"}  # trec_eval -c: the default
-OPTIONS = {"missing": "--missing", "no_relevant": "--no-relevant", "identical_ids": "--identical-ids"}
 MEANINGS = {
     ("missing", "zero"): "a query the run lacks scores 0",
     ("missing", "skip"): "a query the run lacks is left out of the mean",
@@ -64,9 +65,6 @@ class Averaging:
             origin = f"given; {'the preset ' + self.source if self.source else 'trec_eval -c'} uses {default}"
         return f"{value} ({MEANINGS[name, value]}; {origin})"
 
-    def as_trec_eval(self) -> bool:
-        """True when the means are trec_eval -c's (every query of the qrels, every run line)."""
-        return (self.missing, self.no_relevant, self.identical_ids) == tuple(TREC_EVAL.values())
 
 
 def without_identical_ids(run: Run) -> tuple[Run, int]:
@@ -85,3 +83,14 @@ def without_identical_ids(run: Run) -> tuple[Run, int]:
     table = run.table.filter(pc.invert(same)).combine_chunks()
     pairs, _ = index_pairs(table)  # a subset of distinct pairs stays distinct
     return Run(path=run.path, table=table, tag=run.tag, pairs=pairs), int(dropped)
+
+
+def left_out_counts(evaluation: Evaluation, measures: list[Measure], missing: str, no_relevant: str) -> dict[str, int]:
+    """How many judged queries these policies leave out of the means of `measures` that trec_eval -c
+    counts as 0, by reason: 'missing' (the run lacks it), 'graded' (no positive label: nDCG and the
+    gain measures), 'binary' (no label >= the relevance level); reasons with none are not listed."""
+    kinds = {measure.kind for measure in measures}
+    counts = {"missing": evaluation.counts.missing if missing == "skip" else 0,
+              "graded": evaluation.counts.no_relevant if no_relevant == "skip" and kinds & {"graded", "gain"} else 0,
+              "binary": evaluation.counts.below_level if no_relevant == "skip" and "binary" in kinds else 0}
+    return {reason: count for reason, count in counts.items() if count}
