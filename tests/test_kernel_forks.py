@@ -83,7 +83,7 @@ def test_a_server_killed_takes_its_kernels_with_it(tmp_path):
         from jupyter_client.connect import write_connection_file
 
         write_connection_file(str(connection))
-        pid = _ask_for_kernel(server, [sys.executable, "-m", "ipykernel_launcher", "-f", str(connection)],
+        pid, _ = _ask_for_kernel(server, [sys.executable, "-m", "ipykernel_launcher", "-f", str(connection)],
                               {"cwd": str(tmp_path), "env": dict(os.environ)})
         assert pid and not gone(pid, 1)
         os.kill(parent(pid), signal.SIGKILL)

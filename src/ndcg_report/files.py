@@ -185,12 +185,30 @@ _TEMPORARY = re.compile(r"^\.(?P<target>.+)\.ndcg-(?P<pid>\d+)\.[^.]+\.tmp$")
 
 
 def new_owned_folder(parent: Path, prefix: str) -> Path:
-    """Create `PARENT/PREFIX-PID-XXXXXXXX/` (mode from the umask, unlike mkdtemp's 0700) holding
-    OWNED_MARKER, so that a later clean-up can tell it from a user's folder of the same shape."""
+    """Create `PARENT/PREFIX-PID-XXXXXXXX/` holding OWNED_MARKER, so that a later clean-up can tell it from
+    a user's folder of the same shape. It is made here (mkdir fails on a name that exists: never one made
+    by someone else) with mode 0700, so no other user can put anything in it; open_up() gives it the
+    umask's mode when it is published."""
     folder = parent / f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    folder.mkdir()
+    folder.mkdir(mode=0o700)
     mark_owned(folder)
     return folder
+
+
+def open_up(folder: Path) -> None:
+    """Give a folder made by new_owned_folder the mode a plain mkdir gives (0777 & ~umask, no sticky or
+    set-id bits), as it becomes a user's report."""
+    os.chmod(folder, 0o777 & ~_umask())
+
+
+def this_users(path: Path, writable_by_all: bool = True) -> bool:
+    """Whether path (not followed if a link) belongs to the current user (and, with writable_by_all=False,
+    is not writable by every user): what another user made is never taken for this tool's."""
+    try:
+        status = os.lstat(path)
+    except (OSError, ValueError):
+        return False
+    return status.st_uid == os.geteuid() and (writable_by_all or not status.st_mode & 0o002)
 
 
 _ONLY = "owns only: "  # a marker line listing the only entries of its folder that are the tool's
@@ -221,11 +239,16 @@ def remove_owned_folder(folder: Path, attempts: int = 5, home: Path | None = Non
     """Remove a folder this tool made, its marker last: if a process still writing into it (a dying
     kernel) keeps it alive, the marker stays and a later clean-up can still tell it for ours. If its
     marker lists the only entries that are the tool's, only those go; the others are moved into home
-    (if given and free there) or left, with the folder. Retries a few times, 0.2 s apart; True if gone."""
+    (if given and free there) or left, with the folder. An entry of another user is neither removed nor
+    moved. Retries a few times, 0.2 s apart; True if gone."""
     only = owned_entries(folder)
+    foreign = False
     for attempt in range(attempts):
         for entry in list(folder.iterdir()) if folder.is_dir() else ():
             if entry.name == OWNED_MARKER:
+                continue
+            if not this_users(entry):
+                foreign = True  # it stays, and so does the folder
                 continue
             if only is not None and (entry.name not in only or (entry.is_dir() and not entry.is_symlink())):
                 if home is not None and home.is_dir() and not os.path.lexists(home / entry.name):
@@ -246,7 +269,7 @@ def remove_owned_folder(folder: Path, attempts: int = 5, home: Path | None = Non
             return True
         except OSError:
             pass
-        if only is not None:
+        if only is not None or foreign:
             return False  # a user's entry stays: waiting will not make it go
         time.sleep(0.2)
     return not folder.exists()
@@ -259,12 +282,15 @@ def owned_folder_home(folder: Path) -> Path | None:
 
 
 def stale_owned_folders(parent: Path, name: str | None = None) -> list[Path]:
-    """Working folders (`.NAME.staging-PID-X` / `.NAME.old-PID-X`) in parent that this tool made
-    (they hold OWNED_MARKER) for a process that is gone; only those of NAME if given."""
+    """Working folders (`.NAME.staging-PID-X` / `.NAME.old-PID-X`) in parent that this tool made for a
+    process that is gone, only those of NAME if given: they hold OWNED_MARKER, and folder and marker are
+    the current user's (the folder not writable by all), whatever their names or contents say: in a shared
+    parent another user may plant a folder of that shape."""
     found = []
     for entry in sorted(parent.iterdir()) if parent.is_dir() else ():
         match = _OWNED_FOLDER.match(entry.name)
         if (match and (name is None or match["name"] == name) and entry.is_dir() and not entry.is_symlink()
+                and this_users(entry, writable_by_all=False) and this_users(entry / OWNED_MARKER)
                 and (entry / OWNED_MARKER).is_file() and not process_alive(int(match["pid"]))):
             found.append(entry)
     return found

@@ -44,13 +44,17 @@ def rc() -> dict:
     return {**_defaults(), **RC, "patch.facecolor": _default_face()}
 
 
+# rc parameters that are no style's to set (matplotlib's own list, private to it since 3.11)
+NOT_STYLE = frozenset({"interactive", "backend", "backend_fallback", "toolbar", "timezone", "figure.max_open_warning",
+                       "figure.raise_window", "savefig.directory", "docstring.hardcopy", "date.epoch"})
+
+
 @lru_cache(maxsize=1)
 def _defaults() -> dict:
     """matplotlib's default rc parameters (its own matplotlibrc, no file of the user's), less those a
     style may not set (the backend, interactive mode, ...)."""
-    from matplotlib.style.core import STYLE_BLACKLIST
-
-    return {key: value for key, value in matplotlib.rcParamsDefault.items() if key not in STYLE_BLACKLIST}
+    return {key: value for key, value in matplotlib.rcParamsDefault.items()
+            if key not in NOT_STYLE and not key.startswith(("webagg.", "tk."))}
 
 
 @lru_cache(maxsize=1)

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, TypeVar
 import yaml
 
 from ndcg_report.errors import BuildError, InputError, ParameterError
-from ndcg_report.files import OWNED_MARKER, new_owned_folder, owned_folder_home, remove_owned_folder, stale_owned_folders
+from ndcg_report.files import (OWNED_MARKER, new_owned_folder, open_up, owned_folder_home, remove_owned_folder,
+                               stale_owned_folders)
 from ndcg_report.build.input_cache import INPUT_CACHE_ENV, save_parsed
-from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, KERNEL_ENVIRONMENT, LAUNCHER, PROVISIONER,
+from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, PROVISIONER, child_environment,
                                              running_fork_server, server_label)
 from ndcg_report.build.loading import check_inputs
 from ndcg_report.build.steps.nbval_plugin import GO as NBVAL_GO
@@ -169,6 +170,7 @@ def build_report(
             if missing:
                 raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
             check_supervisor()  # never publish for a batch that died meanwhile
+            open_up(staging)  # 0700 while it was built: now a report folder, with the umask's mode
             notes = publish(staging, out_dir)  # from here on the report is published: nothing fails the build
             published = True
         except OSError as exc:
@@ -209,17 +211,19 @@ def input_paths(params: ReportParameters) -> list[Path]:
 
 
 def _kernel_environment(staging: Path) -> dict[str, str]:
-    """Environment whose `python3` kernel is this interpreter, whatever kernels the user has."""
+    """Environment of a build's children: its `python3` kernel is this interpreter, whatever kernels the
+    user has, and no IPython profile, Jupyter config or pytest option of the user's applies."""
     kernel_dir = staging / ".jupyter" / "kernels" / "python3"
     kernel_dir.mkdir(parents=True)
     spec = {"argv": [sys.executable, *LAUNCHER, "-f", "{connection_file}"],
             "display_name": "Python 3 (ndcg-report)", "language": "python",
             "metadata": {"kernel_provisioner": {"provisioner_name": PROVISIONER}}}  # build/kernels/kernel_forks.py
     (kernel_dir / "kernel.json").write_text(json.dumps(spec))
-    env = {**os.environ, **KERNEL_ENVIRONMENT}
+    env = child_environment()
     env["JUPYTER_PATH"] = str(staging / ".jupyter")
+    env["JUPYTER_CONFIG_DIR"] = str(staging / ".jupyter" / "config")  # no ~/.jupyter config in the kernels
+    env["IPYTHONDIR"] = str(staging / ".jupyter" / "ipython")  # no profile or startup file of the user's
     env[INPUT_CACHE_ENV] = str(staging / INPUTS_FOLDER)
-    env.pop("JUPYTER_PLATFORM_DIRS", None)
     return env
 
 

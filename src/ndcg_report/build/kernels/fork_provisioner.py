@@ -18,10 +18,11 @@ from typing import Any
 from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
+from ndcg_report.build.kernels.kernel_forks import FORK_SERVER_ENV, LAUNCHER, REAP_SECONDS, forks_switched_off
+from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, IMPORT_SECONDS, IMPORTING, READY,
+                                                    child_of, forked_by, peer_pid, read_line,
+                                                    trusted_socket)
 from ndcg_report.files import process_alive
-from ndcg_report.build.kernels.kernel_forks import FORK_SERVER_ENV, LAUNCHER, REAP_SECONDS
-
-ANSWER_SECONDS = 120.0  # how long to wait for a fork (the server may still be importing)
 
 
 class ForkedKernel:
@@ -30,14 +31,15 @@ class ForkedKernel:
 
     stdin = stdout = stderr = None
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, server: int = 0) -> None:
         self.pid = pid
+        self.server = server  # the fork server's pid (0 where the system cannot tell)
         self.returncode: int | None = None
         self._killed = False
 
     def poll(self) -> int | None:
-        if self.returncode is None and not process_alive(self.pid):
-            self.returncode = -signal.SIGKILL if self._killed else 0
+        if self.returncode is None and not (process_alive(self.pid) and child_of(self.pid, self.server)):
+            self.returncode = -signal.SIGKILL if self._killed else 0  # gone, or its pid is another's now
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -64,31 +66,56 @@ class ForkProvisioner(LocalProvisioner):
     """LocalProvisioner whose kernels come from the build's fork server when there is one."""
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
-        server = (kwargs.get("env") or os.environ).get(FORK_SERVER_ENV, "")
-        pid = _ask_for_kernel(server, cmd, kwargs) if server and hasattr(os, "fork") else None
-        if pid is None:
+        env = kwargs.get("env") or os.environ
+        server = env.get(FORK_SERVER_ENV, "")
+        forked = None
+        if server and hasattr(os, "fork") and not forks_switched_off(env):
+            forked = _ask_for_kernel(server, cmd, kwargs)
+        if forked is None:
             return await super().launch_kernel(cmd, **kwargs)
-        self.process = ForkedKernel(pid)
-        self.pid = self.pgid = pid  # the kernel leads a session of its own, as launched kernels do
+        self.process = ForkedKernel(*forked)
+        self.pid = self.pgid = forked[0]  # the kernel leads a session of its own, as launched kernels do
         self.cwd = kwargs.get("cwd", os.getcwd())
         return self.connection_info
 
+    async def send_signal(self, signum: int) -> None:
+        """Signal the kernel's process group, only while the kernel is the fork server's child (never a
+        pid that has ended and been given to another process)."""
+        if isinstance(self.process, ForkedKernel) and self.process.poll() is not None:
+            return
+        await super().send_signal(signum)
 
-def _ask_for_kernel(server: str, cmd: list[str], kwargs: dict) -> int | None:
-    """The pid of a kernel forked by the server for `cmd` (`python -m ipykernel_launcher ARGS`), or None
-    if cmd is another or the server does not answer (the caller then launches it as usual)."""
+
+def _ask_for_kernel(server: str, cmd: list[str], kwargs: dict) -> tuple[int, int] | None:
+    """(pid of a kernel forked for `cmd` (`python -m ipykernel_launcher ARGS`), the server's pid), or None
+    if cmd is another, or the server is not this user's own (server_trust), or it keeps the asker waiting
+    more than ANSWER_SECONDS for a line (IMPORT_SECONDS in all), or names a pid that is not its child: the
+    caller then launches the kernel as usual. The request (with the kernel's environment) is sent only to a
+    trusted server, and the kernel is forked only on GO, so a kernel given up on is never forked too."""
     if len(cmd) < 3 or tuple(cmd[1:3]) != LAUNCHER or os.path.realpath(cmd[0]) != os.path.realpath(sys.executable):
+        return None
+    if not trusted_socket(server):
         return None
     request = {"args": cmd[3:], "cwd": str(kwargs.get("cwd") or os.getcwd()),
                "env": dict(kwargs.get("env") or os.environ)}
+    deadline = time.monotonic() + IMPORT_SECONDS
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(ANSWER_SECONDS)
             connection.connect(server)
+            maker = peer_pid(connection)
+            if maker is None or read_line(connection, time.monotonic() + ANSWER_SECONDS) != HELLO:
+                return None
             connection.sendall(json.dumps(request).encode("utf-8") + b"\n")
-            answer = connection.makefile("rb").readline()
-        return int(json.loads(answer)["pid"])
+            while (line := read_line(connection, min(time.monotonic() + ANSWER_SECONDS, deadline))) == IMPORTING:
+                pass
+            if line != READY:
+                return None
+            connection.sendall(GO)
+            pid = int(json.loads(read_line(connection, time.monotonic() + ANSWER_SECONDS))["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    server = forked_by(pid, maker)
+    return None if server is None else (pid, server)
 
 

@@ -17,19 +17,26 @@ input; a forked kernel is killed too if the server is (Linux)."""
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
+import re
 import select
 import shutil
 import signal
 import socket
+import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from ndcg_report.build.steps.processes import ChildProcess
+from ndcg_report.build.kernels.server_trust import ANSWER_SECONDS, GO, HELLO, IMPORTING, READY, read_line, trusted_socket
+from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess
+from ndcg_report.files import process_alive
 
 FORK_SERVER_ENV = "NDCG_REPORT_KERNEL_FORKS"  # the fork server's socket, in the environment of a kernel's starter
 NO_FORKS_ENV = "NDCG_REPORT_NO_FORKS"  # set (to anything but "" or 0): no fork server, kernels launched as usual
@@ -43,6 +50,13 @@ REAP_SECONDS = 0.05
 # every build child's (server, kernels, papermill, nbval), read at import too; PYTHONSAFEPATH: `python -m`
 # puts no working folder first on sys.path, so no module of the caller's folder runs as code
 KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg", "PYTHONSAFEPATH": "1"}
+# what the caller's environment may hold that would run code in a build's children or change a report:
+# pytest's options (nbval's run), the user's Jupyter config paths, Python's warnings filters and start-up
+# hooks, and the variable the build sets for nbval's re-execution only
+CALLER_SETTINGS_IGNORED = frozenset({REVALIDATION_ENV, "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "JUPYTER_CONFIG_PATH",
+                                     "JUPYTER_PLATFORM_DIRS", "PYTHONWARNINGS", "PYTHONSTARTUP", "PYTHONBREAKPOINT"})
+SOCKET_FOLDER_PREFIX = "ndcg-report-forks-"  # + the build's pid + "-": a private folder in the temporary folder
+_SOCKET_FOLDER = re.compile(rf"^{SOCKET_FOLDER_PREFIX}(?P<pid>\d+)-[A-Za-z0-9_]+$")
 
 
 def server_label(out_dir: Path) -> str:
@@ -52,22 +66,35 @@ def server_label(out_dir: Path) -> str:
     return str(out_dir.parent / f".{out_dir.name}.staging")
 
 
+def child_environment() -> dict[str, str]:
+    """The environment of a build's children (fork server, kernels, papermill, nbval): this process's, less
+    CALLER_SETTINGS_IGNORED, with KERNEL_ENVIRONMENT."""
+    return {**{name: value for name, value in os.environ.items() if name not in CALLER_SETTINGS_IGNORED},
+            **KERNEL_ENVIRONMENT}
+
+
+def forks_switched_off(env: Mapping[str, str] = os.environ) -> bool:
+    """Whether NO_FORKS_ENV asks for kernels launched as usual (set to anything but "" or "0")."""
+    return env.get(NO_FORKS_ENV, "0") not in ("", "0")
+
+
 @contextmanager
 def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> Iterator[str]:
     """A fork server for the block; yields its socket, for FORK_SERVER_ENV ("" if there is none: kernels
     are then launched as usual). Stopped, with every kernel it forked, when the block ends. If this
-    process's FORK_SERVER_ENV already names a server's socket (a batch's, running for all of its
-    builds), that one is yielded and none is started. label: shown in its command line (server_label);
-    env: its environment (default: this process's with KERNEL_ENVIRONMENT, what kernels read at import)."""
-    given = os.environ.get(FORK_SERVER_ENV, "")
-    if given and os.path.exists(given):
-        yield given
-        return
-    env = {**os.environ, **KERNEL_ENVIRONMENT} if env is None else env
-    if not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX") or os.environ.get(NO_FORKS_ENV, "0") not in ("", "0"):
+    process's FORK_SERVER_ENV names a server's socket that is this user's own (server_trust; a batch's,
+    running for all of its builds), that one is yielded and none is started. label: shown in its command
+    line (server_label); env: its environment (default: child_environment(), what kernels read at import)."""
+    if forks_switched_off() or not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX"):
         yield ""  # kernels are launched as usual
         return
-    folder = tempfile.mkdtemp(prefix="ndcg-report-forks-")  # private (0700), and a short path for the socket
+    given = os.environ.get(FORK_SERVER_ENV, "")
+    if given and trusted_socket(given):
+        yield given
+        return
+    env = child_environment() if env is None else env
+    remove_stale_socket_folders()
+    folder = tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-")  # 0700, and a short path for the socket
     path = os.path.join(folder, "socket")
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:  # here: it exists before it is asked
@@ -86,20 +113,39 @@ def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> I
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def remove_stale_socket_folders(parent: str | None = None) -> None:
+    """Remove the socket folders (`ndcg-report-forks-PID-X/`) of this user's builds that are gone without
+    removing theirs (killed for memory): this user's own folders only, whose PID has ended."""
+    parent = parent or tempfile.gettempdir()
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        match = _SOCKET_FOLDER.match(name)
+        path = os.path.join(parent, name)
+        try:
+            owner = os.lstat(path)
+        except OSError:
+            continue
+        if (match and stat.S_ISDIR(owner.st_mode) and owner.st_uid == os.geteuid()
+                and not process_alive(int(match["pid"]))):
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def serve(listening: int) -> None:
-    """The fork server: import PRELOAD, then fork a kernel per request on the listening socket (a file
-    descriptor; requests made meanwhile wait)."""
+    """The fork server: fork a kernel per request on the listening socket (a file descriptor). PRELOAD is
+    imported in a thread meanwhile; an asker is greeted at once (HELLO), told IMPORTING each second until
+    the imports are done, then READY, and its kernel is forked only once it says GO (an asker that gave up
+    gets none) and no thread but this one runs."""
     signal.signal(signal.SIGTERM, _end)  # asked to end: kill the kernels forked (the finally below)
     if sys.path and (sys.path[0] in ("", os.getcwd())):
         del sys.path[0]  # as ipykernel_launcher does; the kernel puts its folder back
     listener = socket.socket(fileno=listening)
-    import importlib
-
-    for name in PRELOAD:
-        importlib.import_module(name)
-    gc.collect()
-    gc.freeze()  # what is imported stays out of the kernels' collections (fewer pages copied, faster cells)
+    preload = _Preload()
     kernels: set[int] = set()
+    waiting: list[tuple[socket.socket, dict]] = []
+    told = time.monotonic()
     try:
         while True:
             ready, _, _ = select.select([listener, sys.stdin], [], [], REAP_SECONDS)
@@ -107,20 +153,21 @@ def serve(listening: int) -> None:
             if sys.stdin in ready and sys.stdin.readline().strip() in ("stop", ""):
                 return
             if listener in ready:
-                connection, _ = listener.accept()
-                with connection:
-                    try:
-                        request = json.loads(connection.makefile("rb").readline())
-                    except (OSError, ValueError):  # the asker went away: no kernel
-                        continue
-                    pid = os.fork()
-                    if pid == 0:
-                        listener.close()
-                        connection.close()
-                        _become_kernel(request)
-                    kernels.add(pid)
-                    connection.sendall(json.dumps({"pid": pid}).encode("utf-8") + b"\n")
+                asker = _greet(listener)
+                if asker is not None:
+                    waiting.append(asker)
+            if waiting and preload.done():
+                preload.finish()
+                for connection, request in waiting:
+                    with connection:
+                        _fork_kernel(connection, request, listener, kernels)
+                waiting.clear()
+            elif waiting and time.monotonic() - told >= 1.0:
+                waiting = [asker for asker in waiting if _tell(asker[0], IMPORTING)]
+                told = time.monotonic()
     finally:
+        for connection, _ in waiting:
+            connection.close()
         for pid in kernels:
             try:
                 os.killpg(pid, signal.SIGKILL)  # the kernel and what it started
@@ -130,6 +177,88 @@ def serve(listening: int) -> None:
                 except OSError:
                     pass
         _reap(kernels)
+        _remove_socket_folder(listener)
+
+
+class _Preload:
+    """PRELOAD imported in a thread; finish() joins it (so that no thread runs when a kernel is forked)."""
+
+    def __init__(self) -> None:
+        self.failure: BaseException | None = None
+        self.finished = False
+        self.thread = threading.Thread(target=self._run, name="preload", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            for name in PRELOAD:
+                importlib.import_module(name)
+        except BaseException as exc:  # noqa: BLE001 - raised in the serving thread by finish()
+            self.failure = exc
+
+    def done(self) -> bool:
+        return not self.thread.is_alive()
+
+    def finish(self) -> None:
+        if self.finished:
+            return
+        self.thread.join()
+        if self.failure is not None:
+            raise self.failure
+        gc.collect()
+        gc.freeze()  # what is imported stays out of the kernels' collections (fewer pages copied, faster cells)
+        self.finished = True
+
+
+def _greet(listener: socket.socket) -> tuple[socket.socket, dict] | None:
+    """Accept an asker, say HELLO and read its request (bounded); None if it went away or sent nonsense."""
+    connection, _ = listener.accept()
+    try:
+        connection.sendall(HELLO)
+        request = json.loads(read_line(connection, time.monotonic() + ANSWER_SECONDS))
+        if isinstance(request, dict):
+            return connection, request
+    except (OSError, ValueError):
+        pass
+    connection.close()
+    return None
+
+
+def _tell(connection: socket.socket, line: bytes) -> bool:
+    """Send line; False (and the connection closed) if the asker went away."""
+    try:
+        connection.settimeout(ANSWER_SECONDS)
+        connection.sendall(line)
+        return True
+    except OSError:
+        connection.close()
+        return False
+
+
+def _fork_kernel(connection: socket.socket, request: dict, listener: socket.socket, kernels: set[int]) -> None:
+    """Say READY; on the asker's GO, fork its kernel and answer its pid."""
+    try:
+        if not _tell(connection, READY) or read_line(connection, time.monotonic() + ANSWER_SECONDS) != GO:
+            return  # the asker gave up (and launched its kernel as usual): no kernel here
+    except (OSError, ValueError):
+        return
+    pid = os.fork()
+    if pid == 0:
+        listener.close()
+        connection.close()
+        _become_kernel(request)
+    kernels.add(pid)
+    _tell(connection, json.dumps({"pid": pid}).encode("utf-8") + b"\n")
+
+
+def _remove_socket_folder(listener: socket.socket) -> None:
+    """Remove the listening socket and its folder if they are a build's (the build may be gone: killed)."""
+    try:
+        path = listener.getsockname()
+        if isinstance(path, str) and _SOCKET_FOLDER.match(os.path.basename(os.path.dirname(path))):
+            shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+    except OSError:
+        pass
 
 
 def _end(signum: int, frame: object) -> None:

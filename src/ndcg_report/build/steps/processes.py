@@ -105,10 +105,21 @@ class ChildProcess:
         finally:
             if bar is not None:
                 bar.close()
+            self._process.stdout.close()
 
     def _read_stderr(self) -> None:
-        for line in self._process.stderr:
-            self._stderr.append(line)
+        try:
+            for line in self._process.stderr:
+                self._stderr.append(line)
+        finally:
+            self._process.stderr.close()
+
+    def _close_stdin(self) -> None:
+        if self._process.stdin is not None:
+            try:
+                self._process.stdin.close()
+            except OSError:  # a child that did not read it all
+                pass
 
     def wait(self) -> Finished:
         """Wait for the child; kill it if this process is stopped meanwhile."""
@@ -119,6 +130,7 @@ class ChildProcess:
             raise
         for reader in self._readers:
             reader.join()
+        self._close_stdin()
         return Finished(returncode, "".join(self._stdout), "".join(self._stderr))
 
     def send(self, line: str) -> None:
@@ -153,3 +165,4 @@ class ChildProcess:
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
+        self._close_stdin()
