@@ -49,6 +49,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     from ndcg_report.build.parameters import demo_values, validate_parameters
     from ndcg_report.analysis.systems import check_name, split_run_option
     from ndcg_report.baseline.settings import BM25_DEFAULTS
+    from ndcg_report.inputs.stamps import InputWatch
 
     command = shlex.join(["ndcg-report", *argv])
     bm25 = dict(BM25_DEFAULTS)
@@ -83,6 +84,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
         out = args.out
     check_timeout(args.timeout)
     params = validate_parameters(**values)
+    inputs = InputWatch.of(input_paths(params))  # before their first read: the report is of one version of each
     notebook = getattr(args, "notebook", "")
     if notebook:
         check_notebook(Path(notebook))
@@ -92,7 +94,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
         read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=log)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None,
-                          progress=sys.stderr.isatty(), fork_server=fork_server)
+                          progress=sys.stderr.isatty(), fork_server=fork_server, inputs=inputs)
     for note in result.notes:
         log(f"ndcg-report: note: {note}")
     return f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"

@@ -1,0 +1,235 @@
+"""The third hardening round (issue 31), item 5: a report is of one version of each input; one moved over
+or written to while the build (or eval) reads it is refused with exit 2, and nothing is published.
+
+Most builds here run in-process with the notebook steps replaced by a stub that writes the report's
+files (stub_steps): what is under test is around the steps. The others run the command line for real.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ndcg_report.errors import InputError
+
+SMALL = Path(__file__).parent / "data" / "small"
+CORPUS = Path(__file__).parent / "data" / "corpus"
+RUN, BASELINE, QRELS, TOPICS = SMALL / "monot5.txt", SMALL / "bm25.txt", SMALL / "qrels.txt", SMALL / "topics.txt"
+CLI = [sys.executable, "-m", "ndcg_report.cli"]
+
+
+def build_args(run: Path, out: Path, *extra) -> list[str]:
+    return ["build", "--run", str(run), "--baseline", str(BASELINE), "--qrels", str(QRELS), "-k", "5,10", *extra,
+            "--out", str(out)]
+
+
+def working_folders(parent: Path) -> list[str]:
+    """The build's working folders (staging, an old report being retired) in parent."""
+    entries = parent.iterdir() if parent.is_dir() else ()
+    return sorted(entry.name for entry in entries if ".staging-" in entry.name or ".old-" in entry.name)
+
+
+def one_line(stderr: str, *parts: str) -> None:
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    for part in parts:
+        assert part in stderr, stderr
+
+
+def summary(run_mean: float) -> dict:
+    row = {"n": 8, "run_mean": run_mean, "baseline_mean": 0.4, "delta": run_mean - 0.4, "ci_low": -0.1,
+           "ci_high": 0.2, "randomization_pvalue": 0.5, "holm_randomization_pvalue": 0.5, "t_pvalue": 0.5,
+           "holm_t_pvalue": 0.5, "wilcoxon_pvalue": 0.5, "holm_wilcoxon_pvalue": 0.5}
+    return {"schema_version": 3, "ndcg_report_version": "test", "parameters": {"headline": "nDCG@10", "alpha": 0.05},
+            "comparisons": {"monot5": {"nDCG@10": row}}, "baseline": "bm25", "warnings": []}
+
+
+class PassedNbval:
+    """Stands in for a build's nbval process: it passed."""
+
+    def wait(self):
+        from ndcg_report.build.steps.processes import Finished
+
+        return Finished(0, "", "")
+
+    def send(self, line):
+        pass
+
+    def stop(self, line):
+        pass
+
+    def kill(self):
+        pass
+
+
+@pytest.fixture
+def stub_steps(monkeypatch):
+    """papermill, nbval and nbconvert replaced by a stub writing the report's files; `during` (a list of
+    callables) runs while the stub 'executes', as a user (or the system) acting mid-build would."""
+    from ndcg_report.build import pipeline
+
+    during: list = []
+
+    def execute(params, template, executed, env, timeout, progress=False):
+        for action in during:
+            action()
+        executed.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        (executed.parent / "per_query.csv").write_text("system,qid\n")
+        (executed.parent / "unjudged.tsv").write_text("qid\tdocid\tbest_rank\tn_systems\tsystems\n")
+        (executed.parent / "summary.json").write_text(json.dumps(summary(0.6)))
+
+    monkeypatch.setattr(pipeline, "_execute", execute)
+    monkeypatch.setattr(pipeline, "_drop_run_specific_metadata", lambda executed: None)
+    monkeypatch.setattr(pipeline, "_start_nbval", lambda executed, env, timeout, progress=False: PassedNbval())
+    monkeypatch.setattr(pipeline, "_read_notebook", lambda executed: None)
+    monkeypatch.setattr(pipeline, "notebook_to_html", lambda notebook, exporter=None: "<html><main></main></html>")
+    monkeypatch.setenv("NDCG_REPORT_NO_FORKS", "1")  # no fork server: nothing here starts a kernel
+    return during
+
+
+def build_in_process(out: Path, run: Path = RUN, progress: bool = False, **given):
+    from ndcg_report.build.parameters import validate_parameters
+    from ndcg_report.build.pipeline import build_report
+
+    values = {"runs": [str(run)], "qrels": str(QRELS), "baseline": str(BASELINE), "ks": "5,10", **given}
+    return build_report(validate_parameters(**values), out, progress=progress)
+
+
+# --- 5. an input replaced or written to while the build reads it ----------------------------------------------
+
+
+def swapped_run(tmp_path: Path) -> tuple[Path, Path]:
+    """run.txt holding monoT5's run (A) and, beside it, next.txt holding BM25's (B)."""
+    run, other = tmp_path / "run.txt", tmp_path / "next.txt"
+    run.write_bytes(RUN.read_bytes())
+    other.write_bytes(BASELINE.read_bytes())
+    return run, other
+
+
+def test_05_a_run_moved_over_while_it_is_parsed_is_refused_before_any_kernel(tmp_path, stub_steps, monkeypatch):
+    # found: the run was hashed after parsing, so `mv B run.txt` during the parse gave A's numbers B's sha256
+    from ndcg_report.build import loading
+
+    run, other = swapped_run(tmp_path)
+    parse = loading.read_run
+
+    def read_run(path):
+        parsed = parse(path)
+        if Path(path) == run and other.exists():
+            os.replace(other, run)  # `mv next.txt run.txt` while A is parsed
+        return parsed
+
+    monkeypatch.setattr(loading, "read_run", read_run)
+    executed = []
+    stub_steps.append(lambda: executed.append(True))
+    with pytest.raises(InputError, match=r"run\.txt: changed during the build \(replaced, or written to\)"):
+        build_in_process(tmp_path / "out", run)
+    assert not executed and not (tmp_path / "out").exists() and working_folders(tmp_path) == []
+
+
+def parquet_folder(folder: Path, run: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [line.split() for line in run.read_text().splitlines() if line.strip()]
+    folder.mkdir()
+    table = pa.table({"qid": [r[0] for r in rows], "docid": [r[2] for r in rows], "score": [float(r[4]) for r in rows]})
+    pq.write_table(table, folder / "part-0.parquet")
+    return folder
+
+
+@pytest.mark.parametrize("change", ["qrels written to", "topics moved over", "a file added to a Parquet run"])
+def test_05_an_input_changed_while_the_kernels_read_it_is_refused_at_publish(tmp_path, stub_steps, change):
+    qrels, topics = tmp_path / "qrels.txt", tmp_path / "topics.txt"
+    qrels.write_bytes(QRELS.read_bytes())
+    topics.write_bytes(TOPICS.read_bytes())
+    run = parquet_folder(tmp_path / "run.parquet", RUN)
+    if change == "qrels written to":
+        changed, act = qrels, lambda: qrels.write_bytes(QRELS.read_bytes().replace(b" 3\n", b" 2\n"))
+    elif change == "topics moved over":
+        (tmp_path / "new.txt").write_bytes(TOPICS.read_bytes().upper())
+        changed, act = topics, lambda: os.replace(tmp_path / "new.txt", topics)
+    else:
+        changed, act = run, lambda: parquet_folder(tmp_path / "more", BASELINE).joinpath("part-0.parquet").rename(
+            run / "part-1.parquet")
+    stub_steps.append(act)
+    with pytest.raises(InputError, match=rf"{changed.name}: changed during the build"):
+        build_in_process(tmp_path / "out", run, qrels=str(qrels), topics=str(topics))
+    assert not (tmp_path / "out").exists() and working_folders(tmp_path) == []
+
+
+SWAP_WHILE_PARSED = """
+import os, sys
+from ndcg_report.build import loading
+
+parse, run, other = loading.read_run, sys.argv[1], sys.argv[2]
+
+def read_run(path):
+    parsed = parse(path)
+    if str(path) == run and os.path.exists(other):
+        os.replace(other, run)  # `mv next.txt run.txt` while the build parses run.txt
+    return parsed
+
+loading.read_run = read_run
+from ndcg_report.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def test_05_the_command_line_refuses_a_run_moved_over_mid_parse_with_exit_2(tmp_path):
+    run, other = swapped_run(tmp_path)
+    result = subprocess.run([sys.executable, "-c", SWAP_WHILE_PARSED, str(run), str(other),
+                             *build_args(run, tmp_path / "out")], capture_output=True, text=True, check=False)
+    assert result.returncode == 2, result.stderr
+    one_line(result.stderr, f"{run}: changed during the build", "run the build again once the file is complete")
+    assert not (tmp_path / "out").exists() and working_folders(tmp_path) == []
+
+
+def test_05_eval_refuses_qrels_changed_between_two_runs(tmp_path, monkeypatch, capsys):
+    # eval reads the qrels once per run: the two runs must be scored against one version of them
+    from ndcg_report.cli import main
+    from ndcg_report.inputs import reading
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(QRELS.read_bytes())
+    read = reading.read_qrels
+
+    def read_qrels(path):
+        parsed = read(path)
+        qrels.write_bytes(QRELS.read_bytes().replace(b" 3\n", b" 0\n"))  # rewritten after the first read
+        return parsed
+
+    monkeypatch.setattr(reading, "read_qrels", read_qrels)
+    code = main(["eval", str(qrels), str(RUN), str(BASELINE)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    one_line(captured.err, f"{qrels}: changed during the evaluation")
+
+
+def test_05_a_corpus_changed_during_its_bm25_build_stores_no_cache_entry(tmp_path, monkeypatch):
+    from ndcg_report.baseline import bm25
+    from ndcg_report.baseline.cache import cached_bm25_run
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes((CORPUS / "tiny.jsonl").read_bytes())
+    build = bm25.build_bm25_run
+
+    def build_bm25_run(*args, **kwargs):
+        corpus.write_bytes((CORPUS / "tiny.jsonl").read_bytes() + b'{"_id": "new", "text": "added meanwhile"}\n')
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(bm25, "build_bm25_run", build_bm25_run)
+    with pytest.raises(InputError, match=r"corpus\.jsonl: changed during the BM25 build"):
+        cached_bm25_run(corpus, CORPUS / "tiny_topics.tsv", k1=0.9, b=0.4, top_k=10, cache_dir=tmp_path / "cache")
+    assert list((tmp_path / "cache").iterdir()) == []
