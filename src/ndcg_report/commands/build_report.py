@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ndcg_report.commands.output import log
+from ndcg_report.commands.output import Note, log
 from ndcg_report.errors import ParameterError
 
 def bm25_settings(args: argparse.Namespace) -> dict:
@@ -17,10 +17,11 @@ def bm25_settings(args: argparse.Namespace) -> dict:
     return {name: BM25_DEFAULTS[name] if value is None else value for name, value in given.items()}
 
 
-def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> str:
-    """Validate, build the BM25 baseline if asked, then build the report; return the line to print
-    (with the time since `started`, time.monotonic() when the command began). The build's kernel fork
-    server is started first: it imports what the kernels need while this process imports and checks."""
+def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> Note:
+    """Validate, build the BM25 baseline if asked, then build the report; return the line to print (a
+    Note: the report is the product), with the time since `started`, time.monotonic() when the command
+    began. The build's kernel fork server is started first: it imports what the kernels need while
+    this process imports and checks."""
     from pathlib import Path
 
     from ndcg_report.build.kernels.kernel_forks import running_fork_server, server_label
@@ -36,7 +37,7 @@ def _demo_out(dataset: str) -> str:
     return DEMOS[dataset].out if dataset in DEMOS else ""
 
 
-def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fork_server: str) -> str:
+def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fork_server: str) -> Note:
     import shlex
     import time
     from pathlib import Path
@@ -97,4 +98,4 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
                           progress=sys.stderr.isatty(), fork_server=fork_server, inputs=inputs)
     for note in result.notes:
         log(f"ndcg-report: note: {note}")
-    return f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"
+    return Note(f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n")
