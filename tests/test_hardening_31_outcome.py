@@ -1,6 +1,7 @@
-"""The third hardening round (issue 31), items 5, 7 and 8: what a build publishes and how it ends agree.
-An input changed while it is read is refused (5); a lost log line is not a failed build (7); a
-terminal hung up mid-build ends it as SIGHUP does (8).
+"""The third hardening round (issue 31), items 5, 7, 8 and 11: what a build publishes and how it ends
+agree. An input changed while it is read is refused (5); a lost log line is not a failed build (7); a
+terminal hung up mid-build ends it as SIGHUP does (8); no staging folder outlives a build, killed,
+crashed or stopped twice (11).
 
 Most builds here run in-process with the notebook steps replaced by a stub that writes the report's
 files (stub_steps): what is under test is around the steps. The others run the command line for real.
@@ -388,3 +389,111 @@ def test_08_progress_lines_on_a_dead_terminal_cut_no_clean_up_short(tmp_path, st
         build_in_process(tmp_path / "out", progress=True)
     assert stopped.value.signum == signal.SIGHUP
     assert working_folders(tmp_path) == [] and not (tmp_path / "out").exists()
+
+
+# --- 11. staging folders left by a crashed build, or by a stop that came twice ---------------------------------
+
+
+CRASHING_BUILD = """
+import os, signal, sys
+from pathlib import Path
+from ndcg_report.files import new_owned_folder
+
+out = Path(sys.argv[1])
+new_owned_folder(out.parent, f".{out.name}.staging")
+os.kill(os.getpid(), signal.SIGKILL)  # killed mid-build (out of memory): no clean-up of its own
+"""
+
+
+def test_11_a_batch_removes_the_staging_of_a_build_it_saw_crash_and_only_that(tmp_path, monkeypatch):
+    from ndcg_report.batch import runner
+    from ndcg_report.batch.config import load_config
+    from ndcg_report.files import new_owned_folder
+
+    monkeypatch.setattr(runner, "build_command", lambda report, out, cache_dir: [sys.executable, "-c", CRASHING_BUILD,
+                                                                                  str(out)])
+    (tmp_path / "out").mkdir()
+    other = new_owned_folder(tmp_path / "out", ".r1.staging")  # this process's, alive: never the batch's to remove
+    lines: list[str] = []
+    result = runner.run_batch(load_config(small_config(tmp_path)), log=lines.append)
+    assert [(o.status, o.step) for o in result.outcomes] == [("failed", "crash")]
+    assert working_folders(tmp_path / "out") == [other.name]
+    assert [line for line in lines if line.startswith("removed .r1.staging-")], lines
+
+
+def test_11_a_second_stop_signal_during_the_clean_up_still_removes_the_staging(tmp_path, stub_steps, monkeypatch,
+                                                                                stop_signals):
+    # Ctrl-C on a batch: its build gets SIGINT from the terminal and SIGTERM from the batch at once; the
+    # second used to cut the first's clean-up short
+    from ndcg_report.build import pipeline
+    from ndcg_report.interrupts import Interrupted
+
+    remove = pipeline.remove_owned_folder
+
+    def second_stop_then_remove(folder, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return remove(folder, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "remove_owned_folder", second_stop_then_remove)
+    stub_steps.append(lambda: os.kill(os.getpid(), signal.SIGINT))
+    with pytest.raises(Interrupted) as stopped:
+        build_in_process(tmp_path / "out")
+    assert stopped.value.signum == signal.SIGINT  # the first stop says how the build ended
+    assert working_folders(tmp_path) == [] and not (tmp_path / "out").exists()
+
+
+def test_11_a_stop_signal_right_after_the_staging_is_made_still_removes_it(tmp_path, stub_steps, monkeypatch,
+                                                                          stop_signals):
+    from ndcg_report.build import pipeline
+    from ndcg_report.interrupts import Interrupted
+
+    make = pipeline.new_owned_folder
+
+    def made_then_stopped(*args, **kwargs):
+        folder = make(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # before the build has taken the folder in its charge
+        return folder
+
+    monkeypatch.setattr(pipeline, "new_owned_folder", made_then_stopped)
+    with pytest.raises(Interrupted) as stopped:
+        build_in_process(tmp_path / "out")
+    assert stopped.value.signum == signal.SIGTERM
+    assert working_folders(tmp_path) == [] and not (tmp_path / "out").exists()
+
+
+DEAF_BUILD = """
+import signal, sys, time
+from pathlib import Path
+from ndcg_report.files import new_owned_folder
+
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a stop it never acts on (Python lost it in a finalizer)
+out = Path(sys.argv[1])
+new_owned_folder(out.parent, f".{out.name}.staging")
+time.sleep(600)
+"""
+
+
+def test_11_a_build_that_does_not_end_when_the_batch_stops_is_killed_after_a_grace(tmp_path, monkeypatch):
+    # seen in about 1 of 16 batch Ctrl-C: a build's stop signals raised inside a finalizer (a module
+    # lock's weakref callback) were lost, the build hung on the import lock that left held, and so did the batch
+    import threading
+
+    from ndcg_report.batch import builds
+    from ndcg_report.batch.builds import BuildJob, LocalBuilds
+
+    monkeypatch.setattr(builds, "POLL_SECONDS", 0.1)
+    monkeypatch.setattr(builds, "GRACE_SECONDS", 0.5)
+    out, local, ran = tmp_path / "r1", LocalBuilds(), []
+    job = BuildJob("r1", [sys.executable, "-c", DEAF_BUILD, str(out)], {}, tmp_path / "attempt.json", out)
+    waiting = threading.Thread(target=lambda: ran.append(local.run(job)), daemon=True)
+    waiting.start()
+    deadline = time.monotonic() + 30
+    while not working_folders(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    local.stop(signal.SIGTERM)
+    waiting.join(20)
+    if not ran:  # still waiting: end the build so that nothing outlives the test
+        for process in list(local.running):
+            process.kill()
+    assert ran and ran[0].returncode == -signal.SIGKILL
+    assert working_folders(tmp_path) == [] and ran[0].removed[0].startswith(".r1.staging-")

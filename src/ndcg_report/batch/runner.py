@@ -141,9 +141,11 @@ class Batch:
         self.on_start()
         command = build_command(report, out, self.config.cache_dir)
         env = {BATCH_LOCK_ENV: str(self.lock.path), BATCH_TOKEN_ENV: self.lock.token} if self.lock else {}
-        run = self.builds.run(BuildJob(name, command, env, attempt_file(self.root, name)))
+        run = self.builds.run(BuildJob(name, command, env, attempt_file(self.root, name), out))
         if run is None:
             return Outcome(name, "pending")
+        for folder in run.removed:
+            self.log(f"removed {folder}: left by the build of {name} as it ended")
         seconds = time.monotonic() - started
         where = f"# on {run.where}\n" if run.where else ""
         write_text_atomic(log_file(self.root, name), f"{where}$ {shlex.join(command)}\n{run.stderr}{run.stdout}")

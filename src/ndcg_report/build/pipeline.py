@@ -33,6 +33,7 @@ from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, 
 from ndcg_report.build.steps.step_failures import check_notebook, disk_full, papermill_failure
 from ndcg_report.build.supervisor import check_supervisor
 from ndcg_report.inputs.stamps import InputWatch
+from ndcg_report.interrupts import whole
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -118,17 +119,18 @@ def build_report(
     with forks as fork_server:  # it imports while the inputs are read
         exporter = _prepare_in_background(html_exporter)  # nbconvert imported meanwhile too, not beside the kernels
         created = missing_folders(out_dir.parent)
-        try:
-            out_dir.parent.mkdir(parents=True, exist_ok=True)
-            for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
-                remove_owned_folder(stale, home=owned_folder_home(stale))
-            staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
-        except OSError as exc:
-            steps.clear()
-            raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
-                                 "give a folder you can write to") from None
+        staging: Path | None = None
         published = False
         try:
+            try:
+                out_dir.parent.mkdir(parents=True, exist_ok=True)
+                for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
+                    remove_owned_folder(stale, home=owned_folder_home(stale))
+                with whole():  # made and in the clean-up's charge at once: no stop signal falls in between
+                    staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
+            except OSError as exc:
+                raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
+                                     "give a folder you can write to") from None
             try:  # bad input fails here, before any kernel starts; each run is saved for the kernels (they read
                 # these, not the files, while they are unchanged) and let go before the next is read
                 check_inputs(params, keep=partial(save_parsed, staging / INPUTS_FOLDER))
@@ -188,9 +190,10 @@ def build_report(
                 raise BuildError(f"step write failed: {full}") from None
             raise
         finally:
-            steps.clear()
-            if not published and staging.exists():
-                remove_owned_folder(staging)
+            with whole():  # no second stop (a batch's SIGTERM after the terminal's SIGINT) cuts the clean-up short
+                steps.clear()
+                if not published and staging is not None and staging.exists():
+                    remove_owned_folder(staging)
         return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
                            notes=tuple(notes))
 
