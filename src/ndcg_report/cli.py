@@ -11,6 +11,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from ndcg_report.console import lossy_stderr
 from ndcg_report.commands.output import EXIT_BAD_INPUT, EXIT_FAILED, error_line, silence_stdout, write_output
 from ndcg_report.commands.parser import build_parser
 from ndcg_report.errors import BuildError, InputError, ParameterError
@@ -22,7 +23,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line: exit 0, 1, 2, 3 (batch) or 128 + a stop signal; one line on error, never a traceback."""
     replaced = install_stop_signals()  # first: Ctrl-C, SIGTERM and SIGHUP stop every command alike, from the start
     try:
-        return _main(argv)
+        with lossy_stderr():  # what a command says there (progress, notes, errors) never fails it: a hung-up terminal
+            return _main(argv)
     except KeyboardInterrupt as exc:  # interrupts.Interrupted for SIGTERM and SIGHUP; anywhere, output included
         signum = signal_of(exc)
         silence_stdout()  # what is left in the buffer must not block the exit on a full pipe

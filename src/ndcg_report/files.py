@@ -311,6 +311,12 @@ def stale_temporaries(folder: Path, targets: Iterable[str] | None = None) -> lis
     return found
 
 
+def owned_folder_pid(folder: Path) -> int | None:
+    """The process that made a working folder `.NAME.staging-PID-X` (or `.old-`), by its name."""
+    match = _OWNED_FOLDER.match(folder.name)
+    return int(match["pid"]) if match else None
+
+
 def process_alive(pid: int) -> bool:
     """Whether pid is a running process (a zombie, killed but not yet reaped, counts as dead)."""
     if pid <= 0:

@@ -7,6 +7,7 @@ so every command stops the same way: clean-up in `finally`, one line, exit 128 +
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -83,3 +84,16 @@ def deferred() -> Iterator[list[int]]:
     with handled(lambda number, frame: arrived.append(number)):
         yield arrived
 
+
+@contextmanager
+def whole() -> Iterator[None]:
+    """Run the block whole, whatever stop signal arrives (making a working folder and taking it in
+    charge, a clean-up): one arriving meanwhile is held, then raised as Interrupted once the block is
+    done, unless a stop is on its way already (the first stop wins). Outside the main thread nothing
+    is held."""
+    with deferred() as arrived:
+        try:
+            yield
+        finally:
+            if arrived and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+                raise Interrupted(arrived[0])

@@ -17,6 +17,7 @@ from pathlib import Path
 from ndcg_report.baseline.settings import METHOD, STEMMER_LANGUAGE, STOPWORDS, check_parameters
 from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
 from ndcg_report.inputs.sources import source_path
+from ndcg_report.inputs.stamps import InputWatch
 
 CACHE_ENV = "NDCG_REPORT_CACHE"
 _FORMAT = 1  # bump when the run a key stands for changes meaning
@@ -41,6 +42,7 @@ def cached_bm25_run(
     check_parameters(k1=k1, b=b, top_k=top_k)
     say = log if log is not None else _stderr
     corpus_path, topics_path = source_path(corpus_path), source_path(topics_path)  # <(...) read once
+    inputs = InputWatch.of([corpus_path, topics_path])  # an entry is of one version of each: checked before it is stored
     from ndcg_report.inputs.corpus import iter_corpus
     from ndcg_report.inputs.reading import read_topics
 
@@ -51,6 +53,7 @@ def cached_bm25_run(
     corpus_sha = _input_sha256(corpus_path)
     topics_sha = _input_sha256(topics_path)
     key = cache_key(corpus_sha=corpus_sha, topics_sha=topics_sha, k1=k1, b=b, top_k=top_k)
+    inputs.check("BM25 build")  # hashed while unchanged: the key is of one version of each
     run_path, meta_path = folder / f"{key}.run", folder / f"{key}.json"
 
     state = _entry_state(run_path, meta_path)
@@ -60,7 +63,7 @@ def cached_bm25_run(
     if state == "corrupt":
         say("bm25: cache entry corrupt, rebuilding")
     say(f"bm25: building run from {corpus_path} (k1={k1}, b={b}, top_k={top_k}); cache key {key[:12]}")
-    _build(corpus_path, topics_path, run_path, meta_path, progress=progress, metadata_fields={
+    _build(corpus_path, topics_path, run_path, meta_path, progress=progress, inputs=inputs, metadata_fields={
         "key": key, "format": _FORMAT, "corpus": str(corpus_path.resolve()), "corpus_sha256": corpus_sha,
         "topics": str(topics_path.resolve()), "topics_sha256": topics_sha, "k1": float(k1), "b": float(b),
         "top_k": int(top_k), **_versions(),
@@ -132,9 +135,10 @@ def _entry_state(run_path: Path, meta_path: Path) -> str:
 
 def _build(
     corpus_path: Path, topics_path: Path, run_path: Path, meta_path: Path, *, progress: bool,
-    metadata_fields: dict[str, object],
+    inputs: InputWatch, metadata_fields: dict[str, object],
 ) -> None:
-    """Build the run, write it to run_path, then write its metadata (both atomically)."""
+    """Build the run, write it to run_path, then write its metadata (both atomically); nothing is
+    written if corpus or topics changed since they were hashed (InputError)."""
     from ndcg_report.baseline.bm25 import build_bm25_run, write_trec_run
     from ndcg_report.inputs.reading import read_topics
 
@@ -151,6 +155,7 @@ def _build(
             corpus_path, None, f"BM25 retrieved no document for any topic of {topics_path}",
             "check that corpus and topics belong together (stop words and one-letter words are not indexed)",
         )
+    inputs.check("BM25 build")  # never an entry of one corpus under another's key
     write_trec_run(table, run_path, tag="bm25")
     meta = {
         **metadata_fields, "run_sha256": file_sha256(run_path), "lines": table.num_rows,

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from distributed import Client, get_worker
 
-from ndcg_report.batch.builds import BuildJob, BuildRun
+from ndcg_report.batch.builds import GRACE_SECONDS, BuildJob, BuildRun, left_behind
 from ndcg_report.batch.history import is_attempt_marker
 from ndcg_report.dask_cluster import LOST, lost_message
 from ndcg_report.build.supervisor import (
@@ -37,7 +37,6 @@ from ndcg_report.build.supervisor import (
 )
 
 POLL_SECONDS = 1.0  # how often a task checks that its batch still waits for the build
-GRACE_SECONDS = 60.0  # after SIGTERM, before SIGKILL (a stopping build removes its staging first)
 
 
 class DaskBuilds:
@@ -51,7 +50,8 @@ class DaskBuilds:
     def run(self, job: BuildJob) -> BuildRun | None:
         if self.stopping:
             return None
-        future = self.client.submit(build_on_worker, job.command, job.env, str(job.attempt), pure=False,
+        future = self.client.submit(build_on_worker, job.command, job.env, str(job.attempt),
+                                    str(job.out) if job.out is not None else "", pure=False,
                                     key=f"ndcg-report-build-{job.name}-{uuid.uuid4().hex[:8]}")
         try:
             returncode, stdout, stderr, where = future.result()
@@ -68,9 +68,10 @@ class DaskBuilds:
         self.stopping = signum
 
 
-def build_on_worker(command: list[str], env: dict[str, str], attempt: str) -> tuple[int, str, str, str]:
+def build_on_worker(command: list[str], env: dict[str, str], attempt: str, out: str = "") -> tuple[int, str, str, str]:
     """The Dask task: run the build command (argv[0] replaced by this worker's interpreter) until it
-    ends or its batch stops waiting for it; (exit code, stdout, stderr, which worker)."""
+    ends or its batch stops waiting for it; (exit code, stdout, stderr, which worker). out: the report's
+    folder, where what the build left as it ended is removed (builds.left_behind)."""
     here = f"worker {get_worker().address} on {socket.gethostname()} (pid {os.getpid()}, {sys.executable})"
     lock, token = Path(env[BATCH_LOCK_ENV]), env[BATCH_TOKEN_ENV]
     problem = batch_problem(lock, token)
@@ -97,6 +98,7 @@ def build_on_worker(command: list[str], env: dict[str, str], attempt: str) -> tu
     while True:
         try:
             stdout, stderr = process.communicate(timeout=POLL_SECONDS)
+            left_behind(Path(out) if out else None, process.pid)  # the worker sees the build's pid: it tidies
             return process.returncode, stdout, stderr, here
         except subprocess.TimeoutExpired:
             pass

@@ -16,7 +16,9 @@ from ndcg_report.batch.history import (
 from ndcg_report.batch.index_page import INDEX_GENERATOR
 from ndcg_report.batch.lock import utc_now
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import owned_folder_home, remove_owned_folder, stale_owned_folders, stale_temporaries
+from ndcg_report.files import (
+    owned_folder_home, owned_folder_pid, remove_owned_folder, stale_owned_folders, stale_temporaries,
+)
 
 
 def clean_stale_folders(root: Path) -> list[Path]:
@@ -36,6 +38,14 @@ def clean_stale_folders(root: Path) -> list[Path]:
             entry.unlink(missing_ok=True)
             removed.append(entry)
     return removed
+
+
+def remove_build_leftovers(out: Path, pid: int) -> list[Path]:
+    """Remove the working folders that the build process pid, now ended, left beside its report out (a
+    build killed or crashed: its staging, an old report it was retiring, whose user's files go back into
+    out); only folders of that process, holding the tool's marker. Those removed."""
+    return [entry for entry in stale_owned_folders(out.parent, out.name)
+            if owned_folder_pid(entry) == pid and remove_owned_folder(entry, home=owned_folder_home(entry))]
 
 
 def check_index_owner(root: Path) -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ndcg_report.console import say
 from ndcg_report.version import __version__
 from ndcg_report.batch.config import BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
@@ -82,12 +83,13 @@ class BatchResult:
 
 
 def make_logger(stream=None) -> Log:
-    """A thread-safe logger: one timestamped line per call, flushed (no progress bars, no colours)."""
+    """A thread-safe logger: one timestamped line per call, flushed (no progress bars, no colours); a
+    line that cannot be written is dropped (console.say): a lost log line fails no report."""
     lock = threading.Lock()
 
     def log(message: str) -> None:
         with lock:
-            print(f"{utc_now()} {message}", file=stream or sys.stderr, flush=True)
+            say(f"{utc_now()} {message}\n", stream or sys.stderr)
 
     return log
 
@@ -139,9 +141,11 @@ class Batch:
         self.on_start()
         command = build_command(report, out, self.config.cache_dir)
         env = {BATCH_LOCK_ENV: str(self.lock.path), BATCH_TOKEN_ENV: self.lock.token} if self.lock else {}
-        run = self.builds.run(BuildJob(name, command, env, attempt_file(self.root, name)))
+        run = self.builds.run(BuildJob(name, command, env, attempt_file(self.root, name), out))
         if run is None:
             return Outcome(name, "pending")
+        for folder in run.removed:
+            self.log(f"removed {folder}: left by the build of {name} as it ended")
         seconds = time.monotonic() - started
         where = f"# on {run.where}\n" if run.where else ""
         write_text_atomic(log_file(self.root, name), f"{where}$ {shlex.join(command)}\n{run.stderr}{run.stdout}")
@@ -337,7 +341,7 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
         _check_output_root(config.output)
         check_index_owner(config.output)
         if index_only:
-            print(f"wrote {refresh_index(config)}")
+            say(f"wrote {refresh_index(config)}\n")
             return EXIT_OK
         if client is not None:
             builds, jobs = _cluster_builds(client, dask, jobs)

@@ -33,6 +33,8 @@ from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess, Fi
 from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
 from ndcg_report.build.steps.step_failures import check_notebook, disk_full, papermill_failure
 from ndcg_report.build.supervisor import check_supervisor
+from ndcg_report.inputs.stamps import InputWatch
+from ndcg_report.interrupts import whole
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -92,7 +94,7 @@ def notebook_parameters(params: ReportParameters) -> dict:
 
 def build_report(
     params: ReportParameters, out_dir: Path, timeout: int = 600, notebook: Path | None = None,
-    progress: bool = False, fork_server: str | None = None,
+    progress: bool = False, fork_server: str | None = None, inputs: InputWatch | None = None,
 ) -> BuildResult:
     """Build the report for params into out_dir; on any failure out_dir is left as it was.
 
@@ -100,6 +102,9 @@ def build_report(
     progress: show the step and a bar over the cells on stderr (for a terminal).
     fork_server: the socket of a running kernel fork server (kernel_forks.running_fork_server) to
     use; None starts one for this build, "" launches the kernels as usual.
+    inputs: the inputs as stamped before the caller first read them (inputs.stamps); those it lacks are
+    stamped now. An input that changed since is bad input (InputError), checked once the inputs are read,
+    when a step fails and right before publishing: a report is of one version of each input.
     """
     started = dt.datetime.now(dt.timezone.utc)
     check_timeout(timeout)
@@ -109,28 +114,32 @@ def build_report(
     template = notebook or package_file("notebooks", NOTEBOOK)
     check_notebook(template)
     check_out_dir(out_dir, [*input_paths(params), template])
+    inputs = (inputs or InputWatch()).including(input_paths(params))
     steps.show("reading the inputs")
     forks = nullcontext(fork_server) if fork_server is not None else running_fork_server(server_label(out_dir))
     with forks as fork_server:  # it imports while the inputs are read
         exporter = _prepare_in_background(html_exporter)  # nbconvert imported meanwhile too, not beside the kernels
         created = missing_folders(out_dir.parent)
-        try:
-            out_dir.parent.mkdir(parents=True, exist_ok=True)
-            for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
-                remove_owned_folder(stale, home=owned_folder_home(stale))
-            staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
-        except OSError as exc:
-            steps.clear()
-            raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
-                                 "give a folder you can write to") from None
+        staging: Path | None = None
         published = False
         try:
+            try:
+                out_dir.parent.mkdir(parents=True, exist_ok=True)
+                for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
+                    remove_owned_folder(stale, home=owned_folder_home(stale))
+                with whole():  # made and in the clean-up's charge at once: no stop signal falls in between
+                    staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
+            except OSError as exc:
+                raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
+                                     "give a folder you can write to") from None
             try:  # bad input fails here, before any kernel starts; each run is saved for the kernels (they read
                 # these, not the files, while they are unchanged) and let go before the next is read
                 check_inputs(params, keep=partial(save_parsed, staging / INPUTS_FOLDER))
+                inputs.check()  # what was parsed and hashed is one version of each input
             except (InputError, ParameterError):
                 remove_owned_folder(staging)
                 remove_empty_folders(created)  # bad input leaves no folder behind, as if nothing had been made
+                inputs.check()  # a file changed while it was read explains what was read in it
                 raise
             env = {**_kernel_environment(staging), FORK_SERVER_ENV: fork_server}
             executed = staging / "report.ipynb"
@@ -169,19 +178,24 @@ def build_report(
             missing = [name for name in OUTPUTS if not (staging / name).is_file()]
             if missing:
                 raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
+            inputs.check()  # the kernels read the inputs too: the report is of the version read first
             check_supervisor()  # never publish for a batch that died meanwhile
             open_up(staging)  # 0700 while it was built: now a report folder, with the umask's mode
             notes = publish(staging, out_dir)  # from here on the report is published: nothing fails the build
             published = True
+        except BuildError:
+            inputs.check()  # a step that failed on an input changed meanwhile failed on the user's input
+            raise
         except OSError as exc:
             full = disk_full(str(exc), out_dir.parent)
             if full:
                 raise BuildError(f"step write failed: {full}") from None
             raise
         finally:
-            steps.clear()
-            if not published and staging.exists():
-                remove_owned_folder(staging)
+            with whole():  # no second stop (a batch's SIGTERM after the terminal's SIGINT) cuts the clean-up short
+                steps.clear()
+                if not published and staging is not None and staging.exists():
+                    remove_owned_folder(staging)
         return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
                            notes=tuple(notes))
 

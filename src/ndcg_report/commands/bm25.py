@@ -6,10 +6,10 @@ import argparse
 import sys
 
 from ndcg_report.commands.build_report import bm25_settings
-from ndcg_report.commands.output import log
+from ndcg_report.commands.output import Note, log
 from ndcg_report.errors import ParameterError
 
-def run_bm25(args: argparse.Namespace) -> str:
+def run_bm25(args: argparse.Namespace) -> Note:
     """Build (or reuse from the cache) the BM25 run of a corpus and topics; copy it to --out."""
     from pathlib import Path
 
@@ -30,4 +30,4 @@ def run_bm25(args: argparse.Namespace) -> str:
         progress=sys.stderr.isatty(), log=log,
     )
     copy_file_atomic(run_path, out)
-    return f"wrote {out}\n"
+    return Note(f"wrote {out}\n")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ndcg_report.commands.output import log
+from ndcg_report.commands.output import Note, log
 from ndcg_report.errors import ParameterError
 
 def bm25_settings(args: argparse.Namespace) -> dict:
@@ -17,10 +17,11 @@ def bm25_settings(args: argparse.Namespace) -> dict:
     return {name: BM25_DEFAULTS[name] if value is None else value for name, value in given.items()}
 
 
-def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> str:
-    """Validate, build the BM25 baseline if asked, then build the report; return the line to print
-    (with the time since `started`, time.monotonic() when the command began). The build's kernel fork
-    server is started first: it imports what the kernels need while this process imports and checks."""
+def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> Note:
+    """Validate, build the BM25 baseline if asked, then build the report; return the line to print (a
+    Note: the report is the product), with the time since `started`, time.monotonic() when the command
+    began. The build's kernel fork server is started first: it imports what the kernels need while
+    this process imports and checks."""
     from pathlib import Path
 
     from ndcg_report.build.kernels.kernel_forks import running_fork_server, server_label
@@ -36,7 +37,7 @@ def _demo_out(dataset: str) -> str:
     return DEMOS[dataset].out if dataset in DEMOS else ""
 
 
-def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fork_server: str) -> str:
+def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fork_server: str) -> Note:
     import shlex
     import time
     from pathlib import Path
@@ -49,6 +50,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     from ndcg_report.build.parameters import demo_values, validate_parameters
     from ndcg_report.analysis.systems import check_name, split_run_option
     from ndcg_report.baseline.settings import BM25_DEFAULTS
+    from ndcg_report.inputs.stamps import InputWatch
 
     command = shlex.join(["ndcg-report", *argv])
     bm25 = dict(BM25_DEFAULTS)
@@ -83,6 +85,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
         out = args.out
     check_timeout(args.timeout)
     params = validate_parameters(**values)
+    inputs = InputWatch.of(input_paths(params))  # before their first read: the report is of one version of each
     notebook = getattr(args, "notebook", "")
     if notebook:
         check_notebook(Path(notebook))
@@ -92,7 +95,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
         read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=log)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None,
-                          progress=sys.stderr.isatty(), fork_server=fork_server)
+                          progress=sys.stderr.isatty(), fork_server=fork_server, inputs=inputs)
     for note in result.notes:
         log(f"ndcg-report: note: {note}")
-    return f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"
+    return Note(f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n")

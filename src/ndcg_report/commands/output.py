@@ -7,19 +7,32 @@ import os
 import sys
 from collections.abc import Iterable
 
+from ndcg_report.console import say
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 MAX_MESSAGE = 1000  # characters of an error line: a message built from hostile input stays readable
 
 
+class Note(str):
+    """What a command prints about work whose product is elsewhere (`built DIR/report.html`, `wrote FILE`):
+    a message (console.say), so a standard output that cannot take it changes nothing of the outcome."""
+
+
 def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    """A line on standard error (dropped if it cannot be written: console.say)."""
+    say(message + "\n", sys.stderr)
 
 
 def write_output(output: str | Iterable[bytes | memoryview]) -> int:
     """Print the output (text, or chunks of UTF-8 bytes as they come); a failed write (a full disk, a
-    closed standard output) is one line and exit 1."""
+    closed standard output) is one line and exit 1. A Note is a message: if it cannot be printed, the
+    exit code is still the work's (0), and standard error says so (console.say)."""
+    if isinstance(output, Note):
+        if not say(output):
+            silence_stdout()
+        return EXIT_OK
     try:
         if sys.stdout is None:
             raise OSError(errno.EBADF, "standard output is closed")

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 
+from ndcg_report.commands.output import Note
 from ndcg_report.errors import ParameterError
 
-def run_pool(args: argparse.Namespace) -> str:
+def run_pool(args: argparse.Namespace) -> Note:
     """The depth-k pool of unjudged documents over the runs (core.toplists.unjudged_pool), as TSV."""
     from pathlib import Path
 
@@ -40,5 +41,5 @@ def run_pool(args: argparse.Namespace) -> str:
         raise ParameterError(f"--out {out}: its folder {problem}")
     write_lines_atomic(out, (bytes(chunk).decode("utf-8") for chunk in pool_tsv_chunks(pool)))
     queries, without = pool_query_counts(pool, qrels.table)
-    return (f"wrote {out}: {pool.num_rows:,} unjudged documents in the top {args.depth} of {len(names)} run(s), "
+    return Note(f"wrote {out}: {pool.num_rows:,} unjudged documents in the top {args.depth} of {len(names)} run(s), "
             f"{queries:,} quer{'y' if queries == 1 else 'ies'}, {without:,} of them with no judgement at all in the qrels\n")

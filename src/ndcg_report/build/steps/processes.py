@@ -12,6 +12,8 @@ import threading
 from dataclasses import dataclass
 from typing import IO
 
+from ndcg_report.console import lossy
+
 PROGRESS_MARK = "\x1fndcg-report-progress "  # a line starting so is a child's "cell DONE of TOTAL"
 REVALIDATION_ENV = "NDCG_REPORT_NBVAL"  # set by the build in nbval's re-execution of the notebook
 
@@ -35,11 +37,12 @@ def print_progress(done: int, total: int, stream: IO[str] | None = None) -> None
 
 
 class Steps:
-    """On a terminal, one line saying which step of the build runs, rewritten in place; else nothing."""
+    """On a terminal, one line saying which step of the build runs, rewritten in place; else nothing.
+    Its writes cannot fail (console.LossyStream): a terminal hung up mid-build cuts no clean-up short."""
 
     def __init__(self, enabled: bool, stream: IO[str] | None = None) -> None:
         self._enabled = enabled
-        self._stream = stream or sys.stderr
+        self._stream = lossy(stream or sys.stderr)
         self._shown = False
 
     def show(self, text: str) -> None:
@@ -99,7 +102,8 @@ class ChildProcess:
                 if bar is None:
                     from tqdm import tqdm
 
-                    bar = tqdm(total=total, desc=self._label, unit="cell", leave=False, file=sys.stderr, position=self._line,
+                    bar = tqdm(total=total, desc=self._label, unit="cell", leave=False, file=lossy(sys.stderr),
+                               position=self._line,
                                bar_format="{desc}: {bar:20} cell {n_fmt}/{total_fmt} [{elapsed}]")
                 bar.update(done - bar.n)
         finally:
