@@ -172,7 +172,7 @@ def test_a_first_line_past_the_limit_is_refused_after_reading_the_limit(tmp_path
     line = gzip_of_repeats(tmp_path / "run.gz", b"x" * (1 << 20), 300)  # one line of 300 MiB
     raised, peak = peak_python_memory(lambda: read_run(line))
     assert isinstance(raised, InputError)
-    assert str(raised) == f"{line}:1: a line longer than 256 MiB (read that far without a line end); " \
+    assert str(raised) == f"{line}:1: a line longer than 16 MiB (read that far without a line end); " \
                           "give a run file of lines: no line of one is that long"
     assert peak < 32 << 20
     zeros = gzip_of_repeats(tmp_path / "zeros.gz", b"\0" * (1 << 20), 1024)  # 1 GiB of zeros, no line end

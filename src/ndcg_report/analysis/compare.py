@@ -30,6 +30,10 @@ from ndcg_report.inputs.reading import Qrels, Run
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
 from ndcg_report.stats.resampling import LARGE_N
 
+# Characters of a query's text a report shows (a TREC description fits); a longer one is cut, so the
+# text in its tables and drill-downs stays within queries shown x this, whatever the topics hold.
+MAX_QUERY_TEXT = 1_000
+
 
 def compare_runs(
     runs: Mapping[str, RunLike] | Sequence[RunLike | tuple[str, RunLike]] | Iterator | RunLike,
@@ -260,14 +264,28 @@ class _Names:
 
 
 def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:
-    """Query text by qid: a Series as read_topics returns, or a topics file to read."""
-    if topics is None or isinstance(topics, pd.Series):
+    """Query text by qid, each cut to MAX_QUERY_TEXT characters (shown_text): a Series as read_topics
+    returns, or a topics file to read."""
+    if topics is None:
         return topics
+    if isinstance(topics, pd.Series):
+        return shown_text(topics)
     if isinstance(topics, (str, Path)):
         from ndcg_report.inputs.reading import read_topics
 
-        return read_topics(topics)
+        return shown_text(read_topics(topics))
     raise ParameterError(f"topics must be a path or a pandas Series of query text by qid; got {type(topics).__name__}")
+
+
+def shown_text(topics: pd.Series, limit: int = MAX_QUERY_TEXT) -> pd.Series:
+    """The query texts as a report shows them: one longer than `limit` characters cut to limit - 1 and
+    an ellipsis (the text of every query is then shown in tables and drill-downs within a bound)."""
+    long = topics.map(lambda text: isinstance(text, str) and len(text) > limit).astype(bool)
+    if not long.any():
+        return topics
+    cut = topics.copy()
+    cut[long] = topics[long].map(lambda text: text[:limit - 1] + "\u2026")
+    return cut
 
 
 def _named_runs(runs: Mapping[str, RunLike] | Sequence | Iterator | RunLike) -> Iterator[tuple[str, RunLike]]:

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from ndcg_report.analysis.report_model import Report
 
 MAX_DRILLDOWNS = 200  # queries with a drill-down block; above it the largest wins, losses and spreads
+# Ranked documents of one system the drill-downs may show (queries x depth), checked with the parameters:
+# 200 queries at depth 250, or 5,000 at depth 10; each is a table row in both kernels and the HTML
+# (200,000 of them took 1.3 GB more in a build); a deeper pool is `ndcg-report pool`.
+MAX_DRILLDOWN_ROWS = 50_000
 SNIPPET_CHARACTERS = 140
 
 

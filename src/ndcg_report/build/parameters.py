@@ -15,6 +15,7 @@ from ndcg_report.core.measures.names import parse_cutoffs
 from ndcg_report.core.presets import averaging
 from ndcg_report.core.evaluation_pass import GAINS, check_choice
 from ndcg_report.core.presets import choose_headline, measure_set
+from ndcg_report.analysis.drilldown import MAX_DRILLDOWN_ROWS
 from ndcg_report.analysis.report_model import ReportParameters, RunInput
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.sources import source_path
@@ -121,6 +122,10 @@ def validate_parameters(
     for label, value, lowest in (("drilldown", drilldown, 0), ("drilldown_depth", drilldown_depth, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= 100_000:
             raise ParameterError(f"{label} must be a whole number from {lowest} to 100,000; got {value!r}")
+    if drilldown * drilldown_depth > MAX_DRILLDOWN_ROWS:
+        raise ParameterError(f"drilldown {drilldown:,} x drilldown_depth {drilldown_depth:,} asks for "
+                             f"{drilldown * drilldown_depth:,} ranked documents per system in the report's drill-downs, "
+                             f"more than {MAX_DRILLDOWN_ROWS:,}: give fewer drill-downs or a smaller depth")
     asked = measure_set(preset, measures or None, cutoffs, None if rel_level in ("", None) else rel_level, judged_only)
     policies = averaging(preset, missing or None, no_relevant or None, identical_ids or None)
     return ReportParameters(

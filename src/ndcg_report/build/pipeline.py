@@ -31,7 +31,7 @@ from ndcg_report.core.measures.names import level_text
 from ndcg_report.analysis.report_model import ReportParameters
 from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess, Finished, Steps, skip_unused_jsonschema_formats
 from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
-from ndcg_report.build.steps.step_failures import check_notebook, disk_full, papermill_failure
+from ndcg_report.build.steps.step_failures import check_notebook, disk_full, killed, papermill_failure
 from ndcg_report.build.supervisor import check_supervisor
 from ndcg_report.inputs.stamps import InputWatch
 from ndcg_report.interrupts import whole
@@ -252,7 +252,8 @@ def _execute(params: ReportParameters, template: Path, executed: Path, env: dict
                str(executed.parent / CELLS_FOLDER)]
     result = ChildProcess(command, env, label="papermill" if progress else "").wait()
     if result.returncode != 0:
-        raise BuildError(f"step papermill failed: {papermill_failure(executed, template, result.stderr, timeout)}")
+        reason = killed(result.returncode, result.stderr) or papermill_failure(executed, template, result.stderr, timeout)
+        raise BuildError(f"step papermill failed: {reason}")
 
 
 def _read_notebook(executed: Path) -> "nbformat.NotebookNode":
@@ -334,6 +335,9 @@ def _check_nbval(result: Finished, executed: Path) -> None:
         full = disk_full(result.stdout + result.stderr, executed.parent.parent)
         if full:
             raise BuildError(f"step nbval failed: {full}")
+        reason = killed(result.returncode, result.stdout + result.stderr)
+        if reason:
+            raise BuildError(f"step nbval failed{where}: {reason}")
         last = [line for line in result.stdout.strip().splitlines() if line.strip()]
         raise BuildError(f"step nbval failed{where}: outputs differ on re-execution ({last[-1] if last else 'no output'})")
 

@@ -160,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="queries with a drill-down of their rankings: all up to N, above it the largest wins, "
                             "losses and spreads; 0 for none")
     build.add_argument("--drilldown-depth", type=int, default=10, metavar="K", dest="drilldown_depth",
-                       help="the top K of the drill-downs, of unjudged.tsv and of the rank overlap")
+                       help="the top K of the drill-downs, of unjudged.tsv and of the rank overlap (N x K at most "
+                            "50,000)")
     _add_bm25_options(build, corpus_only=True)
     _add_metric_options(build, report=True)
     build.add_argument("--name", default="", help="report title (default: made from the system names)")

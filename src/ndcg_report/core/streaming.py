@@ -5,7 +5,8 @@ the same qrels, the per-query rows merged (partitions.merge). The result equals 
 whole run (a test checks it); peak memory is set by the block size and the qrels.
 
 A query's lines must be contiguous: a query seen again after another one is an InputError saying
-how to sort the run (or to evaluate it in memory).
+how to sort the run (or to evaluate it in memory); a block holds whole queries, so one query of more
+than MAX_QUERY_LINES lines is an InputError too.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ JSON_STREAM_ABOVE = 32 << 20
 _IN_MEMORY_FACTOR = 4  # peak memory of an in-memory evaluation, as a multiple of the run's text size
 _GZIP_RATIO = 4  # how much larger a gzip run's text is than the file, for the estimate
 _TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth
+# Lines of one query a streamed run may hold (a block holds whole queries, so this bounds a block):
+# a ranking of all 8.8M MS MARCO passages fits. 10M lines of a query take about 1 GB in a block.
+MAX_QUERY_LINES = 10_000_000
 
 
 IndexedBlock = tuple[pa.Table, int, PairIndex, "tuple[int, int] | None"]
@@ -57,11 +61,13 @@ def evaluate_streaming(
     run: str | Path, qrels: QrelsLike, cutoffs: str | list | tuple | None = None, gain: str = "linear",
     missing: str = "zero", no_relevant: str = "zero", block_bytes: int = BLOCK_BYTES, *,
     measures: object = None, rel_level: object = None, identical_ids: str = "keep", max_retrieved: int | None = None,
+    max_query_lines: int = MAX_QUERY_LINES,
 ) -> Evaluation:
-    """evaluate() of a run file read block_bytes of text at a time, in blocks of whole queries."""
+    """evaluate() of a run file read block_bytes of text at a time, in blocks of whole queries;
+    InputError for a query of more than max_query_lines lines."""
     options = Options.of(cutoffs, gain, missing, no_relevant, measures, rel_level, identical_ids, max_retrieved)
     # a pipeline of three threads: one reads and parses blocks, one indexes their pairs, this one evaluates
-    with (closing(ReadAhead(_query_blocks(run, block_bytes))) as parsed,  # reading starts now
+    with (closing(ReadAhead(_query_blocks(run, block_bytes, max_query_lines))) as parsed,  # reading starts now
           closing(ReadAhead(map(_with_pair_index, parsed))) as blocks):
         qrels_read = load_qrels(qrels)  # while the first block is read
         return _evaluate_blocks(run, blocks, qrels_read, options)
@@ -155,9 +161,11 @@ class ReadAhead(Iterator[T]):
         self._pool.shutdown(wait=True)
 
 
-def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table, int]]:
+def _query_blocks(run: str | Path, block_bytes: int,
+                  max_query_lines: int = MAX_QUERY_LINES) -> Iterator[tuple[pa.Table, int]]:
     """(table of whole queries, rows before it): about block_bytes of text at a time, read and parsed
-    READ_BYTES at a time, without the last query's lines, which go to the front of the next block."""
+    READ_BYTES at a time, without the last query's lines, which go to the front of the next block;
+    InputError once those lines of one query are more than max_query_lines."""
     per_block = max(1, block_bytes // READ_BYTES)
     gathered: list[pa.Table] = []  # the carried lines first, then the chunks read since
     start = 0  # rows before the first gathered table
@@ -175,6 +183,8 @@ def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table,
         codes = as_numpy(table["qid"].chunk(0).indices)
         changes = np.flatnonzero(codes[1:] != codes[:-1])
         split = int(changes[-1]) + 1 if len(changes) else 0  # where the last query's trailing lines begin
+        if table.num_rows - split > max_query_lines:
+            raise _query_too_long(Path(run), table["qid"][split].as_py(), start + split, max_query_lines)
         if split:
             yield _compact(table.slice(0, split)), start
         gathered, start, chunks = [table.slice(split)], start + split, 0
@@ -182,6 +192,14 @@ def _query_blocks(run: str | Path, block_bytes: int) -> Iterator[tuple[pa.Table,
         table = pa.concat_tables(gathered).unify_dictionaries().combine_chunks()
         if table.num_rows:
             yield _compact(table), start
+
+
+def _query_too_long(run: Path, qid: str, first_row: int, limit: int) -> InputError:
+    """The error for a query whose lines, from data row first_row on, are more than limit."""
+    file, line, at = _where(run, first_row)
+    return InputError(file, line, f"{at}query {qid!r} has more than {limit:,} lines from here on, more than a block "
+                                  "of the streamed run holds", "keep each query's top documents (a run's depth is "
+                                  "usually 1,000), or evaluate it in memory (--in-memory)")
 
 
 def _compact(table: pa.Table) -> pa.Table:
@@ -216,9 +234,10 @@ def _is_json_lines(run: Path) -> bool:
 
 
 def _text_bytes(run: Path) -> int:
-    """The size of a run's text: the file's, an estimate for gzip, the data's for Parquet."""
+    """The size of a run's text: the file's, an estimate for gzip; for Parquet the larger of its data's
+    and its rows' as text (_TEXT_BYTES_PER_LINE each: dictionary-encoded rows take almost no bytes)."""
     if is_parquet(run):
-        return parquet_data_bytes(run)
+        return max(parquet_data_bytes(run), parquet_rows(run).starts[-1] * _TEXT_BYTES_PER_LINE)
     size = run.stat().st_size
     with open(run, "rb") as handle:
         return size * _GZIP_RATIO if handle.read(2) == b"\x1f\x8b" else size

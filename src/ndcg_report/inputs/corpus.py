@@ -14,22 +14,28 @@ from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, c
 from ndcg_report.inputs.records import json_value
 
 DEFAULT_BATCH_SIZE = 10_000
+# Text (UTF-8 bytes of the lines) of a batch at most, whatever its count of documents: bm25s holds a
+# batch's tokens as Python strings, about 15 times the text's size. A document alone is at most a
+# line (text_files.MAX_LINE).
+BATCH_BYTES = 32 << 20
 _BOM = "\ufeff"
 _FORMAT = 'one JSON object per line: {"_id": "...", "title": "...", "text": "..."}'
 
 
 def iter_corpus(
-    path: str | Path, batch_size: int = DEFAULT_BATCH_SIZE
+    path: str | Path, batch_size: int = DEFAULT_BATCH_SIZE, batch_bytes: int = BATCH_BYTES
 ) -> Iterator[tuple[list[str], list[str]]]:
-    """Yield (ids, texts) batches of at most batch_size documents; text is `title + " " + text`.
+    """Yield (ids, texts) batches of at most batch_size documents and about batch_bytes of text (a
+    batch ends with the line that reaches it); text is `title + " " + text`.
 
     Blank lines are skipped; ids are strings (JSON ints are converted). Raises InputError on the
     first bad line (not a JSON object, no `_id`, repeated `_id`, invalid UTF-8), a missing or
     empty file, or an unreadable gzip stream. Memory: one batch of texts plus the set of ids.
     A missing or empty file and a bad batch_size are reported at the call, the rest while iterating.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ParameterError(f"batch_size must be a whole number >= 1; got {batch_size!r}")
+    for name, value in (("batch_size", batch_size), ("batch_bytes", batch_bytes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ParameterError(f"{name} must be a whole number >= 1; got {value!r}")
     path = Path(path)
     _check_file(path)
     try:
@@ -38,13 +44,14 @@ def iter_corpus(
     except GZIP_ERRORS:
         prefix = b"\n"  # a corrupt gzip: the reading names it, with the line it reached
     check_first_line(path, prefix, "corpus")  # binary, or a first line past MAX_LINE: fail at once
-    return _batches(path, batch_size)
+    return _batches(path, batch_size, batch_bytes)
 
 
-def _batches(path: Path, batch_size: int) -> Iterator[tuple[list[str], list[str]]]:
+def _batches(path: Path, batch_size: int, batch_bytes: int) -> Iterator[tuple[list[str], list[str]]]:
     seen: set[str] = set()
     ids: list[str] = []
     texts: list[str] = []
+    size = 0
     for number, raw in _numbered_lines(path):
         if not raw.strip():
             continue
@@ -58,9 +65,10 @@ def _batches(path: Path, batch_size: int) -> Iterator[tuple[list[str], list[str]
         seen.add(doc_id)
         ids.append(doc_id)
         texts.append(text)
-        if len(ids) == batch_size:
+        size += len(raw)
+        if len(ids) == batch_size or size >= batch_bytes:
             yield ids, texts
-            ids, texts = [], []
+            ids, texts, size = [], [], 0
     if ids:
         yield ids, texts
     elif not seen:

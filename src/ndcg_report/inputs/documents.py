@@ -2,22 +2,26 @@
 
 The corpus is a BEIR JSON-lines file (`{"_id", "title", "text"}`) or a `docid<TAB>text` file, plain
 or gzip, read in one streaming pass that decodes only the lines of the documents wanted (memory:
-those documents' text).
+those documents' text, and one line of at most MAX_LINE bytes: a longer line is read on and dropped,
+but for its first CUT_KEPT bytes, so a TSV document keeps its snippet and a JSON one shows none).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
+from typing import IO
 
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.records import json_value
-from ndcg_report.inputs.text_files import GZIP_ERRORS
+from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE
 
 MAX_TEXT = 400  # characters kept per document: the report shows a snippet
+_DRAIN = 1 << 20  # read at a time while dropping the rest of a line past MAX_LINE
+CUT_KEPT = 1 << 16  # bytes kept of a line past MAX_LINE: its id and snippet
 _JSON_ID = re.compile(rb'"_id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
 
@@ -42,7 +46,8 @@ def check_documents_file(path: Path) -> Path:
                      'give a BEIR corpus.jsonl ({"_id", "title", "text"} per line) or docid<TAB>text lines')
 
 
-def document_texts(path: str | Path, wanted: Collection[str], max_chars: int = MAX_TEXT) -> dict[str, str]:
+def document_texts(path: str | Path, wanted: Collection[str], max_chars: int = MAX_TEXT,
+                   max_line: int = MAX_LINE) -> dict[str, str]:
     """{docid: its text (title and text, at most max_chars)} of the wanted documents found in the corpus.
 
     The format is told by the first line: a JSON object (BEIR), else `docid<TAB>text`. A line that
@@ -57,12 +62,13 @@ def document_texts(path: str | Path, wanted: Collection[str], max_chars: int = M
     try:
         with open_maybe_gzip(path) as handle:
             json_lines = None
-            for number, raw in enumerate(handle, start=1):
-                line = raw.rstrip(b"\r\n")
+            for number, line, cut in bounded_lines(handle, max_line):
                 if not line.strip():
                     continue
                 if json_lines is None:
                     json_lines = line.lstrip(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+                if json_lines and cut:
+                    continue  # its JSON is cut: no text shown (a document line of MAX_LINE is not a snippet's)
                 docid, text = (_json_document(path, number, line, wanted) if json_lines
                                else _tsv_document(path, number, line, wanted))
                 if docid is not None and docid not in found:  # a repeated id: its first text
@@ -71,7 +77,24 @@ def document_texts(path: str | Path, wanted: Collection[str], max_chars: int = M
                         break
     except OSError as exc:
         raise InputError(path, None, f"cannot be read ({exc.strerror or exc})", "check the corpus path") from None
+    except GZIP_ERRORS as exc:
+        raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
     return found
+
+
+def bounded_lines(handle: IO[bytes], max_line: int = MAX_LINE) -> Iterator[tuple[int, bytes, bool]]:
+    """(1-based number, line without its line end, whether it was cut) of each line: a line longer
+    than max_line bytes is cut to its first CUT_KEPT bytes, the rest read _DRAIN bytes at a time and
+    dropped."""
+    number = 0
+    while raw := handle.readline(max_line + 1):
+        number += 1
+        cut = len(raw) > max_line and not raw.endswith(b"\n")
+        if cut:
+            raw = raw[:CUT_KEPT]
+            while (rest := handle.readline(_DRAIN)) and not rest.endswith(b"\n"):
+                pass
+        yield number, raw.rstrip(b"\r\n"), cut
 
 
 def _json_document(path: Path, number: int, line: bytes, wanted: set[str]) -> tuple[str | None, str]:

@@ -21,9 +21,10 @@ SHAPE = {"run": "{qid: {docid: score}} or {qid: [docid, ...]} (ranked, best firs
          "qrels": "{qid: {docid: grade}}"}
 
 
-def mapping_table(data: object, kind: str, fail: Fail) -> pa.Table:
+def mapping_table(data: object, kind: str, fail: Fail, empty_ok: bool = False) -> pa.Table:
     """The table (qid dictionary, docid, score or rel) of a nested mapping; `fail` is called (and
-    raises) with the first problem: a list where a mapping belongs, a bad id or value, no rows."""
+    raises) with the first problem: a list where a mapping belongs, a bad id or value, no rows
+    (unless empty_ok: a part of a larger mapping may have none)."""
     if not isinstance(data, Mapping):
         fail(f"{kind_of(data)} where a mapping {SHAPE[kind]} belongs", f"give the {kind} as {SHAPE[kind]}", None, None)
     names: list[str] = []
@@ -45,14 +46,14 @@ def mapping_table(data: object, kind: str, fail: Fail) -> pa.Table:
             fail(f"{kind_of(inner)} where {wanted} belongs", f"give the {kind} as {SHAPE[kind]}", qid, None)
         names.append(qid)
         counts.append(len(docids) - before)
-    if not docids:
+    if not docids and not empty_ok:
         fail(f"no {'documents' if kind == 'run' else 'judgments'} in any query", f"give the {kind} as {SHAPE[kind]}",
              None, None)
     codes = np.repeat(np.arange(len(names), dtype=np.int32), counts)
     qids = pa.DictionaryArray.from_arrays(from_numpy(codes), strings(names))
     column = "score" if kind == "run" else "rel"
     return pa.table({"qid": qids, "docid": strings(docids),
-                     column: from_numpy(np.concatenate(values))})
+                     column: from_numpy(np.concatenate(values) if values else np.zeros(0))})
 
 
 def _values(inner: Mapping, qid: str, kind: str, docids: list[str], fail: Fail) -> np.ndarray:

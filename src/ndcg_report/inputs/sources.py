@@ -1,8 +1,10 @@
 """What a reader may open: files as they are, pipes copied once, other special files refused.
 
 Regular files and folders are read as they are; a process substitution (`<(zcat x.gz)`,
-/dev/fd/N) or /dev/stdin is copied once into a temporary file that every later read uses; a named
-pipe, device or socket is refused with one line instead of blocking or reading forever.
+/dev/fd/N) or /dev/stdin is copied once into a temporary file that every later read uses, checked
+while it is copied (its first MiB must be text, gzip or Parquet; the copy stops before the temporary
+folder has less than COPY_RESERVE free); a named pipe, device or socket is refused with one line
+instead of blocking or reading forever.
 """
 
 from __future__ import annotations
@@ -15,9 +17,15 @@ import stat
 import tempfile
 import threading
 from pathlib import Path
+from typing import IO
 
 from ndcg_report.errors import InputError
+from ndcg_report.inputs.text_files import PREFIX_BYTES, check_encoding
 
+# Free space a stream's copy leaves in the temporary folder (a tenth of a smaller one): a stream
+# that would fill it (`<(cat /dev/urandom)`) is refused there, and its copy removed.
+COPY_RESERVE = 256 << 20
+_BINARY_STARTS = (b"\x1f\x8b", b"PAR1")  # gzip and Parquet: not checked as text
 _COPY_BYTES = 1 << 20
 _STREAM_PATH = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/thread-self/fd|proc/(?P<pid>\d+)/fd)/(?P<fd>\d+)$")
 _STDIN_PATHS = ("/dev/stdin",)
@@ -90,9 +98,34 @@ def _copy(path: Path) -> Path:
         target = _folder / f"{name}-{len(_copies) + 1}"
     try:
         with open(path, "rb") as source, open(target, "wb") as copy:
-            shutil.copyfileobj(source, copy, _COPY_BYTES)
+            copy_checked(path, source, copy)
     except OSError as exc:
         target.unlink(missing_ok=True)
         raise InputError(path, None, f"cannot be read ({exc.strerror or exc})",
                          "check the command that writes it") from None
+    except InputError:
+        target.unlink(missing_ok=True)
+        raise
     return target
+
+
+def copy_checked(path: Path, source: IO[bytes], copy: IO[bytes], reserve: int = COPY_RESERVE) -> int:
+    """Copy source into copy (a file of the temporary folder), checking while copying: InputError
+    once its first PREFIX_BYTES are not text (a NUL byte, UTF-16; gzip and Parquet pass), or when
+    the copy's folder would keep less than min(reserve, a tenth of its size) free. The bytes copied."""
+    folder = os.path.dirname(copy.name)
+    copied, head = 0, b""
+    while piece := source.read(_COPY_BYTES):
+        if len(head) < PREFIX_BYTES:
+            head += piece[:PREFIX_BYTES - len(head)]
+            if not head.startswith(_BINARY_STARTS[0]) and not head.startswith(_BINARY_STARTS[1][:len(head)]):
+                check_encoding(path, head)
+        room = os.statvfs(folder)
+        left = room.f_bavail * room.f_frsize - len(piece)
+        if left < min(reserve, room.f_blocks * room.f_frsize // 10):
+            raise InputError(path, None, f"its copy would fill the temporary folder {folder} "
+                                         f"({left / (1 << 20):,.0f} MiB would be left after {copied >> 20:,} MiB)",
+                             "give the file itself, or set TMPDIR to a folder with more room")
+        copy.write(piece)
+        copied += len(piece)
+    return copied

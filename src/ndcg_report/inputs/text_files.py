@@ -16,7 +16,10 @@ from typing import IO
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 
-MAX_LINE = 256 << 20  # the longest line any reader takes: a longer one is refused after reading this much
+# The longest line any reader of runs, qrels, topics or a corpus takes; a longer one is refused after
+# reading this much, holding no more. A ranked list of 500,000 ids or a 16 MB document fits; a line
+# past it read as JSON would take about 40 times its size in Python objects.
+MAX_LINE = 16 << 20
 PREFIX_BYTES = 1 << 20  # text checked before the whole file is read: garbage fails at once
 _SCAN_BYTES = 1 << 20  # read at a time while looking for the end of a long first line
 GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)

@@ -15,6 +15,9 @@ compared with is checked against the executed notebook itself; a cell whose stor
 its snapshot is compared again with the stored ones, so the verdict is always on the executed notebook.
 nbval's own kernel start is used instead if its name or folder differ, or if nbval no longer starts
 kernels through nbval.plugin.RunningKernel.
+
+A kernel that dies (killed for memory) fails its cell within KERNEL_POLL seconds, not at the cell's
+timeout; the session stops there and its last line is KERNEL_DIED, which the build reports as such.
 """
 
 from __future__ import annotations
@@ -26,17 +29,67 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 from ndcg_report.build.steps.cell_snapshots import cell_path, cell_record, load_cell
 from ndcg_report.build.kernels.kernel_forks import PRELOAD
 from ndcg_report.build.steps.processes import print_progress, skip_unused_jsonschema_formats
+from ndcg_report.build.steps.step_failures import KERNEL_DIED
 
 skip_unused_jsonschema_formats()  # before nbval.plugin imports nbformat
 
 GO = "go"
 POLL_SECONDS = 0.01  # how often a waiting cell looks for its snapshot
 STOPPED = 3  # nbval's exit status when told to stop
+KERNEL_POLL = 1.0  # seconds between two looks at whether the kernel a cell waits for is alive
+
+
+class KernelDied(RuntimeError):
+    """The kernel nbval waits for is no longer running."""
+
+
+class KernelWatch:
+    """Every nbval kernel's waits for a message look at whether the kernel is alive every KERNEL_POLL
+    seconds: a dead one is KernelDied at once (nbval would wait for the cell's whole timeout), the
+    session stops, and KERNEL_DIED is its last line."""
+
+    def __init__(self) -> None:
+        self.died = False
+        self.session = None
+
+    def pytest_sessionstart(self, session) -> None:
+        self.session = session
+
+    def watch(self) -> None:
+        """Make every RunningKernel's get_message look at its kernel while it waits."""
+        from nbval.kernel import RunningKernel
+
+        wait = RunningKernel.get_message
+        watch = self
+
+        def get_message(kernel, stream, timeout=None):
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                try:
+                    return wait(kernel, stream, timeout=KERNEL_POLL if left is None else min(KERNEL_POLL, left))
+                except Empty:
+                    if not kernel.is_alive():
+                        watch.died = True
+                        raise KernelDied(KERNEL_DIED) from None
+                    if left is not None and left <= KERNEL_POLL:
+                        raise
+
+        RunningKernel.get_message = get_message
+
+    def pytest_runtest_logreport(self, report) -> None:
+        if self.died and self.session is not None:
+            self.session.shouldstop = KERNEL_DIED
+
+    def pytest_unconfigure(self, config) -> None:
+        if self.died:
+            print(KERNEL_DIED, flush=True)
 
 
 class CellProgress:
@@ -247,6 +300,9 @@ def pytest_addoption(parser) -> None:
 
 def pytest_configure(config) -> None:
     config.pluginmanager.register(CellProgress(), "ndcg-report-cell-progress")
+    watch = KernelWatch()
+    watch.watch()
+    config.pluginmanager.register(watch, "ndcg-report-kernel-watch")
     cells = config.getoption("ndcg_report_cells")
     if cells:
         kernel_name = config.getoption("nbval_kernel_name") or "python3"

@@ -2,13 +2,17 @@
 
 The build's child processes (papermill, nbval): their output kept for a failure's one line, and on a
 terminal a bar over the notebook's cells from the progress lines they print; the import they skip.
+A child dies with the build (Linux): killed if the process that started it ends, even by SIGKILL.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -65,6 +69,31 @@ class Finished:
     stderr: str
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_starter() -> Callable[[], None] | None:
+    """Popen's preexec_fn that has Linux SIGKILL the child when this process dies (killed for memory,
+    a SIGKILL: no child outlives it); None elsewhere, or off the main thread (Linux sends the signal
+    when the starting thread ends, which for another thread is not the build's end)."""
+    if not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    starter = os.getpid()
+
+    def in_child() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != starter:  # the starter died before the line above
+            os._exit(1)
+
+    return in_child
+
+
 class ChildProcess:
     """A child process whose stdout and stderr are read as it runs; on a terminal (`label` given) a bar
     over its progress lines. Stopping the parent (Ctrl-C, a stop signal) kills it, as subprocess.run does."""
@@ -76,7 +105,8 @@ class ChildProcess:
         pass_fds: file descriptors the child inherits (subprocess.Popen's)."""
         self._process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          stdin=subprocess.PIPE if talk else subprocess.DEVNULL, text=True,
-                                         encoding="utf-8", errors="replace", pass_fds=pass_fds)
+                                         encoding="utf-8", errors="replace", pass_fds=pass_fds,
+                                         preexec_fn=die_with_starter())
         self._label = label
         self._line = line
         self._stdout: list[str] = []

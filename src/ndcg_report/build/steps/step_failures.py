@@ -1,7 +1,7 @@
 """What a failed build step says in one line: the cell that failed or timed out, a full disk.
 
 What a failed build step says, in one line: the cell that failed or timed out (with the limit), a
-full disk named as such; and the check that a --notebook is one before any step starts.
+full disk, a step killed or its kernel dead (for memory, most likely) named as such; and the check that a --notebook is one before any step starts.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 from pathlib import Path
 
 from ndcg_report.errors import InputError
@@ -18,6 +19,8 @@ _DISK_FULL = re.compile(r"\[Errno (?:28|122)\]|No space left on device|Disk quot
 _TIMEOUT = re.compile(r"A cell timed out while it was being executed, after (\d+) seconds\.(?:.*?\n-{5,}\n(.*?)\n-{5,})?",
                       re.S)
 _ADDED_TAGS = {"injected-parameters", "papermill-error-cell-tag"}
+KERNEL_DIED = "nbval's kernel died"  # the last line of an nbval session whose kernel died (nbval_plugin)
+_DEAD_KERNEL = re.compile(r"DeadKernelError|" + re.escape(KERNEL_DIED))
 
 
 def check_notebook(path: Path) -> dict:
@@ -54,6 +57,20 @@ def disk_full(text: str, folder: Path) -> str | None:
     except OSError:
         free = "free space unknown"
     return f"no space left on the disk holding {folder} ({free}); free some space and build again"
+
+
+def killed(returncode: int, output: str) -> str | None:
+    """What ended a step that did not fail by itself, or None: killed by a signal (SIGKILL: most
+    likely for memory), or its kernel died (papermill's DeadKernelError, nbval's KERNEL_DIED)."""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"it was killed by {name}" + (" (out of memory?)" if -returncode == signal.SIGKILL else "")
+    if _DEAD_KERNEL.search(output):
+        return "the kernel died (killed: out of memory?)"
+    return None
 
 
 def papermill_failure(executed: Path, template: Path, stderr: str, timeout: int) -> str:

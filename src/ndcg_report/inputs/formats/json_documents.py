@@ -1,7 +1,8 @@
 """Runs and qrels as one JSON document, as pytrec_eval and ranx dicts are saved.
 
-{qid: {docid: value}} (a run also {qid: [docid, ...]}, ranked, best first). Read whole (at most
-MAX_DOCUMENT bytes of text, measured before it is held); a problem names the line of the query or
+{qid: {docid: value}} (a run also {qid: [docid, ...]}, ranked, best first). The text is held whole
+(at most MAX_DOCUMENT bytes, measured before it is held) and decoded a query at a time, so the Python
+objects of at most BATCH_ROWS documents exist at once; a problem names the line of the query or
 document at fault.
 """
 
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NoReturn
 
@@ -18,39 +20,138 @@ import pyarrow as pa
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.mappings import SHAPE, mapping_table
-from ndcg_report.inputs.records import RecordProblem, json_value
-from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE, check_encoding, read_prefix
+from ndcg_report.inputs.records import RecordProblem, json_value, no_repeated_keys, shown
+from ndcg_report.inputs.text_files import GZIP_ERRORS, check_encoding, read_prefix
 
-MAX_DOCUMENT = MAX_LINE  # text of a JSON document read at most: larger ones go as JSON lines
+# Text of a JSON document read at most (a pytrec_eval dict of MS MARCO dev, 7M documents, is about
+# 200 MB); larger ones go as JSON lines. Decoded a query at a time, 256 MiB peak at about 1 GB.
+MAX_DOCUMENT = 256 << 20
+BATCH_ROWS = 1 << 20  # documents decoded into Python objects before they are made into a table
 _PIECE = 1 << 20
+_SPACE = re.compile(r"[ \t\n\r]*")
 
 
-def read_json_document(path: Path, kind: str) -> tuple[pa.Table, Callable[[int], int | None]]:
+def read_json_document(path: Path, kind: str, batch_rows: int = BATCH_ROWS) -> tuple[pa.Table, Callable[[int], int | None]]:
     """A JSON run or qrels document as a table (qid dictionary, docid, score or rel) and a map from
-    row to the line of its document (None where not found); InputError naming the bad line."""
+    row to the line of its document (None where not found); InputError naming the bad line.
+    batch_rows: documents decoded before they are made into a table (memory, not the result)."""
     text = _text(path, kind)
-    try:
-        data = json_value(text)
-    except json.JSONDecodeError as exc:
-        if exc.msg == "Extra data":
-            raise InputError(path, exc.lineno, "more than one JSON value (JSON lines?)",
-                             f"name a JSON-lines file .jsonl, or give one object {SHAPE[kind]}") from None
-        raise InputError(path, exc.lineno, f"not valid JSON ({exc.msg} at column {exc.colno})",
-                         f"give one object {SHAPE[kind]}") from None
-    except RecordProblem as exc:
-        raise InputError(path, None, exc.problem, exc.fix) from None
 
     def fail(problem: str, fix: str, qid: str | None, docid: str | None) -> NoReturn:
         where = "".join(part for part in (f"query {qid!r}" if qid is not None else "",
                                           f", document {docid!r}" if docid is not None else "") if part)
         raise InputError(path, locate(text, qid, docid), f"{where}: {problem}" if where else problem, fix)
 
-    table = mapping_table(data, kind, fail)
+    try:
+        parts = [mapping_table(batch, kind, fail, empty_ok=True) for batch in _query_batches(text, batch_rows)]
+        if not parts:  # not an object: read to say what it is (a list an item at a time, holding none)
+            parts.append(mapping_table(_checked_list(text) if text.lstrip().startswith("[") else json_value(text),
+                                       kind, fail))
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":
+            raise InputError(path, exc.lineno, "more than one JSON value (JSON lines?)",
+                             f"name a JSON-lines file .jsonl, or give one object {SHAPE[kind]}") from None
+        raise InputError(path, exc.lineno, f"not valid JSON ({exc.msg} at column {exc.colno})",
+                         f"give one object {SHAPE[kind]}") from None
+    except _QueryProblem as exc:
+        raise InputError(path, text.count("\n", 0, exc.at) + 1, exc.problem.problem, exc.problem.fix) from None
+    except RecordProblem as exc:
+        raise InputError(path, None, exc.problem, exc.fix) from None
+    if not any(part.num_rows for part in parts):
+        mapping_table({}, kind, fail)  # the error for no documents
+    table = pa.concat_tables(parts).unify_dictionaries().combine_chunks()
 
     def line_of_row(row: int) -> int | None:
         return locate(text, table["qid"][row].as_py(), table["docid"][row].as_py())
 
     return table, line_of_row
+
+
+class _QueryProblem(Exception):
+    """A RecordProblem (a key given twice) in the query whose key starts at `at` of the text."""
+
+    def __init__(self, at: int, problem: RecordProblem) -> None:
+        super().__init__(problem.problem)
+        self.at, self.problem = at, problem
+
+
+def _query_batches(text: str, batch_rows: int) -> Iterator[dict[str, object]]:
+    """{qid: its value} of the top-level object's queries, a batch each time they hold about
+    batch_rows documents (the last may hold none); nothing if the text is not an object.
+    json.JSONDecodeError as json.loads raises it; _QueryProblem for a key given twice."""
+    decoder = json.JSONDecoder(object_pairs_hook=no_repeated_keys)
+    at = _SPACE.match(text).end()
+    if not text.startswith("{", at):
+        return
+    at = _SPACE.match(text, at + 1).end()
+    batch: dict[str, object] = {}
+    seen: set[str] = set()
+    rows = 0
+    closed = text.startswith("}", at)
+    if closed:
+        at = _SPACE.match(text, at + 1).end()
+    while not closed:
+        start = at
+        if not text.startswith('"', at):
+            raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, at)
+        qid, at = _decoded(decoder, text, start)
+        at = _SPACE.match(text, at).end()
+        if not text.startswith(":", at):
+            raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
+        at = _SPACE.match(text, at + 1).end()
+        try:
+            if qid in seen:
+                raise RecordProblem(f"key {shown(qid)} given twice in one object", "give each key once")
+            value, at = _decoded(decoder, text, at)
+        except RecordProblem as exc:
+            raise _QueryProblem(start, exc) from None
+        seen.add(qid)
+        batch[qid] = value
+        rows += len(value) if isinstance(value, (dict, list)) else 1
+        at = _SPACE.match(text, at).end()
+        closed = text.startswith("}", at)
+        if not closed and not text.startswith(",", at):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+        at = _SPACE.match(text, at + 1).end()
+        if rows >= batch_rows:
+            yield batch
+            batch, rows = {}, 0
+    if at < len(text):
+        raise json.JSONDecodeError("Extra data", text, at)
+    yield batch  # the rest (empty for `{}`, or when the last batch was full)
+
+
+def _checked_list(text: str) -> list:
+    """[] for a text that is one valid JSON list, read an item at a time (none held); else the
+    json.JSONDecodeError json.loads raises."""
+    decoder = json.JSONDecoder(object_pairs_hook=no_repeated_keys)
+    at = _SPACE.match(text, text.index("[") + 1).end()
+    closed = text.startswith("]", at)
+    if closed:
+        at = _SPACE.match(text, at + 1).end()
+    while not closed:
+        _, at = _decoded(decoder, text, at)
+        at = _SPACE.match(text, at).end()
+        closed = text.startswith("]", at)
+        if not closed and not text.startswith(",", at):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+        at = _SPACE.match(text, at + 1).end()
+    if at < len(text):
+        raise json.JSONDecodeError("Extra data", text, at)
+    return []
+
+
+def _decoded(decoder: json.JSONDecoder, text: str, at: int) -> tuple[object, int]:
+    """(the JSON value at text[at:], where it ends); a value nested past the recursion limit or an
+    integer of more digits than Python converts is a json.JSONDecodeError (as records.json_value)."""
+    try:
+        return decoder.raw_decode(text, at)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", "", 0) from None
+    except (json.JSONDecodeError, RecordProblem):
+        raise
+    except ValueError:
+        raise json.JSONDecodeError(f"a number of more than {sys.get_int_max_str_digits():,} digits", "", 0) from None
 
 
 def _text(path: Path, kind: str) -> str:

@@ -30,6 +30,10 @@ RANK = "rank"  # a run without a score column is ranked by this one: score = -ra
 FIRST_FILES = 3  # files of a folder checked to be Parquet before it is taken for a dataset
 MAX_ENTRIES = 10_000  # folder entries listed while looking for them
 MAX_DATASET_ENTRIES = 1_000_000  # entries of a whole dataset's walk
+# Rows of a Parquet run or qrels read whole (a report's inputs, `eval --in-memory`), told by the files'
+# metadata before a row is decoded: a 1 MB file of dictionary-encoded rows can hold 100M of them,
+# about 10 GB once read. `eval` streams a larger run in blocks of whole queries.
+MAX_ROWS_READ_WHOLE = 50_000_000
 ALIASES = {"docid": ("docid", "docno"), "score": ("score",), "rel": ("rel", "label"), "qid": ("qid",)}
 
 
@@ -146,10 +150,18 @@ def parquet_row_count(path: Path) -> int:
     return int(parquet_rows(path).starts[-1])
 
 
-def read_parquet(path: Path, value_column: str, kind: str) -> tuple[pa.Table, ParquetRows]:
+def read_parquet(path: Path, value_column: str, kind: str,
+                 max_rows: int = MAX_ROWS_READ_WHOLE) -> tuple[pa.Table, ParquetRows]:
     """qid (dictionary of strings), docid (strings) and the value (float64) of every file, checked:
-    columns present and typed, no null id, a finite value on every row."""
-    tables, files, sizes = [], parquet_files(path), []
+    columns present and typed, no null id, a finite value on every row; InputError before any row is
+    decoded if the metadata count more than max_rows."""
+    files = parquet_files(path)
+    total = sum(_metadata_rows(file, kind) for file in files)
+    if total > max_rows:
+        raise InputError(path, None, f"{total:,} rows (its metadata says), more than the {max_rows:,} read whole",
+                         f"evaluate it with `eval`, which streams a run this large in blocks, or give fewer rows"
+                         if kind == "run" else "give fewer rows")
+    tables, sizes = [], []
     for file in files:
         parquet, names = _open(file, value_column, kind)
         try:
@@ -211,6 +223,17 @@ def parquet_data_bytes(path: Path) -> int:
         metadata = pq.ParquetFile(file).metadata
         total += sum(metadata.row_group(group).total_byte_size for group in range(metadata.num_row_groups))
     return total
+
+
+def _metadata_rows(file: Path, kind: str) -> int:
+    """The rows a Parquet file's metadata count; InputError if it is not Parquet."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_metadata(file).num_rows
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(file, None, f"cannot be read as Parquet ({_first_line(exc)})",
+                         f"give a Parquet file, or the {kind} as TREC text") from None
 
 
 def _open(file: Path, value_column: str, kind: str) -> tuple["pq.ParquetFile", dict[str, str]]:
