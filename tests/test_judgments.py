@@ -518,3 +518,13 @@ def test_judges_libraries_are_imported_only_by_judges():
                              str(JUDGES / "llm.txt")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[] ['krippendorff', 'sklearn']"
+
+
+def test_same_best_system_when_the_reference_ties_the_top():
+    from ndcg_report.analysis.judgments.orders import system_order
+
+    tied = system_order({"a": 0.7, "b": 0.7, "c": 0.5}, {"a": 0.6, "b": 0.65, "c": 0.5}, "nDCG@10")
+    assert tied.best_reference == ("a", "b") and tied.best_other == ("b",) and tied.same_best_system
+    assert tied.tau_ap == 1.0 and tied.kendall_tau < 1.0  # the reference's tie allows either order
+    other = system_order({"a": 0.7, "b": 0.6, "c": 0.5}, {"a": 0.6, "b": 0.65, "c": 0.5}, "nDCG@10")
+    assert not other.same_best_system

@@ -182,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     judges = commands.add_parser(
         "judges", help="compare judgment sets (human and LLM labels): label agreement, and the runs' orders and "
-                       "verdicts under each set")
+                       "verdicts under each set",
+        description="Compare judgment sets: label agreement on the pairs both judge, and each run evaluated under\n"
+                    "every set as eval evaluates it. Without -m, -k or --preset the measure is nDCG@10 only.")
     judges.add_argument("inputs", nargs="+", metavar="SET_OR_RUN",
                         help="judgment sets (REFERENCE OTHER [OTHER...]: qrels in any format eval takes, named by "
                              "their file names; the first is the reference) and runs as NAME=RUN (optional: without "

@@ -184,12 +184,12 @@ def _present(grades: np.ndarray, level: int) -> bool:
 
 
 def _confusion(reference: np.ndarray, other: np.ndarray, labels: list[int]) -> np.ndarray:
-    """Counts of (reference label, other label), rows and columns in `labels` order."""
-    index = {label: i for i, label in enumerate(labels)}
-    rows = np.array([index[g] for g in reference.tolist()], dtype=np.int64)
-    columns = np.array([index[g] for g in other.tolist()], dtype=np.int64)
-    size = len(labels)
-    return np.bincount(rows * size + columns, minlength=size * size).reshape(size, size) if size else np.zeros((0, 0), int)
+    """Counts of (reference label, other label), rows and columns in `labels` order (sorted; every label in it)."""
+    axis, size = np.asarray(labels, dtype=np.int64), len(labels)
+    if not size:
+        return np.zeros((0, 0), dtype=np.int64)
+    rows, columns = np.searchsorted(axis, reference), np.searchsorted(axis, other)
+    return np.bincount(rows * size + columns, minlength=size * size).reshape(size, size)
 
 
 def _kappa(reference: np.ndarray, other: np.ndarray, labels: list[int], weights: str | None) -> float:

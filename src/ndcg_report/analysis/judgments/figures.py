@@ -65,6 +65,7 @@ def means_scatter(means: Mapping[str, Mapping[str, float]], reference: str, meas
         figure, ax = new_figure((6.2, 5.4))
         ax.plot([low, high], [low, high], color="black", linewidth=0.8, linestyle="--", zorder=1)
         handles = [Line2D([], [], color="black", linewidth=0.8, linestyle="--")]
+        named: tuple[list, list, list] = ([], [], [])
         for position, name in enumerate(others):
             shown = [s for s in systems if np.isfinite(means[name].get(s, np.nan))]
             x = [means[reference][s] for s in shown]
@@ -73,9 +74,10 @@ def means_scatter(means: Mapping[str, Mapping[str, float]], reference: str, meas
             ax.scatter(x, y, s=36, color=colour, marker=marker, zorder=3, linewidths=0)
             handles.append(Line2D([], [], linestyle="", marker=marker, color=colour))
             if position == 0:  # the names once, by the first set's points (the others share their x)
-                _name_points(ax, shown, x, y)
+                named = (shown, x, y)
         ax.set_xlim(low, high)
         ax.set_ylim(low, high)
+        _name_points(ax, *named)
         ax.set_aspect("equal")
         ax.grid(alpha=0.3)
         ax.set_xlabel(f"{literal(measure)} under {label(reference)} (the reference)", fontsize=9)
@@ -86,9 +88,16 @@ def means_scatter(means: Mapping[str, Mapping[str, float]], reference: str, meas
 
 
 def _name_points(ax, systems: list[str], x: list[float], y: list[float]) -> None:
-    """Each point named by its system; systems at the same point named together ('a, b')."""
+    """Each point named by its system; systems at the same point named together ('a, b'), and the name of
+    a point close to one already named moved down a line, so that names do not overprint."""
     at: dict[tuple[float, float], list[str]] = {}
     for system, px, py in zip(systems, x, y):
         at.setdefault((px, py), []).append(system)
-    for (px, py), names in at.items():
-        ax.annotate(label(", ".join(names), 40), (px, py), xytext=(5, 4), textcoords="offset points", fontsize=7)
+    low, high = ax.get_ylim() if len(at) else (0.0, 1.0)
+    near = 0.04 * (high - low)  # about a line of 7-point text on the axes' height
+    placed: list[tuple[float, float]] = []
+    for (px, py), names in sorted(at.items(), key=lambda item: -item[0][1]):
+        crowd = sum(1 for qx, qy in placed if abs(qx - px) < 6 * near and abs(qy - py) < near)
+        ax.annotate(label(", ".join(names), 40), (px, py), xytext=(5, 4 - 10 * crowd), textcoords="offset points",
+                    fontsize=7)
+        placed.append((px, py))

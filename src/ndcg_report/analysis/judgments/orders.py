@@ -28,7 +28,8 @@ VERDICT_TEST = "paired randomization test, Holm-adjusted over the systems compar
 class SystemOrder:
     """The systems ordered by their means under the reference and under the other set, on one measure:
     Kendall's tau-b, tau_AP (the reference as the true order) and Spearman's rho; the best systems
-    under each (every system with the highest mean) and whether they are the same."""
+    under each (every system with the highest mean: ties are all best) and whether some system is best
+    under both (same_best_system; as for tau_AP, a tie of the reference allows either of its systems)."""
 
     measure: str
     n_systems: int
@@ -40,7 +41,7 @@ class SystemOrder:
 
     @property
     def same_best_system(self) -> bool:
-        return self.best_reference == self.best_other
+        return bool(set(self.best_reference) & set(self.best_other))
 
 
 @dataclass(frozen=True)
