@@ -383,7 +383,7 @@ def test_figures(comparison):
     figure = confusion_heatmap(agreement, "human", "llm")
     texts = [text.get_text() for text in figure.axes[0].texts]
     assert isinstance(figure, Figure) and texts == [f"{count:,}" for row in agreement.confusion for count in row]
-    scatter = means_scatter({name: comparison.means[name]["nDCG@10"] for name in comparison.means}, "human", "nDCG@10")
+    scatter = means_scatter(comparison.measure_means("nDCG@10"), "human", "nDCG@10")
     ax = scatter.axes[0]
     diagonal = ax.lines[0]
     assert list(diagonal.get_xdata()) == list(diagonal.get_ydata())

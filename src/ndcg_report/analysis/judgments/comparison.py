@@ -91,6 +91,10 @@ class JudgmentComparison:
         raise ParameterError(f"no other judgment set is named {name!r}; they are "
                              f"{', '.join(repr(c.name) for c in self.comparisons)}")
 
+    def measure_means(self, measure: str) -> dict[str, dict[str, float]]:
+        """{set: {system: mean}} of one measure (by label): what figures.means_scatter draws."""
+        return {name: dict(by_measure[measure]) for name, by_measure in self.means.items()}
+
     def to_dict(self) -> dict:
         """JSON-able, NaN as None: `reference`, `sets`, `systems`, `baseline`, `measures` (labels), `means`
         {measure: {system: {set: mean}}}, `alpha`, `seed`, `verdict_test`, and `comparisons` {other set:
