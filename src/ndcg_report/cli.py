@@ -54,6 +54,10 @@ def _main(argv: Sequence[str] | None) -> int:
             from ndcg_report.commands.bm25 import run_bm25
 
             output = run_bm25(args)
+        elif args.command == "judges":
+            from ndcg_report.commands.judges import run_judges
+
+            output = run_judges(args)
         elif args.command == "pool":
             from ndcg_report.commands.pool import run_pool
 

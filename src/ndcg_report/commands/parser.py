@@ -181,6 +181,29 @@ def build_parser() -> argparse.ArgumentParser:
     bm25.add_argument("--out", required=True, help="the TREC run to write (tag bm25)")
     _add_bm25_options(bm25)
 
+    judges = commands.add_parser(
+        "judges", help="compare judgment sets (human and LLM labels): label agreement, and the runs' orders and "
+                       "verdicts under each set",
+        description="Compare judgment sets: label agreement on the pairs both judge, and each run evaluated under\n"
+                    "every set as eval evaluates it. Without -m, -k or --preset the measure is nDCG@10 only.")
+    judges.add_argument("inputs", nargs="+", metavar="SET_OR_RUN",
+                        help="judgment sets (REFERENCE OTHER [OTHER...]: qrels in any format eval takes, named by "
+                             "their file names; the first is the reference) and runs as NAME=RUN (optional: without "
+                             "runs only the labels are compared)")
+    _add_metric_options(judges)
+    judges.add_argument("--baseline", default="", metavar="RUN",
+                        help="the system the verdicts compare with under each set: the NAME of one of the runs, or "
+                             "one more [NAME=]RUN (default: no verdicts)")
+    judges.add_argument("--fill-unjudged-from", default="", dest="fill_from", metavar="SET",
+                        help="add one more set: the reference with the pairs it lacks (in its own queries) labelled "
+                             "by the named set")
+    judges.add_argument("--queries", type=int, default=10, dest="most_queries", metavar="N",
+                        help="the queries where the sets disagree most, per measure")
+    judges.add_argument("--seed", type=int, default=42, help="seed of the randomization tests of the verdicts")
+    judges.add_argument("--format", default="text", choices=("text", "json", "csv"),
+                        help="text for reading; json: the object summary.json holds as `judgments`; csv: one row "
+                             "per number (docs/command-line.md lists the columns)")
+
     pool = commands.add_parser("pool", help="write the unjudged documents of the runs' top k, for a judging round")
     pool.add_argument("qrels", help="the qrels (what is judged already)")
     pool.add_argument("runs", nargs="+", metavar="[NAME=]RUN", help="the runs to pool (a plain RUN is named by its file)")

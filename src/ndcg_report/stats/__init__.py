@@ -1,1 +1,1 @@
-"""Statistics over per-query values: paired comparisons, multiple-system tests, seeded streams."""
+"""Statistics: paired tests against a baseline, multiple-system tests, seeded streams, agreement, rank correlation."""
