@@ -175,7 +175,7 @@ BAD = [
     ("q.json", '{"q1": {"d1": 1}, "q2": [1, 2]}', "qrels", r"q.json:1: query 'q2': a list where a mapping"),
     ("q.json", '{\n "q1": {\n  "d1": 1,\n  "d2": null\n }\n}', "qrels",
      r"q.json:4: query 'q1', document 'd2': relevance label is null"),
-    ("q.json", '{"q1": {"d1": 1}, "q1": {"d2": 1}}', "qrels", r"q.json: key \"q1\" given twice"),
+    ("q.json", '{"q1": {"d1": 1}, "q1": {"d2": 1}}', "qrels", r"q.json:1: key \"q1\" given twice"),
     ("q.json", '[{"q1": {"d1": 1}}]', "qrels", r"q.json: a list where a mapping \{qid: \{docid: grade\}\} belongs"),
     ("q.json", '{"q1": {"d1": 1}}\n{"q2": {"d1": 1}}\n', "qrels", r"q.json:2: more than one JSON value \(JSON lines\?\)"),
     ("q.json", '{"q1": {"d1": 1e400}}', "qrels", r"q.json:1: query 'q1', document 'd1': relevance label is inf"),
