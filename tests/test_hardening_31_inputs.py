@@ -224,6 +224,76 @@ def test_06_ids_that_look_like_spreadsheet_formulas_round_trip_as_written(tmp_pa
     assert out.read_text().splitlines()[1].split("\t")[:2] == ["=1+1", "+d"]
 
 
+# --- item 10: names that are not UTF-8, --out that cannot be, a deleted working folder ----------------------------
+
+
+def test_10_an_input_file_named_in_bytes_that_are_not_utf8_is_one_line(tmp_path):
+    run = os.fsencode(tmp_path) + b"/run\xff.txt"
+    Path(os.fsdecode(run)).write_bytes((SMALL / "monot5.txt").read_bytes())
+    refused(cli("eval", SMALL / "qrels.txt", run), "run\\xff.txt'", "the file name holds bytes that are not UTF-8",
+            "rename the file, or give a link to it with a UTF-8 name")
+    out = tmp_path / "pool.tsv"
+    refused(cli("pool", SMALL / "qrels.txt", run, "--out", out), "the file name holds bytes that are not UTF-8")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["eval", "pool", "build"])
+def test_10_a_run_name_that_is_not_utf8_is_refused_before_any_work(tmp_path, command):
+    named = b"n\xff=" + os.fsencode(SMALL / "monot5.txt")
+    args = {"eval": ["eval", SMALL / "qrels.txt", named, SMALL / "bm25.txt"],
+            "pool": ["pool", SMALL / "qrels.txt", named, "--out", tmp_path / "p.tsv"],
+            "build": ["build", "--run", named, "--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt",
+                      "--out", tmp_path / "out"]}[command]
+    refused(cli(*args), "b'n\\xff", "not UTF-8")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("option", ["--out", "--name"])
+def test_10_a_build_option_that_is_not_utf8_is_refused_before_any_work(tmp_path, option):
+    value = os.fsencode(tmp_path / "o") + b"\xff" if option == "--out" else b"title \xff"
+    out = [] if option == "--out" else ["--out", tmp_path / "out"]
+    refused(cli(*BUILD, option, value, *out), "\\xff", "holds bytes that are not UTF-8")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("where", ["link", "inside the link"])
+def test_10_a_build_out_through_a_looping_link_is_one_line(tmp_path, where):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    out = tmp_path / "a" if where == "link" else tmp_path / "a" / "report"
+    refused(cli(*BUILD, "--out", out), f"--out {out} leads through a link that loops")
+    assert sorted(os.listdir(tmp_path)) == ["a", "b"]
+    assert os.readlink(tmp_path / "a") == str(tmp_path / "b")
+
+
+@pytest.mark.parametrize("command", ["eval", "build", "batch"])
+def test_10_a_deleted_working_folder_is_one_line_before_any_work(tmp_path, command):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    config = tmp_path / "c.yml"
+    config.write_text(f"output: {tmp_path / 'site'}\nreports:\n  - {{name: a, run: {SMALL / 'monot5.txt'}, "
+                      f"baseline: {SMALL / 'bm25.txt'}, qrels: {SMALL / 'qrels.txt'}}}\n")
+    args = {"eval": ["eval", SMALL / "qrels.txt", SMALL / "monot5.txt"], "build": [*BUILD, "--out", tmp_path / "out"],
+            "batch": ["batch", config]}[command]
+    script = "import os, subprocess, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); os.execv(sys.argv[2], sys.argv[2:])"
+    result = subprocess.run([sys.executable, "-c", script, str(gone), str(CONSOLE), *map(str, args)],
+                            capture_output=True, check=False)
+    refused(result, "the working folder was deleted: cd to an existing folder")
+    assert sorted(os.listdir(tmp_path)) == ["c.yml"]
+
+
+@pytest.mark.parametrize("length", ["name", "path"])
+def test_10_a_build_out_too_long_for_the_file_system_is_one_line_before_any_work(tmp_path, length):
+    if length == "name":
+        out = tmp_path / ("r" * 250)
+        expected = "the file system takes 255 at most"
+    else:
+        out = tmp_path.joinpath(*["p" * 150] * 28)
+        expected = "the file system takes paths of 4,096 bytes at most"
+    refused(cli(*BUILD, "--out", out), f"--out {str(out)[:80]}", expected)
+    assert os.listdir(tmp_path) == []
+
+
 # --- item 11: one title check, looping --out links, blank files, repeated JSON keys --------------------------------
 
 
@@ -241,6 +311,18 @@ def test_11_build_name_and_a_batch_title_share_one_check(tmp_path, character):
         load_config(tmp_path / "c.yml")
     batch = str(caught.value)
     assert batch[batch.rindex("the title "):] in err
+
+
+@pytest.mark.parametrize("command", ["pool", "bm25"])
+def test_11_pool_and_bm25_out_onto_a_looping_link_leave_the_link(tmp_path, command):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    args = (["pool", SMALL / "qrels.txt", SMALL / "monot5.txt"] if command == "pool" else
+            ["bm25", "--corpus", CORPUS / "tiny.jsonl", "--topics", CORPUS / "tiny_topics.tsv",
+             "--cache-dir", tmp_path / "cache"])
+    refused(cli(*args, "--out", tmp_path / "a"), f"--out {tmp_path / 'a'} leads through a link that loops")
+    assert os.readlink(tmp_path / "a") == str(tmp_path / "b") and os.readlink(tmp_path / "b") == str(tmp_path / "a")
+    assert sorted(os.listdir(tmp_path)) == ["a", "b"]
 
 
 

@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 
 from ndcg_report.errors import InputError
+from ndcg_report.inputs.ids import non_utf8
 
 _COPY_BYTES = 1 << 20
 _STREAM_PATH = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/thread-self/fd|proc/(?P<pid>\d+)/fd)/(?P<fd>\d+)$")
@@ -31,8 +32,13 @@ def source_path(path: str | Path) -> Path:
     """The path to read for an input path: itself if it is a regular file, a folder or missing (the
     reader says what is missing); for a process substitution or /dev/stdin that is a pipe, a copy of
     its bytes, read once (the same copy on every later call, for as long as the process lives).
-    InputError for a named pipe, a device or a socket."""
+    InputError for a named pipe, a device or a socket, or a name that is not UTF-8 (pyarrow opens
+    files by UTF-8 names; a report writes the names it read)."""
     path = Path(path)
+    shown = non_utf8(str(path))
+    if shown:
+        raise InputError(shown, None, "the file name holds bytes that are not UTF-8",
+                         "rename the file, or give a link to it with a UTF-8 name (ln -s)")
     try:
         status = os.stat(path)
     except (OSError, ValueError):
