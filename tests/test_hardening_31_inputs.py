@@ -325,6 +325,44 @@ def test_11_pool_and_bm25_out_onto_a_looping_link_leave_the_link(tmp_path, comma
     assert sorted(os.listdir(tmp_path)) == ["a", "b"]
 
 
+class _NoRegex:
+    """Stands for the `re` module of the TREC normaliser: any regex run over the text fails the test."""
+
+    def sub(self, *args, **kwargs):
+        raise AssertionError("blank text went through the regexes")
+
+
+@pytest.mark.parametrize("suffix", [".txt.gz", ".jsonl.gz"])
+def test_11_a_gzip_of_blank_lines_is_refused_as_empty_without_parsing_a_line(tmp_path, monkeypatch, suffix):
+    from ndcg_report.inputs.formats import json_lines, trec_parsing
+    from ndcg_report.inputs.reading import read_run
+
+    path = tmp_path / f"run{suffix}"
+    path.write_bytes(gzip.compress(b"\n" * (16 << 20) + b" \r\n\t\n" * 1000, 9))
+    monkeypatch.setattr(trec_parsing, "re", _NoRegex())
+    for reader in ("_fast", "_slow"):
+        monkeypatch.setattr(json_lines, reader, lambda *args: pytest.fail("a blank piece was parsed"))
+    with pytest.raises(InputError, match=r"empty run file"):
+        read_run(path)
+
+
+def test_11_line_pieces_skip_blank_pieces_and_keep_counting_lines():
+    from ndcg_report.inputs.text_files import line_pieces
+
+    text = b"\n" * 10 + b" \t\n" * 5 + b"x\n" + b"\n" * 10 + b"y\n"
+    assert list(line_pieces(io.BytesIO(text), 4)) == [(b"x\n\n\n", 15), (b"y\n", 26)]  # x on line 16, y on 27
+
+
+def test_11_a_256_kb_gzip_of_blank_json_lines_is_refused_in_seconds(tmp_path):
+    import time
+
+    path = tmp_path / "run.jsonl.gz"
+    with gzip.open(path, "wb", compresslevel=9) as handle:  # 256 MiB of text in 256 KB: 15 s before, 1 s now
+        for _ in range(16):
+            handle.write(b"\n" * (16 << 20))
+    started = time.monotonic()
+    refused(cli("eval", SMALL / "qrels.txt", path), "empty run file")
+    assert time.monotonic() - started < 6
 
 
 @pytest.mark.parametrize(("text", "line", "key"), [
