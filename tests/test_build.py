@@ -279,7 +279,7 @@ def test_bad_parameters_fail_before_any_kernel(tmp_path, change, message):
         (["A", "B"], ["--run-name", "n"], "--run-name names a single --run"),
         (["x=A"], ["--baseline-name", "x"], "like the baseline"),
         (["=A"], [], "the system name is empty"),
-        (["A"], ["--run-name", "x\x1b"], "--run-name: the system name holds a control character"),
+        (["A"], ["--run-name", "x\x1b"], "--run-name: the system name 'x\\x1b' holds a control character (U+001B)"),
         (["A"], ["--baseline-name", "   "], "the baseline name: the system name is empty"),
     ],
 )

@@ -27,7 +27,7 @@ from test_reading_limits import gzip_of_repeats, peak_python_memory
 SMALL = Path(__file__).parent / "data" / "small"
 QRELS, MONOT5, BM25, TOPICS = (SMALL / name for name in ("qrels.txt", "monot5.txt", "bm25.txt", "topics.txt"))
 QID = QRELS.read_text().split()[0]
-MAX_LINE = 16 << 20  # inputs.text_files.MAX_LINE, as documented (written out: a test of the value)
+MAX_LINE = 16 << 20  # inputs.access.text_files.MAX_LINE, as documented (written out: a test of the value)
 
 
 def cli(*args, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
@@ -85,7 +85,7 @@ def test_9b_a_json_document_is_decoded_a_query_at_a_time_with_the_same_table(tmp
     raised, peak = peak_python_memory(lambda: read_json_document(path, "run", batch_rows=1000))
     assert raised is None
     assert peak < 4 * path.stat().st_size, peak  # decoded whole, Python's objects took 15 times the text
-    table, _ = read_json_document(path, "run", batch_rows=1000)
+    table, _, _ = read_json_document(path, "run", batch_rows=1000)
     whole = mapping_table(json.loads(path.read_text()), "run", None)
     assert table.equals(whole)
     assert table["qid"].chunk(0).dictionary.to_pylist() == [f"q{q}" for q in range(300)]
@@ -256,7 +256,7 @@ def test_9g_bm25_of_a_corpus_with_a_document_past_the_line_limit_is_one_line(tmp
 
 
 def test_9h_a_stream_of_binary_bytes_is_refused_at_its_first_piece(tmp_path):
-    from ndcg_report.inputs.sources import copy_checked
+    from ndcg_report.inputs.access.sources import copy_checked
 
     class Zeros(io.RawIOBase):
         read_count = 0
@@ -271,7 +271,7 @@ def test_9h_a_stream_of_binary_bytes_is_refused_at_its_first_piece(tmp_path):
 
 
 def test_9h_a_stream_that_would_fill_the_temporary_folder_is_refused(tmp_path, monkeypatch):
-    from ndcg_report.inputs import sources
+    from ndcg_report.inputs.access import sources
 
     real = os.statvfs(tmp_path)
 

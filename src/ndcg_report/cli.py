@@ -40,6 +40,9 @@ def _main(argv: Sequence[str] | None) -> int:
     started = time.monotonic()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    if not _working_folder_exists():
+        error_line("the working folder was deleted: cd to an existing folder")
+        return EXIT_BAD_INPUT
     try:
         if args.command == "batch":
             from ndcg_report.batch.runner import main as run_batch
@@ -85,6 +88,15 @@ def _main(argv: Sequence[str] | None) -> int:
     except Exception as exc:  # noqa: BLE001 - never a traceback: one line naming what broke
         error_line(f"internal error ({type(exc).__name__}: {exc}); please report it with the command that caused it")
         return EXIT_FAILED
+
+
+def _working_folder_exists() -> bool:
+    """False if the working folder was deleted (relative paths, and every child process, would fail)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def console() -> None:

@@ -6,6 +6,7 @@ opening maybe-gzip files, hashes, line counts, atomic writes, folders.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import os
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 _CHUNK = 1 << 20
+OUTPUT_ROOM = 32  # bytes an output file's temporary name adds to its name: `.NAME.ndcg-PID.XXXXXXXX.tmp`
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -145,6 +147,50 @@ def overwritten_input(output: Path, inputs: Iterable[Path], folder: bool = False
         if identity == (status.st_dev, status.st_ino):
             return Path(path)
     return None
+
+
+def shown_path(path: Path | str) -> str:
+    """A path for a one-line message: as it is, or past 160 characters its start and end around '…'."""
+    text = str(path)
+    return text if len(text) <= 160 else f"{text[:80]}…{text[-79:]}"
+
+
+def unusable_path(path: Path, room: int = 0) -> str | None:
+    """Why an output path cannot be written, found without writing anything; None if it can. A link
+    on the way that loops (a link to itself, a cycle of links), a name longer than the file system
+    takes, or a path longer than it takes, with `room` bytes left for what the tool adds: a working
+    name beside it (`.NAME.staging-...`, `.NAME.ndcg-....tmp`) or the files inside it."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "leads through a link that loops (a link to itself, or a cycle of links); remove or fix the link"
+    except ValueError:  # a NUL character: the parser's and the readers' own checks name it
+        return None
+    absolute = os.path.abspath(path)
+    existing = Path(absolute)
+    while not os.path.isdir(existing) and existing.parent != existing:  # os.path's: False for a name too long
+        existing = existing.parent
+    name_max, path_max = _limit(existing, "PC_NAME_MAX", 255), _limit(existing, "PC_PATH_MAX", 4096)
+    longest = max((len(os.fsencode(part)) for part in Path(absolute).parts[1:]), default=0)
+    if longest > name_max:
+        return f"holds a name of {longest:,} bytes; the file system takes {name_max} at most: give a shorter name"
+    name = len(os.fsencode(Path(absolute).name))
+    if name + room > name_max:
+        return (f"has a name of {name:,} bytes; the file system takes {name_max} at most, and the tool makes a working "
+                f"name {room} bytes longer beside it: give a name of at most {name_max - room} bytes")
+    if len(os.fsencode(absolute)) + room > path_max:
+        return (f"is {len(os.fsencode(absolute)):,} bytes long; the file system takes paths of {path_max:,} bytes at "
+                f"most, and the tool needs {room} more for its own files: give a shorter path")
+    return None
+
+
+def _limit(folder: Path, name: str, default: int) -> int:
+    """A file-system limit of folder (os.pathconf), or default where it cannot be told."""
+    try:
+        return int(os.pathconf(folder, name))
+    except (OSError, ValueError):
+        return default
 
 
 def folder_problem(folder: Path) -> str | None:

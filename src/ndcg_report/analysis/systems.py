@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ndcg_report.errors import ParameterError
+from ndcg_report.inputs.ids import name_problem, replace_controls
 
 MAX_NAME_LENGTH = 80
 CORPUS_BASELINE_NAME = "BM25"  # the name of a BM25 baseline built from a corpus, unless one is given
@@ -19,17 +20,6 @@ _NAME_PREFIX = re.compile(r"^([^=/\\]*)=(.+)$", re.S)  # NAME=PATH: no path sepa
 RESERVED = ("=", "/", "\\")  # characters no name may hold: they separate NAME=PATH
 _COMPRESSED = (".gz",)
 _RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".parq")
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: line ends, escapes, NEL (U+0085), ...
-
-
-def control_character(text: str, allowed: str = "") -> str | None:
-    """The first control character of text not in allowed, as U+XXXX; None if there is none."""
-    for match in _CONTROL.finditer(text):
-        if match[0] not in allowed:
-            return f"U+{ord(match[0]):04X}"
-    return None
 
 
 def split_run_option(text: str) -> tuple[str, str]:
@@ -56,13 +46,25 @@ def check_name(name: str, where: str = "name") -> str:
         raise ParameterError(f"{where}: the system name is empty; give a name, or leave the name out")
     if len(stripped) > MAX_NAME_LENGTH:
         raise ParameterError(f"{where}: the system name is longer than {MAX_NAME_LENGTH} characters; shorten it")
-    if control_character(stripped):
-        raise ParameterError(f"{where}: the system name holds a control character ({control_character(stripped)}); "
-                             "use plain text")
+    problem = name_problem(stripped)
+    if problem:
+        raise ParameterError(f"{where}: the system name {problem}; use plain UTF-8 text")
     if any(char in stripped for char in RESERVED):
         raise ParameterError(f"{where}: the system name {stripped!r} holds one of {' '.join(RESERVED)}, "
                              "which separate NAME=PATH; use other characters")
     return stripped
+
+
+def check_title(title: str, where: str = "the title") -> str:
+    """A report's title as given; ParameterError if it holds bytes that are not UTF-8 or a control
+    character other than a tab (inputs.ids.name_problem): the one check of `build --name` and a
+    batch's `title`, as check_name is of system names."""
+    if not isinstance(title, str):
+        raise ParameterError(f"{where}: the title must be text; got {title!r}")
+    problem = name_problem(title, allowed="\t")
+    if problem:
+        raise ParameterError(f"{where}: the title {problem}; use plain UTF-8 text")
+    return title
 
 
 def derived_name(tag: str, path: str | Path | None, position: int) -> str:
@@ -71,7 +73,7 @@ def derived_name(tag: str, path: str | Path | None, position: int) -> str:
     `run N` (`baseline` for position 0). Control characters are replaced, the name cut at
     MAX_NAME_LENGTH."""
     for text in (stem_name(path) if path else "", tag):
-        cleaned = _CONTROL.sub("\N{REPLACEMENT CHARACTER}", text or "").strip()
+        cleaned = replace_controls(text or "").strip()
         if cleaned:
             return cleaned if len(cleaned) <= MAX_NAME_LENGTH else cleaned[: MAX_NAME_LENGTH - 1] + "…"
     return f"run {position}" if position else "baseline"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ndcg_report.baseline.settings import METHOD, STEMMER_LANGUAGE, STOPWORDS, check_parameters
 from ndcg_report.files import file_sha256, folder_problem, write_text_atomic
-from ndcg_report.inputs.sources import source_path
-from ndcg_report.inputs.stamps import InputWatch
+from ndcg_report.inputs.access.sources import source_path
+from ndcg_report.inputs.access.stamps import InputWatch
 
 CACHE_ENV = "NDCG_REPORT_CACHE"
 _FORMAT = 1  # bump when the run a key stands for changes meaning

@@ -24,7 +24,8 @@ from ndcg_report.core.evaluation_pass import GAINS
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
 from ndcg_report.build.pipeline import MAX_TIMEOUT
 from ndcg_report.build.parameters import PACKAGE_PREFIX
-from ndcg_report.analysis.systems import check_name, control_character
+from ndcg_report.analysis.systems import check_name, check_title
+from ndcg_report.inputs.ids import control_character
 from ndcg_report.batch.config_yaml import read_config_yaml, shown as _shown
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
@@ -270,9 +271,8 @@ def _option(key: str, value: object, where: str) -> Any:
     if key in ("title", "run_name", "baseline_name"):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise ParameterError(f"{where}: {_shown(value)} must be text")
-        control = control_character(str(value), allowed="\t")
-        if control:
-            raise ParameterError(f"{where}: {_shown(value)} holds a control character ({control}); use plain text")
+        if key == "title":  # a name is checked where it is used (check_name), a title here, as `build --name` is
+            return check_title(str(value), where)
         return str(value)
     if key == "timeout":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIMEOUT:

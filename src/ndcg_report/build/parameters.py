@@ -18,10 +18,11 @@ from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.analysis.drilldown import MAX_DRILLDOWN_ROWS
 from ndcg_report.analysis.report_model import ReportParameters, RunInput
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.inputs.sources import source_path
+from ndcg_report.inputs.ids import control_character
+from ndcg_report.inputs.access.sources import source_path
 from ndcg_report.build.demos import DEFAULT_DEMO, DEMOS
 from ndcg_report.analysis.systems import (
-    CORPUS_BASELINE_NAME, check_distinct_paths, check_name, control_character, derived_name, split_run_option,
+    CORPUS_BASELINE_NAME, check_distinct_paths, check_name, check_title, derived_name, split_run_option,
     unique_names,
 )
 
@@ -137,8 +138,8 @@ def validate_parameters(
         gain=check_choice("gain", gain, GAINS),
         missing=policies.missing, no_relevant=policies.no_relevant, identical_ids=policies.identical_ids,
         averaging_given=policies.given,
-        title=str(title), seed=seed, baseline_name=base_name, command=str(command), bm25_settings=bm25_settings,
-        demo=demo,
+        title=check_title(str(title), "the title (--name)"), seed=seed, baseline_name=base_name, command=str(command),
+        bm25_settings=bm25_settings, demo=demo,
     )
 
 

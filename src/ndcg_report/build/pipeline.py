@@ -33,7 +33,7 @@ from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess, Fi
 from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
 from ndcg_report.build.steps.step_failures import check_notebook, disk_full, killed, papermill_failure
 from ndcg_report.build.supervisor import check_supervisor
-from ndcg_report.inputs.stamps import InputWatch
+from ndcg_report.inputs.access.stamps import InputWatch
 from ndcg_report.interrupts import whole
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def build_report(
     progress: show the step and a bar over the cells on stderr (for a terminal).
     fork_server: the socket of a running kernel fork server (kernel_forks.running_fork_server) to
     use; None starts one for this build, "" launches the kernels as usual.
-    inputs: the inputs as stamped before the caller first read them (inputs.stamps); those it lacks are
+    inputs: the inputs as stamped before the caller first read them (inputs.access.stamps); those it lacks are
     stamped now. An input that changed since is bad input (InputError), checked once the inputs are read,
     when a step fails and right before publishing: a report is of one version of each input.
     """

@@ -16,12 +16,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import OWNED_MARKER, mark_owned, new_owned_folder, overwritten_input, remove_owned_folder
+from ndcg_report.files import (
+    OWNED_MARKER, mark_owned, new_owned_folder, overwritten_input, remove_owned_folder, shown_path, unusable_path,
+)
 from ndcg_report.interrupts import deferred
 
 OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")
 _MARK_FILE = "summary.json"
 _MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
+WORKING_ROOM = 64  # bytes a build adds to --out: its staging folder's name beside it, the files inside it
 
 
 def is_earlier_report(folder: Path) -> bool:
@@ -76,9 +79,18 @@ def out_dir_problem(out_dir: Path) -> str | None:
     return None
 
 
+def check_out_path(out_dir: Path) -> None:
+    """ParameterError if out_dir cannot be a path to write at all (files.unusable_path: a looping link,
+    a name or path too long with the staging folder's name beside it): told before any work."""
+    problem = unusable_path(out_dir, WORKING_ROOM)
+    if problem:
+        raise ParameterError(f"--out {shown_path(out_dir)} {problem}")
+
+
 def check_out_dir(out_dir: Path, inputs: Iterable[Path] = ()) -> None:
     """ParameterError unless out_dir can be made and a report may be published there (out_dir_problem),
     and no input is out_dir or inside it."""
+    check_out_path(out_dir)
     out_dir = Path(os.path.abspath(out_dir))
     problem = creation_problem(out_dir.parent)  # the report is made in a folder beside it, then renamed
     if problem:

@@ -14,9 +14,12 @@ def run_bm25(args: argparse.Namespace) -> Note:
     from pathlib import Path
 
     from ndcg_report.baseline.cache import cached_bm25_run
-    from ndcg_report.files import copy_file_atomic, folder_problem, overwritten_input
+    from ndcg_report.files import OUTPUT_ROOM, copy_file_atomic, folder_problem, overwritten_input, shown_path, unusable_path
 
     out = Path(args.out)
+    problem = unusable_path(out, OUTPUT_ROOM)
+    if problem:
+        raise ParameterError(f"--out {shown_path(out)} {problem}")
     if out.is_dir():
         raise ParameterError(f"--out {out} is a folder; give the path of the run file to write")
     clash = overwritten_input(out, [Path(args.corpus), Path(args.topics)], folder=False)

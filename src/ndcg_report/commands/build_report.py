@@ -25,10 +25,26 @@ def run_build(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
     from pathlib import Path
 
     from ndcg_report.build.kernels.kernel_forks import running_fork_server, server_label
+    from ndcg_report.build.publish import check_out_path
 
+    _check_command_line(argv)
     out = args.out or (_demo_out(args.dataset) if args.command == "demo" else "")
+    if out:
+        check_out_path(Path(out))
     with running_fork_server(server_label(Path(out))) as fork_server:  # or a batch's, running for all its builds
         return _run_build(args, argv, started, fork_server)
+
+
+def _check_command_line(argv: Sequence[str]) -> None:
+    """ParameterError for an argument holding bytes that are not UTF-8 (a name, a path): the report
+    writes its command line into report.html and summary.json, which hold only text."""
+    from ndcg_report.inputs.ids import non_utf8
+
+    for argument in argv:
+        shown = non_utf8(argument)
+        if shown:
+            raise ParameterError(f"the argument {shown} holds bytes that are not UTF-8; a report records its command "
+                                 "line as text: give names and paths in UTF-8 (rename the file, or link to it)")
 
 
 def _demo_out(dataset: str) -> str:
@@ -50,7 +66,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     from ndcg_report.build.parameters import demo_values, validate_parameters
     from ndcg_report.analysis.systems import check_name, split_run_option
     from ndcg_report.baseline.settings import BM25_DEFAULTS
-    from ndcg_report.inputs.stamps import InputWatch
+    from ndcg_report.inputs.access.stamps import InputWatch
 
     command = shlex.join(["ndcg-report", *argv])
     bm25 = dict(BM25_DEFAULTS)

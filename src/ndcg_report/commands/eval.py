@@ -36,8 +36,8 @@ def _run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
 
     from ndcg_report.core.partitions import Options
     from ndcg_report.core.presets import averaging, measure_set
-    from ndcg_report.inputs.sources import source_path
-    from ndcg_report.inputs.stamps import InputWatch
+    from ndcg_report.inputs.access.sources import source_path
+    from ndcg_report.inputs.access.stamps import InputWatch
 
     asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level, args.judged_only)
     if args.digits is not None and not 0 <= args.digits <= 17:

@@ -89,7 +89,7 @@ def _read_sets(paths: list[str]) -> "dict[str, Qrels]":
     """{name: qrels} in the order given, each named by its file name (stem_name), made unique with -2, -3."""
     from ndcg_report.analysis.systems import check_distinct_paths, stem_name
     from ndcg_report.inputs.reading import read_qrels
-    from ndcg_report.inputs.sources import source_path
+    from ndcg_report.inputs.access.sources import source_path
 
     check_distinct_paths([Path(path) for path in paths], [f"judgment set {i}" for i in range(1, len(paths) + 1)])
     sets: dict = {}
@@ -133,7 +133,7 @@ def _evaluations(runs: list[tuple[str, str]], sets: "dict[str, Qrels]", referenc
     """{set: {run: evaluate_pass(run, set, **options)}}, each run read once; InputError for a run that
     shares no query with the reference."""
     from ndcg_report.core.evaluation_pass import evaluate_pass
-    from ndcg_report.inputs.sources import source_path
+    from ndcg_report.inputs.access.sources import source_path
     from ndcg_report.inputs.tables import load_run
 
     evaluations: dict[str, dict] = {name: {} for name in sets}

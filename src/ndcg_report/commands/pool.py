@@ -16,7 +16,7 @@ def run_pool(args: argparse.Namespace) -> Note:
     from pathlib import Path
 
     from ndcg_report.core.toplists import pool_query_counts, pool_tsv_chunks, rankings, unjudged_pool
-    from ndcg_report.files import folder_problem, overwritten_input, write_lines_atomic
+    from ndcg_report.files import OUTPUT_ROOM, folder_problem, overwritten_input, shown_path, unusable_path, write_lines_atomic
     from ndcg_report.inputs.reading import read_qrels, read_run
     from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
 
@@ -25,6 +25,9 @@ def run_pool(args: argparse.Namespace) -> Note:
     out = Path(args.out)
     given = [split_run_option(text) for text in args.runs]
     paths = [Path(path) for _, path in given]
+    problem = unusable_path(out, OUTPUT_ROOM)
+    if problem:
+        raise ParameterError(f"--out {shown_path(out)} {problem}")
     if out.is_dir():
         raise ParameterError(f"--out {out} is a folder; give the path of the TSV file to write")
     clash = overwritten_input(out, [Path(args.qrels), *paths])

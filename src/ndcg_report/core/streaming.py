@@ -16,7 +16,6 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
-from functools import partial
 from typing import TypeVar
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from ndcg_report.core.partitions import Options, QueryRows, absent_queries, merg
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
 from ndcg_report.inputs.duplicates import index_pairs
-from ndcg_report.inputs.formats.parquet import is_parquet, parquet_chunks, parquet_data_bytes, parquet_rows
+from ndcg_report.inputs.formats.parquet import is_parquet, parquet_data_bytes, parquet_rows
 from ndcg_report.inputs.pair_index import PairIndex
 from ndcg_report.inputs.reading import Qrels, Run, line_of_row, run_chunks
 from ndcg_report.inputs.selection import group_by_query, select_queries
@@ -170,9 +169,7 @@ def _query_blocks(run: str | Path, block_bytes: int,
     gathered: list[pa.Table] = []  # the carried lines first, then the chunks read since
     start = 0  # rows before the first gathered table
     chunks = 0
-    chunks_of = (partial(parquet_chunks, Path(run), "score", "run", max(1, READ_BYTES // _TEXT_BYTES_PER_LINE))
-                 if is_parquet(Path(run)) else partial(run_chunks, run, min(block_bytes, READ_BYTES)))
-    for table, rows_before in chunks_of():
+    for table, rows_before in run_chunks(run, min(block_bytes, READ_BYTES)):  # Parquet: READ_BYTES / 40 rows
         if not gathered:
             start = rows_before
         gathered.append(table)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.files import open_maybe_gzip
-from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_first_line, line_too_long
+from ndcg_report.inputs.ids import ID_FIX, id_problem
+from ndcg_report.inputs.access.text_files import GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_first_line, line_too_long
 from ndcg_report.inputs.records import json_value
 
 DEFAULT_BATCH_SIZE = 10_000
@@ -136,6 +137,9 @@ def _document_id(path: Path, number: int, record: dict) -> str:
     doc_id = str(value)
     if not doc_id:
         raise InputError(path, number, "`_id` is empty", "give a non-empty _id")
+    problem = id_problem(doc_id, "`_id`")
+    if problem:
+        raise InputError(path, number, problem, ID_FIX)
     if any(char.isspace() for char in doc_id):
         raise InputError(
             path, number, f"`_id` {doc_id!r} contains white space (it would break TREC run lines)",

@@ -12,7 +12,7 @@ from pathlib import Path
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.formats.parquet import SUFFIXES as PARQUET_SUFFIXES
 from ndcg_report.inputs.formats.parquet import dataset_problem, has_parquet_structure
-from ndcg_report.inputs.text_files import check_encoding, read_prefix
+from ndcg_report.inputs.access.text_files import check_encoding, read_prefix
 from ndcg_report.inputs.records import json_value
 
 TREC = "trec"  # whitespace-separated TREC lines (run, qrels)

@@ -17,7 +17,7 @@ from typing import IO
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.records import json_value
-from ndcg_report.inputs.text_files import GZIP_ERRORS, MAX_LINE
+from ndcg_report.inputs.access.text_files import GZIP_ERRORS, MAX_LINE
 
 MAX_TEXT = 400  # characters kept per document: the report shows a snippet
 _DRAIN = 1 << 20  # read at a time while dropping the rest of a line past MAX_LINE

@@ -1,17 +1,19 @@
 """The way in for runs, qrels and topics: the format told, its reader called, repeated pairs refused.
 
 read_run, read_qrels and read_topics take a path in any accepted format: inputs.detection tells
-which (by extension and content), inputs.formats holds one reader per format, and a repeated
-(query, document) pair is refused here (inputs.duplicates) whatever the format. run_chunks reads a
-run in pieces for streaming, line_of_row maps a data row back to its line. A process substitution
-is read once into a copy (inputs.sources); an error about the copy names the path the user gave.
+which (by extension and content), inputs.formats holds one reader per format, and an id holding
+a control character or a repeated (query, document) pair is refused here (inputs.ids,
+inputs.duplicates) whatever the format. run_chunks reads a run in pieces for streaming, each
+checked alike; line_of_row maps a data row back to its line. A process substitution is read once
+into a copy (inputs.access.sources); an error about the copy names the path the user gave.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,13 +24,14 @@ from ndcg_report.inputs.detection import BEIR_TSV, JSON, JSONL, PARQUET, detect_
 from ndcg_report.inputs.duplicates import index_pairs, reject_duplicates
 from ndcg_report.inputs.formats.beir_tsv import read_beir_qrels
 from ndcg_report.inputs.formats.json_documents import read_json_document
-from ndcg_report.inputs.formats.json_lines import json_lines_chunks, json_lines_line_of_row, read_json_lines
-from ndcg_report.inputs.formats.parquet import duplicate_error, parquet_chunks, read_parquet
+from ndcg_report.inputs.formats.json_lines import ROW_BYTES, json_lines_chunks, json_lines_line_of_row, read_json_lines
+from ndcg_report.inputs.formats.parquet import duplicate_error, parquet_chunks, parquet_rows, read_parquet
 from ndcg_report.inputs.formats.topics import read_topics_file
 from ndcg_report.inputs.formats.trec_text import first_tag, read_trec_qrels, read_trec_run, trec_line_of_row, trec_run_chunks
+from ndcg_report.inputs.ids import ID_FIX, BadId, refuse_bad_ids
 from ndcg_report.inputs.pair_index import PairIndex
-from ndcg_report.inputs.sources import given_name, source_path
-from ndcg_report.inputs.text_files import check_readable, io_errors_as_input_errors
+from ndcg_report.inputs.access.sources import given_name, source_path
+from ndcg_report.inputs.access.text_files import check_readable, io_errors_as_input_errors
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,16 +91,8 @@ def read_run(path: str | Path) -> Run:
 
 
 def _read_run(path: Path) -> Run:
-    form = _format(path, "run")
-    if form == PARQUET:
-        table, pairs = _read_parquet_indexed(path, "score", "run")
-        return Run(path=str(path), table=table, tag="", pairs=pairs)
-    if form in (JSON, JSONL):
-        table, line_of_row = read_json_document(path, "run") if form == JSON else read_json_lines(path, "run")
-        return Run(path=str(path), table=table, tag="", pairs=reject_duplicates(path, line_of_row, table, "run"))
-    table, line_of_row = read_trec_run(path)
-    pairs = reject_duplicates(path, line_of_row, table, "run")
-    return Run(path=str(path), table=table, tag=first_tag(path), pairs=pairs)
+    table, pairs, form = _read_checked(path, "run")
+    return Run(path=str(path), table=table, tag=first_tag(path) if form not in (PARQUET, JSON, JSONL) else "", pairs=pairs)
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -133,17 +128,45 @@ def read_qrels(path: str | Path) -> Qrels:
 
 
 def _read_qrels(path: Path) -> Qrels:
-    form = _format(path, "qrels")
-    if form == PARQUET:
-        table, pairs = _read_parquet_indexed(path, "rel", "qrels")
-        return Qrels(path=str(path), table=table, pairs=pairs)
-    if form in (JSON, JSONL, BEIR_TSV):
-        reader = {JSON: read_json_document, JSONL: read_json_lines}.get(form)
-        table, line_of_row = reader(path, "qrels") if reader else read_beir_qrels(path)
-        return Qrels(path=str(path), table=table, pairs=reject_duplicates(path, line_of_row, table, "qrels"))
-    table, line_of_row = read_trec_qrels(path)
-    pairs = reject_duplicates(path, line_of_row, table, "qrels")
+    table, pairs, _ = _read_checked(path, "qrels")
     return Qrels(path=str(path), table=table, pairs=pairs)
+
+
+def _read_checked(path: Path, kind: str) -> tuple[pa.Table, PairIndex, str]:
+    """A run or qrels in any format read and checked as every format is (inputs.ids: no control
+    character in an id; inputs.duplicates: no repeated pair): (table, index of its pairs, format)."""
+    form = _format(path, kind)
+    value = "score" if kind == "run" else "rel"
+    if form == PARQUET:
+        table, rows = read_parquet(path, value, kind)
+        refuse_bad_ids(table, lambda bad: rows.error(bad.row, bad.problem, ID_FIX))
+        pairs, found = index_pairs(table)
+        if found is not None:
+            raise duplicate_error(rows, *found, table, kind)
+        return table, pairs, form
+    if form == JSON:
+        table, line_of_row, line_of_id = read_json_document(path, kind)
+    else:
+        if form == JSONL:
+            table, line_of_row = read_json_lines(path, kind)
+        elif form == BEIR_TSV and kind == "qrels":
+            table, line_of_row = read_beir_qrels(path)
+        else:
+            table, line_of_row = read_trec_run(path) if kind == "run" else read_trec_qrels(path)
+        line_of_id = _line_of_id(line_of_row)
+    refuse_bad_ids(table, _id_error(path, line_of_id))
+    return table, reject_duplicates(path, line_of_row, table, kind), form
+
+
+def _id_error(path: Path, line_of_id: Callable[[int, str], int | None]) -> Callable[[BadId], InputError]:
+    """The error for an id holding a control character, at its line."""
+    return lambda bad: InputError(path, line_of_id(bad.row, bad.column), bad.problem, ID_FIX)
+
+
+def _line_of_id(line_of_row: Callable[[int], int | None], rows_before: int = 0) -> Callable[[int, str], int | None]:
+    """The line of a row's id: its row's line, in every format but a JSON document (rows_before rows
+    come before the table's first)."""
+    return lambda row, column: line_of_row(rows_before + row)
 
 
 def _format(path: Path, kind: str) -> str:
@@ -158,7 +181,7 @@ def _format(path: Path, kind: str) -> str:
 
 @contextmanager
 def _named_as(given: str | Path) -> Iterator[Path]:
-    """The path to read for `given` (inputs.sources: a process substitution is read once into a copy);
+    """The path to read for `given` (inputs.access.sources: a process substitution is read once into a copy);
     an InputError about the copy names the path the user gave."""
     readable = source_path(given)
     try:
@@ -167,15 +190,6 @@ def _named_as(given: str | Path) -> Iterator[Path]:
         if given_name(exc.path) == exc.path:
             raise
         raise InputError(given_name(exc.path), exc.line, exc.problem, exc.fix) from None
-
-
-def _read_parquet_indexed(path: Path, value_column: str, kind: str) -> tuple[pa.Table, PairIndex]:
-    """A Parquet run or qrels and the index of its pairs; InputError (file and row) on a repeated pair."""
-    table, rows = read_parquet(path, value_column, kind)
-    pairs, found = index_pairs(table)
-    if found is not None:
-        raise duplicate_error(rows, *found, table, kind)
-    return table, pairs
 
 
 def read_topics(path: str | Path) -> "pd.Series":
@@ -215,18 +229,31 @@ def read_topics(path: str | Path) -> "pd.Series":
 def run_chunks(path: str | Path, chunk_bytes: int | None = None) -> Iterator[tuple[pa.Table, int]]:
     """A run file (TREC text, JSON lines or JSON) read about chunk_bytes of whole lines at a time, for
     streaming: (table of the chunk's rows as read_run's table has them, rows before it). Checks as
-    read_run, with file:line: bad lines, non-finite scores; an empty file is an InputError. Repeated
-    pairs are the caller's (they may straddle chunks)."""
+    read_run, with file:line: bad lines, non-finite scores, ids holding control characters; an empty
+    file is an InputError. Repeated pairs are the caller's (they may straddle chunks)."""
     with io_errors_as_input_errors(path), _named_as(path) as readable:
         form = _format(readable, "run")
         if form == JSONL:
-            yield from json_lines_chunks(readable, "run", chunk_bytes)
+            chunks = json_lines_chunks(readable, "run", chunk_bytes)
         elif form == JSON:
-            yield read_json_document(readable, "run")[0], 0
+            table, _, line_of_id = read_json_document(readable, "run")
+            chunks = iter([(table, 0)])
         elif form == PARQUET:
-            yield from parquet_chunks(readable, "score", "run", 1 << 19)
+            chunks = parquet_chunks(readable, "score", "run", max(1, chunk_bytes // ROW_BYTES) if chunk_bytes else 1 << 19)
         else:
-            yield from trec_run_chunks(readable, chunk_bytes)
+            chunks = trec_run_chunks(readable, chunk_bytes)
+        for table, rows_before in chunks:
+            if form == PARQUET:
+                refuse_bad_ids(table, partial(_at_parquet_row, readable, rows_before))
+            else:
+                refuse_bad_ids(table, _id_error(readable, line_of_id if form == JSON
+                                                else _line_of_id(partial(line_of_row, readable), rows_before)))
+            yield table, rows_before
+
+
+def _at_parquet_row(path: Path, rows_before: int, bad: BadId) -> InputError:
+    """The error for a bad id naming the file of a Parquet file or folder and the row within it."""
+    return parquet_rows(path).error(rows_before + bad.row, bad.problem, ID_FIX)
 
 
 def line_of_row(path: str | Path, row: int) -> int | None:

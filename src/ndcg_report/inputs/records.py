@@ -130,15 +130,23 @@ def json_value(text: str | bytes, check_keys: bool = True) -> object:
                                    text if isinstance(text, str) else "", 0) from None
 
 
+class RepeatedKey(RecordProblem):
+    """A key given twice in one JSON object (`key`: which)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {shown(key)} given twice in one object", "give each key once")
+        self.key = key
+
+
 def no_repeated_keys(pairs: list[tuple[str, object]]) -> dict:
-    """json's object_pairs_hook: the object as a dict; RecordProblem if a key repeats (json would keep
+    """json's object_pairs_hook: the object as a dict; RepeatedKey if a key repeats (json would keep
     the last silently: a repeated document would vanish)."""
     result = dict(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise RecordProblem(f"key {shown(key)} given twice in one object", "give each key once")
+                raise RepeatedKey(key)
             seen.add(key)
     return result
 

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.columns import id_strings
 from ndcg_report.inputs.duplicates import index_pairs
+from ndcg_report.inputs.ids import ID_FIX, refuse_bad_ids
 from ndcg_report.inputs.formats.python_data import python_table, python_tag
 from ndcg_report.inputs.reading import Qrels, Run, read_qrels, read_run
 from ndcg_report.inputs.records import DOCID_KEYS, QID_KEYS
@@ -121,7 +122,9 @@ def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: st
 
 
 def _index(table: pa.Table, kind: str):
-    """The pair index of a normalised table; ParameterError if it repeats a (qid, docid)."""
+    """The pair index of a normalised table; ParameterError if an id holds a control character
+    (inputs.ids) or it repeats a (qid, docid)."""
+    refuse_bad_ids(table, lambda bad: ParameterError(f"the {kind} table's row {bad.row}: {bad.problem}; {ID_FIX}"))
     pairs, found = index_pairs(table)
     if found is not None:
         raise ParameterError(

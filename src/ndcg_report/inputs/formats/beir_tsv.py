@@ -1,7 +1,7 @@
 """Qrels as BEIR writes them (`qrels/test.tsv`): a header line, then tab-separated judgments.
 
 The header is `query-id corpus-id score`, then one `qid<TAB>docid<TAB>grade` line per judgment.
-pyarrow reads a clean piece; any other piece is read again line by line (fields split on white
+pyarrow reads a clean piece; any other piece is read again line by line (fields split on ASCII white
 space, as TREC text is), which names the first bad line.
 """
 
@@ -19,7 +19,7 @@ import pyarrow.csv as pacsv
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.columns import from_numpy, strings
-from ndcg_report.inputs.text_files import (
+from ndcg_report.inputs.access.text_files import (
     GZIP_ERRORS, PREFIX_BYTES, check_encoding, check_first_line, line_pieces, read_prefix,
 )
 
@@ -90,10 +90,10 @@ def _slow(path: Path, piece: bytes, lines_before: int) -> tuple[pa.Table, list[i
     for offset, raw in enumerate(piece.split(b"\n")):
         line = lines_before + offset + 1
         try:
-            text = raw.decode("utf-8")
+            raw.decode("utf-8")
         except UnicodeDecodeError:
             raise InputError(path, line, "not valid UTF-8 text", "re-save the file as UTF-8") from None
-        fields = text.split()
+        fields = [field.decode("utf-8") for field in raw.split()]  # split on ASCII white space, as TREC text is
         if not fields:
             continue
         if len(fields) != 3:

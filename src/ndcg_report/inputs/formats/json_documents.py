@@ -20,8 +20,8 @@ import pyarrow as pa
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.mappings import SHAPE, mapping_table
-from ndcg_report.inputs.records import RecordProblem, json_value, no_repeated_keys, shown
-from ndcg_report.inputs.text_files import GZIP_ERRORS, check_encoding, read_prefix
+from ndcg_report.inputs.records import RecordProblem, RepeatedKey, json_value, no_repeated_keys, shown
+from ndcg_report.inputs.access.text_files import GZIP_ERRORS, check_encoding, read_prefix
 
 # Text of a JSON document read at most (a pytrec_eval dict of MS MARCO dev, 7M documents, is about
 # 200 MB); larger ones go as JSON lines. Decoded a query at a time, 256 MiB peak at about 1 GB.
@@ -31,9 +31,11 @@ _PIECE = 1 << 20
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
-def read_json_document(path: Path, kind: str, batch_rows: int = BATCH_ROWS) -> tuple[pa.Table, Callable[[int], int | None]]:
-    """A JSON run or qrels document as a table (qid dictionary, docid, score or rel) and a map from
-    row to the line of its document (None where not found); InputError naming the bad line.
+def read_json_document(path: Path, kind: str, batch_rows: int = BATCH_ROWS) -> tuple[
+        pa.Table, Callable[[int], int | None], Callable[[int, str], int | None]]:
+    """A JSON run or qrels document as a table (qid dictionary, docid, score or rel), a map from row
+    to the line of its document and one from (row, 'qid' or 'docid') to the line of that id (None
+    where not found); InputError naming the bad line.
     batch_rows: documents decoded before they are made into a table (memory, not the result)."""
     text = _text(path, kind)
 
@@ -54,9 +56,11 @@ def read_json_document(path: Path, kind: str, batch_rows: int = BATCH_ROWS) -> t
         raise InputError(path, exc.lineno, f"not valid JSON ({exc.msg} at column {exc.colno})",
                          f"give one object {SHAPE[kind]}") from None
     except _QueryProblem as exc:
-        raise InputError(path, text.count("\n", 0, exc.at) + 1, exc.problem.problem, exc.problem.fix) from None
+        line = repeated_key_line(text, exc.problem.key) if isinstance(exc.problem, RepeatedKey) else None
+        raise InputError(path, line or text.count("\n", 0, exc.at) + 1, exc.problem.problem, exc.problem.fix) from None
     except RecordProblem as exc:
-        raise InputError(path, None, exc.problem, exc.fix) from None
+        line = repeated_key_line(text, exc.key) if isinstance(exc, RepeatedKey) else None
+        raise InputError(path, line, exc.problem, exc.fix) from None
     if not any(part.num_rows for part in parts):
         mapping_table({}, kind, fail)  # the error for no documents
     table = pa.concat_tables(parts).unify_dictionaries().combine_chunks()
@@ -64,7 +68,10 @@ def read_json_document(path: Path, kind: str, batch_rows: int = BATCH_ROWS) -> t
     def line_of_row(row: int) -> int | None:
         return locate(text, table["qid"][row].as_py(), table["docid"][row].as_py())
 
-    return table, line_of_row
+    def line_of_id(row: int, column: str) -> int | None:
+        return locate(text, table["qid"][row].as_py(), table["docid"][row].as_py() if column == "docid" else None)
+
+    return table, line_of_row, line_of_id
 
 
 class _QueryProblem(Exception):
@@ -181,14 +188,60 @@ def _text(path: Path, kind: str) -> str:
 
 def locate(text: str, qid: str | None, docid: str | None) -> int | None:
     """The line of the document's first `"qid":` key, or of the docid's first mention after it; None
-    if the ids are written with escapes and so not found as they are."""
+    if the ids are written with other escapes than json writes (either with or without ensure_ascii)."""
     if qid is None:
         return None
-    found = re.search(re.escape(json.dumps(qid, ensure_ascii=False)) + r"\s*:", text)
-    if found is None:
+    for ascii_only in (False, True):
+        found = re.search(re.escape(json.dumps(qid, ensure_ascii=ascii_only)) + r"\s*:", text)
+        if found is not None:
+            break
+    else:
         return None
     at = found.start()
     if docid is not None:
-        mention = text.find(json.dumps(docid, ensure_ascii=False), found.end())
-        at = mention if mention >= 0 else at
+        mentions = [position for position in (text.find(json.dumps(docid, ensure_ascii=ascii_only), found.end())
+                                              for ascii_only in (False, True)) if position >= 0]
+        at = min(mentions, default=at)
     return text.count("\n", 0, at) + 1
+
+
+def repeated_key_line(text: str, key: str) -> int | None:
+    """The line of the second `key` of the first object that repeats it, or None if not found. json's
+    C scanner reads every value; only the objects whose text mentions the key are walked key by key."""
+    try:
+        at = _repeated_key_at(text, key, _SPACE.match(text, 0).end())
+    except (ValueError, IndexError, RecursionError):  # valid JSON: only a nest past the recursion limit; then no line
+        return None
+    return None if at is None else text.count("\n", 0, at) + 1
+
+
+_SCAN = json.JSONDecoder().scan_once  # values as they are: no hook, so no repeated key is refused while walking
+
+
+def _repeated_key_at(text: str, key: str, start: int) -> int | None:
+    """Where the object at text[start] ('{'; else None) or an object inside it first repeats `key`."""
+    if text[start] != "{":
+        return None
+    seen: set[str] = set()
+    at = _SPACE.match(text, start + 1).end()
+    while text[at] == '"':
+        name, end = json.decoder.scanstring(text, at + 1)
+        if name == key and name in seen:
+            return at
+        seen.add(name)
+        value = _SPACE.match(text, _SPACE.match(text, end).end() + 1).end()  # past the ':'
+        end = _SCAN(text, value)[1]
+        if text[value] == "{" and _mentions(text, key, value, end):
+            inner = _repeated_key_at(text, key, value)
+            if inner is not None:
+                return inner
+        at = _SPACE.match(text, end).end()
+        if text[at] != ",":
+            return None
+        at = _SPACE.match(text, at + 1).end()
+    return None
+
+
+def _mentions(text: str, key: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds `key` as json writes it (with or without ensure_ascii)."""
+    return any(text.find(json.dumps(key, ensure_ascii=ascii_only)[1:-1], start, end) >= 0 for ascii_only in (False, True))

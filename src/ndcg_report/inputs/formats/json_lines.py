@@ -32,7 +32,7 @@ from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.records import (
     DOCID_KEYS, QID_KEYS, VALUE_KEYS, RecordProblem, identifier, json_value, key_hint, kind_of, number, one_key,
 )
-from ndcg_report.inputs.text_files import (
+from ndcg_report.inputs.access.text_files import (
     GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, line_pieces, line_too_long, read_prefix,
 )
 

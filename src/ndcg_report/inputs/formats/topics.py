@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.detection import JSONL, TREC_TOPICS, detect_format
+from ndcg_report.inputs.ids import ID_FIX, id_problem
 from ndcg_report.inputs.records import RecordProblem, identifier, json_value
-from ndcg_report.inputs.text_files import (
+from ndcg_report.inputs.access.text_files import (
     GZIP_ERRORS, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_pieces, read_prefix,
 )
 
@@ -44,6 +45,9 @@ def read_topics_file(path: Path) -> "pd.Series":
     queries: list[str] = []
     seen: dict[str, int] = {}
     for number, qid, query in lines:
+        problem = id_problem(qid, "topic id")
+        if problem:
+            raise InputError(path, number, problem, ID_FIX)
         if any(char.isspace() for char in qid):
             raise InputError(path, number, f"topic id {qid!r} contains white space", "use the query ids of the qrels (no spaces)")
         if qid in seen:

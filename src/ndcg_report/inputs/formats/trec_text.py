@@ -24,7 +24,7 @@ from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.columns import column_numpy
 from ndcg_report.inputs.formats.trec_lines import QRELS_LAYOUT, RUN_LAYOUT, Layout
 from ndcg_report.inputs.formats.trec_parsing import normalise, one_chunk, parse_chunk, parse_file, parse_normalised
-from ndcg_report.inputs.text_files import MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_ends
+from ndcg_report.inputs.access.text_files import MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_ends
 
 _MAX_BLOCK = MAX_LINE  # the longest line read: longer ones are refused with their line number
 _PREFIX_BYTES = PREFIX_BYTES  # text checked before the whole file is read: garbage fails at once

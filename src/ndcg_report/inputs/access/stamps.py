@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ndcg_report.errors import InputError
-from ndcg_report.inputs.sources import given_name
+from ndcg_report.inputs.access.sources import given_name
 
 FileStamp = tuple[str, int, int, int, int, int]  # name in the input ("" for a file), device, inode, size, mtime, ctime
 Stamp = tuple[FileStamp, ...]

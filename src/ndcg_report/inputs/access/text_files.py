@@ -50,8 +50,9 @@ def check_readable(path: Path) -> None:
 
 def line_ends(data: bytes, start: int = 0, end: int | None = None) -> int:
     """How many line ends (\\n, \\r\\n or a lone \\r, as pyarrow reads them) data[start:end] holds."""
-    part = data[start:end]
-    return part.count(b"\n") + part.count(b"\r") - part.count(b"\r\n")
+    part = data[start:end] if start or end is not None else data
+    ends = part.count(b"\n")
+    return ends if b"\r" not in part else ends + part.count(b"\r") - part.count(b"\r\n")
 
 
 def check_encoding(path: Path, data: bytes, lines_before: int = 0, at_start: bool = True) -> None:
@@ -113,13 +114,15 @@ def _check_utf8(path: Path, prefix: bytes) -> None:
 
 def line_pieces(handle: IO[bytes], size: int | Callable[[], int]) -> Iterator[tuple[bytes, int]]:
     """(piece, lines before it): the text in pieces of about `size` bytes (or size() before each
-    piece) that end with \\n (the last may not); a piece's last line is finished with readline. The
-    caller names a line longer than MAX_LINE (see line_too_long)."""
+    piece) that end with \\n (the last may not); a piece's last line is finished with readline. A
+    piece of blank lines holds no record and is skipped unparsed (a file of them is empty at once).
+    The caller names a line longer than MAX_LINE (see line_too_long)."""
     lines = 0
     while data := handle.read(size() if callable(size) else size):
         if not data.endswith(b"\n"):
             data += handle.readline(MAX_LINE)
-        yield data, lines
+        if not data.isspace():
+            yield data, lines
         lines += data.count(b"\n")
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import IO
 
 from ndcg_report.errors import InputError
-from ndcg_report.inputs.text_files import PREFIX_BYTES, check_encoding
+from ndcg_report.inputs.ids import non_utf8
+from ndcg_report.inputs.access.text_files import PREFIX_BYTES, check_encoding
 
 # Free space a stream's copy leaves in the temporary folder (a tenth of a smaller one): a stream
 # that would fill it (`<(cat /dev/urandom)`) is refused there, and its copy removed.
@@ -39,8 +40,13 @@ def source_path(path: str | Path) -> Path:
     """The path to read for an input path: itself if it is a regular file, a folder or missing (the
     reader says what is missing); for a process substitution or /dev/stdin that is a pipe, a copy of
     its bytes, read once (the same copy on every later call, for as long as the process lives).
-    InputError for a named pipe, a device or a socket."""
+    InputError for a named pipe, a device or a socket, or a name that is not UTF-8 (pyarrow opens
+    files by UTF-8 names; a report writes the names it read)."""
     path = Path(path)
+    shown = non_utf8(str(path))
+    if shown:
+        raise InputError(shown, None, "the file name holds bytes that are not UTF-8",
+                         "rename the file, or give a link to it with a UTF-8 name (ln -s)")
     try:
         status = os.stat(path)
     except (OSError, ValueError):
