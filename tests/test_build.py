@@ -59,7 +59,7 @@ def test_demo_outputs_and_headline_numbers(demo_builds):
     assert sorted(p.name for p in out.iterdir()) == ["per_query.csv", "report.html", "report.ipynb", "summary.json",
                                                      "unjudged.tsv"]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["schema_version"] == 3
+    assert summary["schema_version"] == 4
     assert [s["name"] for s in summary["systems"]] == [*DEMO_RUNS, "BM25"]
     parameters = summary["parameters"]
     assert summary["baseline"] == "BM25" and parameters["headline"] == "nDCG@10" and parameters["preset"] == "trec-dl"

@@ -261,8 +261,8 @@ def test_docids_with_equal_keys_keep_their_own_labels(monkeypatch):
     import ndcg_report.inputs.duplicates as read_inputs_module
 
     monkeypatch.setattr(read_inputs_module, "pair_keys", lambda qids, docids: np.zeros(len(docids), np.uint64))
-    run = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a\x00", "b", "a", "a"], "score": [3.0, 2.0, 1.0, 1.0]})
-    qrels = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a", "a\x00", "b", "b"], "rel": [1.0, 3.0, 0.0, 2.0]})
+    run = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["aa", "b", "a", "a"], "score": [3.0, 2.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2"], "docid": ["a", "aa", "b", "b"], "rel": [1.0, 3.0, 0.0, 2.0]})
     evaluation = evaluate(run, qrels, cutoffs=[3], no_relevant="zero")
     dcg = 3 + 0 / math.log2(3) + 1 / math.log2(4)
     idcg = 3 + 1 / math.log2(3)

@@ -37,9 +37,10 @@ MAX_QUERY_TEXT = 1_000
 
 def compare_runs(
     runs: Mapping[str, RunLike] | Sequence[RunLike | tuple[str, RunLike]] | Iterator | RunLike,
-    qrels: QrelsLike,
+    qrels: QrelsLike | Mapping[str, QrelsLike],
     baseline: RunLike,
     *,
+    fill_unjudged_from: str = "",
     cutoffs: str | Sequence | None = None,
     measures: str | Sequence | None = None,
     rel_level: float | str | None = None,
@@ -77,7 +78,13 @@ def compare_runs(
         the next is read, and none is kept, so runs given as paths or by a generator are never in
         memory together.
     qrels
-        The judgements, in any form `evaluate` takes.
+        The judgements, in any form `evaluate` takes; or several judgment sets by name
+        (`{"human": ..., "umbrela": ...}`, each in any such form): the first is the reference, which
+        every table of the Experiment uses, and `Experiment.judgments` compares every other set with it
+        (label agreement, system orders, verdicts under each set: analysis.judgments).
+    fill_unjudged_from
+        With several sets: one more set, the reference's labels where it has them and this set's for
+        the pairs it lacks (named `REFERENCE+NAME`), compared as the others are.
     baseline
         The baseline run, named `baseline_name`, else the same way, else `baseline`.
     cutoffs
@@ -167,14 +174,16 @@ def compare_runs(
     for label, value in (("large_n", large_n), ("rank_depth", rank_depth)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{label} must be a whole number >= 1; got {value!r}")
-    qrels_read = load_qrels(qrels)
+    named_sets = _judgment_sets(qrels, fill_unjudged_from)
+    qrels_read = next(iter(named_sets.values())) if named_sets else load_qrels(qrels)
+    others = dict(list(named_sets.items())[1:])
     baseline_run = load_run(baseline)
     base_name = check_name(baseline_name, "baseline_name") if baseline_name else derived_name(
         baseline_run.tag, baseline_run.path, 0)
     policies = averaging(preset, missing, no_relevant, identical_ids)
     derive = _Derive(qrels_read, dict(gain=gain, missing=policies.missing, no_relevant=policies.no_relevant,
                                       identical_ids=policies.identical_ids, measures=asked.measures,
-                                      rel_level=asked.rel_level), int(rank_depth))
+                                      rel_level=asked.rel_level), int(rank_depth), others)
     names = _Names(base_name, baseline_run.path)
     systems = []
     while (pair := next(pairs, None)) is not None:  # one run at a time: read, named, evaluated, then let go
@@ -188,13 +197,22 @@ def compare_runs(
     warn_relevance_level(evaluations[base_name], "compare_runs")  # the same queries in every system: once
     comparisons = compare_systems({name: evaluations[name] for name in names.names}, evaluations[base_name],
                                   base_name, seed, n_resamples, confidence, large_n)
+    judgments = None
+    if others:
+        from ndcg_report.analysis.judgments.comparison import compare_judgments
+
+        under = {next(iter(named_sets)): evaluations,
+                 **{name: {system.name: system.under[name] for system in systems} for name in others}}
+        judgments = compare_judgments(under, named_sets, baseline=base_name, alpha=alpha, seed=seed,
+                                      n_resamples=n_resamples, confidence=confidence, large_n=large_n,
+                                      filled=named_sets.filled)
     return Experiment(
         names=tuple(names.names), baseline_name=base_name, evaluations=evaluations,
         runs={system.name: system.info for system in systems}, qrels=qrels_read, comparisons=comparisons,
         tie_ranges={system.name: system.tie_range for system in systems if system.tie_range is not None},
         rankings={system.name: system.rankings for system in systems}, topics=topics, seed=int(seed),
         n_resamples=int(n_resamples), confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset,
-        rank_depth=int(rank_depth), large_n=int(large_n), averaging=policies,
+        rank_depth=int(rank_depth), large_n=int(large_n), averaging=policies, judgments=judgments,
     )
 
 
@@ -207,6 +225,7 @@ class _System:
     info: RunInfo
     rankings: Rankings
     tie_range: TieRange | None  # None: no tied scores
+    under: Mapping[str, Evaluation]  # its evaluation under each judgment set other than the reference
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,6 +236,7 @@ class _Derive:
     qrels: Qrels
     options: dict
     rank_depth: int
+    others: Mapping[str, Qrels]  # the other judgment sets: each run is evaluated under each too
 
     def __call__(self, name: str, run: Run) -> _System:
         """The run's _System; ParameterError if it has no query in common with the qrels. With
@@ -234,6 +254,7 @@ class _Derive:
             name=name, evaluation=evaluation, info=RunInfo(path=run.path, tag=run.tag),
             rankings=rankings(run, self.qrels, self.rank_depth, evaluation.rel_level),
             tie_range=tie_range(run, self.qrels, evaluation) if evaluation.tied_lines else None,
+            under={name: evaluate_pass(run, qrels, **self.options) for name, qrels in self.others.items()},
         )
 
 
@@ -261,6 +282,37 @@ class _Names:
         # a clash is an error, never a silent rename
         self.names = unique_names(self.given, self.derived, reserved=[self.baseline_name])
         return self.names[-1], run
+
+
+class _JudgmentSets(dict):
+    """{name: Qrels} of the judgment sets, the reference first, with `filled`: {set: (filled from, pairs)}."""
+
+    filled: dict[str, tuple[str, int]]
+
+
+def _judgment_sets(qrels: object, fill_unjudged_from: str) -> _JudgmentSets:
+    """The named judgment sets of compare_runs' qrels, read and checked to share queries and pairs with the
+    reference; empty for one set of judgements (a path, a table, or a pytrec_eval dict {qid: {docid: rel}})."""
+    from ndcg_report.analysis.judgments.sets import check_comparable_sets, with_filled_set
+
+    named = isinstance(qrels, Mapping) and bool(qrels) and all(
+        isinstance(name, str) and not _is_judgments_of_a_query(value) for name, value in qrels.items())
+    if not named:
+        if fill_unjudged_from:
+            raise ParameterError("fill_unjudged_from needs several judgment sets: give qrels as {name: judgements}")
+        return _JudgmentSets()
+    sets = {check_name(name, "qrels"): load_qrels(value) for name, value in qrels.items()}
+    sets, filled = with_filled_set(sets, fill_unjudged_from)
+    check_comparable_sets(sets, next(iter(sets)))
+    result = _JudgmentSets(sets)
+    result.filled = filled
+    return result
+
+
+def _is_judgments_of_a_query(value: object) -> bool:
+    """Whether a mapping's value is one query's {docid: label} (a pytrec_eval qrels dict), not a judgment set."""
+    return isinstance(value, Mapping) and all(isinstance(label, (int, float, np.number)) and not isinstance(label, bool)
+                                              for label in value.values())
 
 
 def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:

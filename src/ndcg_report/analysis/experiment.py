@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 
 import numpy as np
@@ -25,13 +26,15 @@ from ndcg_report.core.ties import TieRange
 from ndcg_report.core.toplists import Rankings, rank_overlaps, unjudged_pool
 from ndcg_report.inputs.reading import Qrels
 from ndcg_report.analysis.experiment_figures import ExperimentFigures
+
+if TYPE_CHECKING:
+    from ndcg_report.analysis.judgments.comparison import JudgmentComparison
 from ndcg_report.stats.letters import compact_letters
-from ndcg_report.stats.paired import stream_label
+from ndcg_report.stats.paired import ALPHA, stream_label  # noqa: F401 (ALPHA re-exported)
 from ndcg_report.stats.resampling import LARGE_N, mean_interval
 from ndcg_report.stats.streams import stream
 from ndcg_report.stats.tukey_hsd import tukey_hsd
 
-ALPHA = 0.05
 DEPTH_RATIO = 0.9  # a system whose median depth is below this share of another's is retrieved less deep
 
 
@@ -120,6 +123,9 @@ class Experiment(ExperimentFigures):
     averaging
         The averaging policies (missing, no_relevant, identical_ids), the preset they come from and
         those an option overrode (core.conventions.Averaging).
+    judgments
+        With several judgment sets: every other set compared with the reference (`qrels`), on the
+        labels and on the systems (analysis.judgments.JudgmentComparison); else None.
 
     Examples
     --------
@@ -156,6 +162,7 @@ class Experiment(ExperimentFigures):
     rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
     large_n: int = LARGE_N  # above this many queries, resampling statistics use their limits where accurate
     averaging: Averaging = Averaging()  # how the queries are averaged, and where that came from (core.conventions)
+    judgments: JudgmentComparison | None = None  # other judgment sets compared with qrels (analysis.judgments)
 
     # --- shape -----------------------------------------------------------------------------
 

@@ -25,8 +25,10 @@ def escape(text: object) -> str:
 
 
 def table_html(frame: pd.DataFrame, index: bool = True, classes: str = "ndcg-table",
-               text_columns: tuple[str, ...] = ("qid", "query", "role", "file", "sha256")) -> str:
-    """A DataFrame as an HTML table, every header and cell escaped; floats with 4 decimals, missing as '–'.
+               text_columns: tuple[str, ...] = ("qid", "query", "role", "file", "sha256"),
+               html_columns: tuple[str, ...] = ()) -> str:
+    """A DataFrame as an HTML table, every header and cell escaped (but the cells of html_columns, HTML
+    the caller made and escaped: a link); floats with 4 decimals, missing as '–'.
 
     Cells of numeric columns (numbers, or text such as '0.0132 (0.0530)' or '[+0.05, +0.36]') are
     right-aligned and never wrap; other columns, and those named in text_columns, are left-aligned.
@@ -41,8 +43,9 @@ def table_html(frame: pd.DataFrame, index: bool = True, classes: str = "ndcg-tab
     rows = []
     for label, values in zip(frame.index, frame.itertuples(index=False, name=None)):
         cells = f'<th class="text">{escape(label)}</th>' if index else ""
-        cells += "".join(f'<td class="{"num" if is_number else "text"}">{escape(_cell(value))}</td>'
-                         for value, is_number in zip(values, numeric))
+        cells += "".join(f'<td class="{"num" if is_number else "text"}">'
+                         f'{_cell(value) if name in html_columns else escape(_cell(value))}</td>'
+                         for name, value, is_number in zip(columns, values, numeric))
         rows.append(f"<tr>{cells}</tr>")
     return f'<table class="{escape(classes)}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 

@@ -22,7 +22,7 @@ from ndcg_report.analysis.report_model import Report
 from ndcg_report.analysis.results import family_note, interval_name, verdicts
 from ndcg_report.version import __version__
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 COUNT_COLUMNS = frozenset({"n", "wins", "ties", "losses", "family_size"})
 
 
@@ -55,6 +55,8 @@ def summary_record(report: Report) -> dict:
         "parameters": {
             "runs": [{"name": name, "file": item.path.name} for name, item in zip(experiment.names, p.runs)],
             "baseline": p.baseline.name, "baseline_name": experiment.baseline_name, "qrels": p.qrels.name,
+            "judgment_sets": [{"name": item.name, "file": item.path.name} for item in p.judgment_sets] or None,
+            "fill_unjudged_from": p.fill_unjudged_from or None,
             "topics": p.topics.name if p.topics else None, "corpus": p.corpus.name if p.corpus else None,
             "bm25": p.bm25_settings or None, "cutoffs": [str(k) for k in p.cutoffs] if p.cutoffs else None,
             "preset": p.preset or None, "measures": experiment.labels, "rel_level": _json_number(experiment.rel_level),
@@ -91,9 +93,24 @@ def summary_record(report: Report) -> dict:
                          "systems": {name: _json_number(value) for name, value in
                                      experiment.rank_overlap().mean().items()}},
         "verdicts": verdicts(experiment),
+        "judgments": _judgments(experiment),
         "warnings": report.warnings,
         "command": report.command,
     }
+
+
+def _judgments(experiment) -> dict | None:
+    """The judgment sets compared (analysis.judgments: `ndcg-report judges --format json`'s object), each
+    set's file by its name as the other files are; None with one set of judgements."""
+    if experiment.judgments is None:
+        return None
+    record = experiment.judgments.to_dict()
+    for judgment_set in record["sets"]:
+        if judgment_set["filled_from"] is None and judgment_set["path"]:
+            judgment_set["path"] = Path(judgment_set["path"]).name
+        elif judgment_set["filled_from"] is not None:
+            judgment_set["path"] = ""
+    return record
 
 
 def largest_changes(experiment) -> dict:

@@ -61,6 +61,8 @@ class ReportParameters:
     rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
     identical_ids: str = "keep"  # run lines whose docid is their qid: kept, or dropped (BEIR's convention)
     averaging_given: tuple[str, ...] = ()  # the averaging policies an option set against the preset's (or trec_eval's)
+    judgment_sets: tuple[RunInput, ...] = ()  # with several judgment sets: each by name, the reference (qrels) first
+    fill_unjudged_from: str = ""  # a set whose labels fill the pairs the reference lacks, as one more set
 
     @property
     def averaging(self) -> Averaging:
@@ -87,7 +89,10 @@ def build_command(params: ReportParameters) -> str:
     words = ["ndcg-report", "build"]
     for item in params.runs:
         words += ["--run", f"{item.name}={item.path}" if item.name else str(item.path)]
-    words += ["--qrels", str(params.qrels)]
+    for item in params.judgment_sets or (RunInput("", params.qrels),):
+        words += ["--qrels", f"{item.name}={item.path}" if item.name else str(item.path)]
+    if params.fill_unjudged_from:
+        words += ["--fill-unjudged-from", params.fill_unjudged_from]
     if params.corpus is not None:
         words += ["--corpus", str(params.corpus)]
     elif params.baseline is not None:

@@ -115,8 +115,9 @@ def unique_names(given: Sequence[str], derived: Sequence[str], reserved: Sequenc
     return names
 
 
-def check_distinct_paths(paths: Sequence[Path], roles: Sequence[str]) -> None:
-    """ParameterError if one file is given twice (as the same path or through a link)."""
+def check_distinct_paths(paths: Sequence[Path], roles: Sequence[str], what: str = "run") -> None:
+    """ParameterError if one file is given twice (as the same path or through a link); what: the kind of
+    input, for the message."""
     seen: dict[tuple, str] = {}
     for path, role in zip(paths, roles):
         try:
@@ -126,6 +127,6 @@ def check_distinct_paths(paths: Sequence[Path], roles: Sequence[str]) -> None:
             key = (str(path.resolve()),)
         if key in seen:
             raise ParameterError(
-                f"{path} is given twice (as {seen[key]} and as {role}); give each run once"
+                f"{path} is given twice (as {seen[key]} and as {role}); give each {what} once"
             )
         seen[key] = role

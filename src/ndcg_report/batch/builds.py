@@ -19,7 +19,7 @@ from ndcg_report.build.kernels.kernel_forks import FORK_SERVER_ENV
 from ndcg_report.build.supervisor import SUPERVISOR_ENV
 
 POLL_SECONDS = 1.0  # how often a build's wait looks whether its stop is overdue
-GRACE_SECONDS = 60.0  # after SIGTERM, before SIGKILL (a stopping build removes its staging first)
+GRACE_SECONDS = 15.0  # after SIGTERM, before SIGKILL: a stopping build removes its staging in a second or two
 
 
 @dataclass(frozen=True)

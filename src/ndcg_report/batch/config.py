@@ -33,12 +33,13 @@ FILE_KEYS = ("qrels", "baseline", "corpus", "topics", "docs")  # the inputs besi
 BM25_KEYS = ("k1", "b", "top_k")
 MEASURE_KEYS = ("measures", "preset", "k", "rel_level", "headline", "judged_only")
 OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "identical_ids", "drilldown", "drilldown_depth", "title", "run_name",
-               "baseline_name", "seed", "timeout",
+               "baseline_name", "seed", "timeout", "fill_unjudged_from",
                *BM25_KEYS)
 REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS)
 DEFAULT_OPTIONS: dict[str, Any] = {
     "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "judged_only": False, "gain": "linear", "missing": "", "no_relevant": "", "identical_ids": "", "title": "",
     "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, "drilldown": 200, "drilldown_depth": 10,
+    "fill_unjudged_from": "",
     **BM25_DEFAULTS,
 }
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
@@ -69,15 +70,16 @@ class ReportOptions:
     k1: float
     b: float
     top_k: int
+    fill_unjudged_from: str = ""  # with several judgment sets: the one filling the reference's holes
 
 
 @dataclass(frozen=True)
 class InputFile:
     """One input of a report: its role, absolute path and, for a run, its display name."""
 
-    role: str  # run (`run 1`, `run 2`, ... with several), qrels, baseline, corpus or topics
+    role: str  # run (`run 1`, `run 2`, ... with several), qrels (`qrels NAME` of several sets), baseline, ...
     path: Path  # absolute; may not exist (checked when the report builds)
-    name: str = ""  # a run's display name ('' = its file name)
+    name: str = ""  # a run's display name ('' = its file name), a judgment set's name
 
 
 @dataclass(frozen=True)
@@ -179,9 +181,9 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
     if "runs" in entry and "run_name" in entry:
         raise ParameterError(f"{where} key 'run_name' names a single 'run'; give each of 'runs' as {{name, path}}")
     runs = _parse_runs(entry, where, base)
-    inputs = runs + tuple(
+    inputs = runs + _parse_judgment_sets(entry["qrels"], where, base) + tuple(
         InputFile(role, _locate(_text(entry[role], f"{where} key '{role}'", path=True), base))
-        for role in FILE_KEYS if role in entry
+        for role in FILE_KEYS if role in entry and role != "qrels"
     )
     values = dict(defaults)
     if "runs" in entry:
@@ -206,12 +208,37 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
         seed=values["seed"], timeout=values["timeout"], drilldown=values["drilldown"],
         drilldown_depth=values["drilldown_depth"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
+        fill_unjudged_from=values["fill_unjudged_from"],
     )
+    sets = [item.name for item in inputs if item.role.startswith("qrels ")]
+    if options.fill_unjudged_from and options.fill_unjudged_from not in sets[1:]:
+        raise ParameterError(f"{where} key 'fill_unjudged_from': {options.fill_unjudged_from!r} is not one of the "
+                             f"judgment sets compared with the reference: give 'qrels' as a mapping NAME: PATH "
+                             f"and name one of its sets after the first ({', '.join(sets[1:]) or 'none given'})")
     given = [item.name for item in runs] + [options.run_name]
     if options.baseline_name and options.baseline_name.casefold() in {n.casefold() for n in given if n}:
         raise ParameterError(f"{where} key 'baseline_name': {options.baseline_name!r} is also a run's name; "
                              "give the baseline another name")
     return ReportConfig(name=name, inputs=inputs, options=options)
+
+
+def _parse_judgment_sets(value: object, where: str, base: Path) -> tuple[InputFile, ...]:
+    """`qrels: PATH` (one set), or `qrels:` a mapping NAME: PATH of judgment sets to compare, the first
+    the reference (InputFiles `qrels NAME`)."""
+    if not isinstance(value, dict):
+        return (InputFile("qrels", _locate(_text(value, f"{where} key 'qrels'", path=True), base)),)
+    if not value:
+        raise ParameterError(f"{where} key 'qrels': give a path, or a mapping NAME: PATH of judgment sets")
+    sets, paths = [], {}
+    for name, path_text in value.items():
+        at = f"{where} key 'qrels' set {_shown(name)}"
+        name = check_name(_option("run_name", name, at), at)
+        path = _locate(_text(path_text, at, path=True), base)
+        if path in paths:
+            raise ParameterError(f"{at}: {path} is already set {paths[path]!r}; give each judgment set once")
+        paths[path] = name
+        sets.append(InputFile(f"qrels {name}", path, name))
+    return tuple(sets)
 
 
 def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
@@ -268,7 +295,7 @@ def _option(key: str, value: object, where: str) -> Any:
         if value not in choices:
             raise ParameterError(f"{where}: {_shown(value)} is not one of {', '.join(choices)}")
         return value
-    if key in ("title", "run_name", "baseline_name"):
+    if key in ("title", "run_name", "baseline_name", "fill_unjudged_from"):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise ParameterError(f"{where}: {_shown(value)} must be text")
         if key == "title":  # a name is checked where it is used (check_name), a title here, as `build --name` is

@@ -44,7 +44,9 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
     o = report.options
     command = [sys.executable, "-m", "ndcg_report.cli", "build"]
     command += [f"--run={item.name}={item.path}" if item.name else f"--run={item.path}" for item in report.runs]
-    command += [f"--{item.role}={item.path}" for item in report.inputs if not item.role.startswith("run")]
+    command += [f"--qrels={item.name}={item.path}" if item.role.startswith("qrels ") else f"--{item.role}={item.path}"
+                for item in report.inputs if not item.role.startswith("run")]
+    command += [f"--fill-unjudged-from={o.fill_unjudged_from}"] if o.fill_unjudged_from else []
     command += [f"--{flag}={value}" for flag, value in (("preset", o.preset), ("measure", o.measures),
                                                          ("cutoffs", o.cutoffs), ("rel-level", o.rel_level),
                                                          ("headline", o.headline)) if value]

@@ -22,6 +22,7 @@ class Demo:
     out: str = ""  # default output folder of `ndcg-report demo`
     preset: str = ""  # the measures reported (core/presets), '' for nDCG at the default cut-offs
     docs: str = ""  # document text for the drill-downs
+    judgment_sets: tuple[tuple[str, str], ...] = ()  # (name, path) of several judgment sets, qrels first
 
 
 DEMOS = {
@@ -37,6 +38,22 @@ DEMOS = {
         qrels=DL19 + "qrels.dl19-passage.txt",
         topics=DL19 + "topics.dl19-passage.txt",
         out="reports/demo",
+        preset="trec-dl",
+    ),
+    "judges": Demo(
+        title="TREC DL 2019 passage judged twice: the NIST assessors against a simulated lenient judge",
+        runs=(
+            ("monoT5", DL19 + "monot5.dl19.run.gz"),
+            ("RRF BM25+monoT5", DL19 + "rrf.bm25-monot5.dl19.run.gz"),
+            ("Interpolation BM25+monoT5", DL19 + "interp.bm25-monot5.dl19.run.gz"),
+            ("monoT5 top 20 + BM25", DL19 + "monot5-top20-bm25.dl19.run.gz"),
+        ),
+        baseline=DL19 + "run.msmarco-v1-passage.bm25-default.dl19.txt.gz",
+        qrels=DL19 + "qrels.dl19-passage.txt",
+        judgment_sets=(("NIST", DL19 + "qrels.dl19-passage.txt"),
+                       ("simulated judge", DL19 + "qrels.dl19-simulated-judge.txt")),
+        topics=DL19 + "topics.dl19-passage.txt",
+        out="reports/demo-judges",
         preset="trec-dl",
     ),
     "cranfield": Demo(

@@ -95,6 +95,7 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
     qrels = input_qrels(params.qrels, cache, digests)
     if keep is not None:
         keep(qrels)
+    judgment_sets(params, qrels, cache, digests, keep)
     averaged = []
     for _, run in checked_runs(params, qrels, cache, digests):
         averaged.append(headline_averaged(run, qrels, params))
@@ -109,6 +110,27 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
         check_paired(run_averaged, baseline_averaged, params)
     topics = read_topics(params.topics) if params.topics else None
     return qrels, topics
+
+
+def judgment_sets(params: ReportParameters, qrels: Qrels, cache: Path | None = None,
+                  digests: dict[Path, str] | None = None, keep: Callable[[Run | Qrels], object] | None = None,
+                  ) -> dict[str, Qrels]:
+    """{name: Qrels} of every judgment set (the reference, already read as qrels, first), each read as
+    input_qrels reads and handed to keep; InputError naming a set that shares no query or pair with the
+    reference (analysis.judgments.sets.check_comparable_sets); {} with one set of judgements."""
+    from ndcg_report.analysis.judgments.sets import check_comparable_sets, with_filled_set
+
+    if not params.judgment_sets:
+        return {}
+    reference, *others = params.judgment_sets
+    sets = {reference.name: qrels}
+    for item in others:
+        sets[item.name] = input_qrels(item.path, cache, digests)
+        if keep is not None:
+            keep(sets[item.name])
+    checked, _ = with_filled_set(sets, params.fill_unjudged_from)
+    check_comparable_sets(checked, reference.name)
+    return sets
 
 
 def headline_averaged(run: Run, qrels: Qrels, params: ReportParameters) -> Averaged:

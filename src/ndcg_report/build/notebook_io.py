@@ -19,7 +19,7 @@ from ndcg_report.analysis.compare import compare_runs
 from ndcg_report.analysis.outputs import per_query_csv_chunks, summary_record
 from ndcg_report.analysis.report_model import Report, ReportParameters
 from ndcg_report.build.input_cache import cache_folder
-from ndcg_report.build.loading import baseline_path, checked_baseline, checked_runs, input_qrels
+from ndcg_report.build.loading import baseline_path, checked_baseline, checked_runs, input_qrels, judgment_sets
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
 from ndcg_report.core.relevance_level import RelevanceLevelWarning
 from ndcg_report.core.toplists import pool_tsv_chunks
@@ -33,17 +33,20 @@ from ndcg_report.inputs.reading import read_topics
 def load_report(params: ReportParameters) -> Report:
     """Read the inputs (in a build, parsed once before any kernel: report.input_cache), evaluate every
     system and compare each with the baseline."""
-    hashed = [item.path for item in params.runs] + [path for path in (params.baseline, params.qrels) if path]
+    hashed = ([item.path for item in params.runs] + [item.path for item in params.judgment_sets[1:]]
+              + [path for path in (params.baseline, params.qrels) if path])
     digests = {path: path_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
     cache = cache_folder()
     baseline_path(params)
     qrels = input_qrels(params.qrels, cache, digests)
+    sets = judgment_sets(params, qrels, cache, digests)
     baseline, averaged = checked_baseline(params, qrels, cache, digests)  # evaluated last, after the runs
     topics = read_topics(params.topics) if params.topics else None
     with warnings.catch_warnings():  # the report's data checks say it, in the report
         warnings.simplefilter("ignore", RelevanceLevelWarning)
         experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
-            checked_runs(params, qrels, cache, digests, paired_with=averaged), qrels, baseline,
+            checked_runs(params, qrels, cache, digests, paired_with=averaged), sets or qrels, baseline,
+            fill_unjudged_from=params.fill_unjudged_from,
             baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
             preset=params.preset, headline=params.headline, judged_only=params.judged_only,
             rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
@@ -56,7 +59,8 @@ def load_report(params: ReportParameters) -> Report:
     if params.corpus is not None:  # the run is a cache entry named by its 64-hex key
         baseline["file"] = f"BM25 of {params.corpus.name} (cached run)"
     records.append(baseline)
-    records += [file_record(role, path, digests.get(path)) for role, path in (("qrels", params.qrels), ("topics", params.topics),
+    judged = [(f"qrels: {item.name}", item.path) for item in params.judgment_sets] or [("qrels", params.qrels)]
+    records += [file_record(role, path, digests.get(path)) for role, path in (*judged, ("topics", params.topics),
                                                             ("corpus", params.corpus), ("documents", params.docs))
                 if path is not None]
     report = Report(params, experiment, qrels, pd.DataFrame(records))

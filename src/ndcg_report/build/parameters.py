@@ -65,16 +65,19 @@ def _documents_file(path: Path | None) -> Path | None:
 
 
 def validate_parameters(
-    runs: Sequence = (), run: str = "", run_name: str = "", qrels: str = "", baseline: str = "",
+    runs: Sequence = (), run: str = "", run_name: str = "", qrels: str | Sequence = "", baseline: str = "",
     topics: str = "", ks: str = "", gain: str = "linear", missing: str = "",
     no_relevant: str = "", title: str = "", seed: int = 42, baseline_name: str = "",
     command: str = "", corpus: str = "", bm25_settings: str = "", measures: str | Sequence = "",
     preset: str = "", rel_level: str | float = "", headline: str = "", judged_only: bool = False,
     docs: str = "", drilldown: int = 200, drilldown_depth: int = 10, identical_ids: str = "",
+    fill_unjudged_from: str = "",
 ) -> ReportParameters:
     """Check every report parameter without reading the data; raise ParameterError/InputError.
 
     runs: paths, `NAME=PATH` texts or {name, path} mappings; `run` (with `run_name`) is one run.
+    qrels: a path, or a list of judgment sets as runs are given (the first the reference, each named
+    by its file's name if not named); fill_unjudged_from: the set that fills the reference's holes.
     The baseline is a run file, or (baseline '') a BM25 run still to be built from corpus + topics.
     With no run, qrels, baseline or corpus at all, the parameters are those of the default demo.
     ks, measures, preset, rel_level and headline choose the measures (core.presets.measure_set and
@@ -128,9 +131,11 @@ def validate_parameters(
                              f"{drilldown * drilldown_depth:,} ranked documents per system in the report's drill-downs, "
                              f"more than {MAX_DRILLDOWN_ROWS:,}: give fewer drill-downs or a smaller depth")
     asked = measure_set(preset, measures or None, cutoffs, None if rel_level in ("", None) else rel_level, judged_only)
+    qrels_path, judgment_sets = _judgment_sets(qrels, fill_unjudged_from)
     policies = averaging(preset, missing or None, no_relevant or None, identical_ids or None)
     return ReportParameters(
-        runs=run_inputs, qrels=resolve_path(qrels, "qrels", folder_ok=True), baseline=baseline_path,
+        runs=run_inputs, qrels=qrels_path, judgment_sets=judgment_sets, fill_unjudged_from=fill_unjudged_from,
+        baseline=baseline_path,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
         cutoffs=cutoffs, measures=asked.measures, rel_level=asked.rel_level,
         headline=choose_headline(headline or None, preset, asked.measures), preset=preset, judged_only=judged_only,
@@ -147,15 +152,46 @@ def demo_values(name: str) -> dict:
     """The validate_parameters arguments of an embedded demo."""
     demo = DEMOS[name]
     return {
-        "runs": [{"name": run_name, "path": path} for run_name, path in demo.runs], "qrels": demo.qrels,
+        "runs": [{"name": run_name, "path": path} for run_name, path in demo.runs],
+        "qrels": [{"name": name, "path": path} for name, path in demo.judgment_sets] or demo.qrels,
         "baseline": demo.baseline, "corpus": demo.corpus, "topics": demo.topics, "title": demo.title,
         "baseline_name": demo.baseline_name, "preset": demo.preset, "docs": demo.docs,
     }
 
 
-def _run_input(entry: object, position: int) -> RunInput:
-    """A RunInput from a path, a `NAME=PATH` text or a {name, path} mapping."""
-    where = f"run {position}"
+def _judgment_sets(qrels: str | Sequence, fill_from: str) -> tuple[Path, tuple[RunInput, ...]]:
+    """(the reference qrels file, every judgment set by name when there are several: the reference first)
+    of validate_parameters' qrels; ParameterError for a set given twice, two sets with one name, or a
+    fill_from that names no set other than the reference."""
+    from ndcg_report.analysis.judgments.sets import unique_set_name
+    from ndcg_report.analysis.systems import stem_name
+
+    if not isinstance(fill_from, str):
+        raise ParameterError(f"fill_unjudged_from must be the name of a judgment set; got {fill_from!r}")
+    entries = [qrels] if isinstance(qrels, (str, Path)) else list(qrels) if isinstance(qrels, Sequence) else None
+    if entries is None or not entries:
+        raise ParameterError(f"qrels must be a path or a list of judgment sets (NAME=PATH or {{name, path}}); got {qrels!r}")
+    given = [_run_input(entry, position, "judgment set") for position, entry in enumerate(entries, start=1)]
+    if len(given) == 1 and not fill_from:
+        return given[0].path, ()
+    check_distinct_paths([item.path for item in given], [f"judgment set {i}" for i in range(1, len(given) + 1)], "judgment set")
+    named: dict[str, RunInput] = {}
+    for item in given:
+        name = item.name or unique_set_name(stem_name(str(item.path)) or "judgments", named)
+        if name.casefold() in {key.casefold() for key in named}:
+            raise ParameterError(f"two judgment sets are named {name!r}; give each set its own name (--qrels NAME=PATH)")
+        named[name] = RunInput(name, item.path)
+    reference = next(iter(named))
+    if fill_from and (fill_from not in named or fill_from == reference):
+        others = ", ".join(repr(name) for name in named if name != reference) or "none given"
+        raise ParameterError(f"--fill-unjudged-from {fill_from!r}: name a judgment set other than the reference "
+                             f"{reference!r}: {others}")
+    return named[reference].path, tuple(named.values())
+
+
+def _run_input(entry: object, position: int, what: str = "run") -> RunInput:
+    """A RunInput from a path, a `NAME=PATH` text or a {name, path} mapping (of a run, or a judgment set)."""
+    where = f"{what} {position}"
     if isinstance(entry, Mapping):
         unknown = set(entry) - {"name", "path"}
         if unknown:

@@ -83,7 +83,9 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
                 raise ParameterError("the run is named twice (--run NAME=PATH and --run-name); give one name")
             runs = [(check_name(args.run_name, "--run-name"), runs[0][1])]
         values = dict(
-            runs=[{"name": name, "path": path} for name, path in runs], qrels=args.qrels, baseline=args.baseline,
+            runs=[{"name": name, "path": path} for name, path in runs],
+            qrels=args.qrels[0] if len(args.qrels) == 1 else args.qrels, fill_unjudged_from=args.fill_unjudged_from,
+            baseline=args.baseline,
             corpus=args.corpus, topics=args.topics, ks=args.cutoffs or "", gain=args.gain, missing=args.missing or "",
             no_relevant=args.no_relevant or "", identical_ids=args.identical_ids or "", title=args.name, seed=args.seed, baseline_name=args.baseline_name,
             command=command, measures=" ".join(args.measures or []), preset=args.preset,

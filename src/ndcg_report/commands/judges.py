@@ -40,7 +40,7 @@ def judges_comparison(args: argparse.Namespace) -> "JudgmentComparison":
     """Read the sets (refusing a set that cannot be compared before any run is read), evaluate every run
     under every set with the same parameters, and compare (analysis.judgments.compare_judgments)."""
     from ndcg_report.analysis.judgments.comparison import compare_judgments
-    from ndcg_report.analysis.judgments.sets import check_comparable_sets, fill_unjudged
+    from ndcg_report.analysis.judgments.sets import check_comparable_sets, with_filled_set
     from ndcg_report.core.presets import averaging, measure_set
 
     if args.most_queries < 0:
@@ -48,14 +48,7 @@ def judges_comparison(args: argparse.Namespace) -> "JudgmentComparison":
     set_paths, run_texts = _split_arguments(args.inputs)
     sets = _read_sets(set_paths)
     reference = next(iter(sets))
-    filled = {}
-    if args.fill_from:
-        if args.fill_from not in sets or args.fill_from == reference:
-            raise ParameterError(f"--fill-unjudged-from {args.fill_from!r}: name a judgment set other than the reference "
-                                 f"{reference!r}: {', '.join(repr(name) for name in sets if name != reference)}")
-        name = _unique(f"{reference}+{args.fill_from}", sets)
-        sets[name], count = fill_unjudged(sets[reference], sets[args.fill_from])
-        filled[name] = (args.fill_from, count)
+    sets, filled = with_filled_set(sets, args.fill_from)
     check_comparable_sets(sets, reference)
     runs, baseline = _runs(run_texts, args.baseline)
     cutoffs = DEFAULT_CUTOFFS if not (args.measures or args.cutoffs or args.preset) else args.cutoffs
@@ -89,23 +82,14 @@ def _read_sets(paths: list[str]) -> "dict[str, Qrels]":
     """{name: qrels} in the order given, each named by its file name (stem_name), made unique with -2, -3."""
     from ndcg_report.analysis.systems import check_distinct_paths, stem_name
     from ndcg_report.inputs.reading import read_qrels
+    from ndcg_report.analysis.judgments.sets import unique_set_name
     from ndcg_report.inputs.access.sources import source_path
 
-    check_distinct_paths([Path(path) for path in paths], [f"judgment set {i}" for i in range(1, len(paths) + 1)])
+    check_distinct_paths([Path(path) for path in paths], [f"judgment set {i}" for i in range(1, len(paths) + 1)], "judgment set")
     sets: dict = {}
     for path in paths:
-        sets[_unique(stem_name(path) or "judgments", sets)] = read_qrels(source_path(path))
+        sets[unique_set_name(stem_name(path) or "judgments", sets)] = read_qrels(source_path(path))
     return sets
-
-
-def _unique(name: str, taken: dict) -> str:
-    """name, or name-2, name-3, ... : the first not in taken (ignoring case)."""
-    used = {key.casefold() for key in taken}
-    candidate, number = name, 1
-    while candidate.casefold() in used:
-        number += 1
-        candidate = f"{name}-{number}"
-    return candidate
 
 
 def _runs(given: list[tuple[str, str]], baseline: str) -> tuple[list[tuple[str, str]], str | None]:
@@ -133,6 +117,7 @@ def _evaluations(runs: list[tuple[str, str]], sets: "dict[str, Qrels]", referenc
     """{set: {run: evaluate_pass(run, set, **options)}}, each run read once; InputError for a run that
     shares no query with the reference."""
     from ndcg_report.core.evaluation_pass import evaluate_pass
+    from ndcg_report.analysis.judgments.sets import unique_set_name
     from ndcg_report.inputs.access.sources import source_path
     from ndcg_report.inputs.tables import load_run
 

@@ -147,7 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--run", required=True, action="append", metavar="[NAME=]PATH",
                        help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is "
                             "named by its file name without .gz, .txt, .run, ... (two runs with one name: exit 2)")
-    build.add_argument("--qrels", required=True, help="the qrels")
+    build.add_argument("--qrels", required=True, action="append", metavar="[NAME=]PATH",
+                       help="the qrels; repeat as NAME=PATH to compare judgment sets (human against LLM labels): "
+                            "the first is the reference every section uses, a section compares the others with it")
+    build.add_argument("--fill-unjudged-from", default="", metavar="NAME",
+                       help="with several --qrels: one more set, the reference's labels where it has them and "
+                            "NAME's for the pairs it lacks")
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--baseline", default="", help="the baseline run (e.g. Anserini BM25)")
     source.add_argument("--corpus", default="", help="JSON-lines corpus: build (and cache) a BM25 baseline from it")
@@ -211,12 +216,13 @@ def build_parser() -> argparse.ArgumentParser:
     pool.add_argument("--out", required=True, help="the TSV to write: qid, docid, best_rank, n_systems, systems")
 
     demo = commands.add_parser("demo", help="build an embedded demo report (default: TREC DL 2019 passage)")
-    demo.add_argument("dataset", nargs="?", default="dl19", choices=("dl19", "cranfield", "rag"),
-                      help="dl19: monoT5, two fusions and a re-ranking depth ablation against Anserini BM25; "
+    demo.add_argument("dataset", nargs="?", default="dl19", choices=("dl19", "judges", "cranfield", "rag"),
+                      help="dl19: monoT5, two fusions and a re-ranking depth ablation against Anserini BM25; judges: "
+                           "the same runs judged by NIST and by a simulated lenient judge (judgment sets compared); "
                            "cranfield: BM25+RM3 against BM25 built from the corpus; rag: chunk retrievers for RAG "
                            "(JSON-lines grades and ranked lists, the rag preset)")
-    demo.add_argument("--out", default="", help="output folder (default: reports/demo, reports/demo-cranfield, "
-                                                "reports/demo-rag)")
+    demo.add_argument("--out", default="", help="output folder (default: reports/demo, reports/demo-judges, "
+                                                "reports/demo-cranfield, reports/demo-rag)")
     demo.add_argument("--cache-dir", default="", dest="cache_dir",
                       help="folder of cached BM25 runs, for cranfield (default: $NDCG_REPORT_CACHE/bm25 or the "
                            "user cache)")

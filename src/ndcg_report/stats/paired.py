@@ -30,6 +30,7 @@ COLUMNS = (
 TESTS = ("t", "wilcoxon", "randomization")
 N_RESAMPLES = 10_000
 CONFIDENCE = 0.95
+ALPHA = 0.05  # the significance level of the verdicts and letters
 
 
 def check_comparable(run: Evaluation, baseline: Evaluation) -> None:

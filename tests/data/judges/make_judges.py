@@ -9,6 +9,8 @@
 - `llm-float.txt`: the same labels with float grades, as a judge giving a probability-like score: the
   label plus an offset in [-0.45, 0.45) drawn from sha256("float|qid|docid"), kept within [0, 3], two
   decimals.
+- `src/ndcg_report/data/dl19-passage/qrels.dl19-simulated-judge.txt`: the same simulated judge over the
+  whole DL 2019 qrels (pooling monoT5's top 20), the second set of `ndcg-report demo judges`.
 - `rrf.txt`, `interp.txt`, `monot5-top20.txt`: the top 100 lines of the 8 queries of tests/data/small
   from the package's DL 2019 fusion and re-ranking runs (src/ndcg_report/data/dl19-passage/), so the
   judges command has five systems to order.
@@ -50,8 +52,9 @@ def top(path: Path, depth: int, qids: set[str]) -> list[list[str]]:
     return kept
 
 
-def main() -> None:
-    human = [line.split() for line in (SMALL / "qrels.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+def simulated_judge(qrels: Path, pooled_run: Path) -> list[tuple[str, str, int]]:
+    """The simulated second judge's labels of qrels (and of pooled_run's top POOL_DEPTH it lacks), as described above."""
+    human = [line.split() for line in qrels.read_text(encoding="utf-8").splitlines() if line.strip()]
     judged = {(qid, docid) for qid, _, docid, _ in human}
     qids = {qid for qid, *_ in human}
     llm: list[tuple[str, str, int]] = []
@@ -63,15 +66,24 @@ def main() -> None:
             llm.append((qid, docid, min(grade + 1, 3)))
         elif u < 0.94:
             llm.append((qid, docid, max(grade - 1, 0)))
-    for qid, _, docid, *_ in top(SMALL / "monot5.txt", POOL_DEPTH, qids):
+    for qid, _, docid, *_ in top(pooled_run, POOL_DEPTH, qids):
         if (qid, docid) not in judged:
             llm.append((qid, docid, min(int(draw("pool", qid, docid) * 3), 2)))
+    return llm
+
+
+def main() -> None:
+    llm = simulated_judge(SMALL / "qrels.txt", SMALL / "monot5.txt")
+    qids = {qid for qid, _, _ in llm}
     (HERE / "llm.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in llm), encoding="utf-8")
     floats = [(q, d, min(max(g + draw("float", q, d) * 0.9 - 0.45, 0.0), 3.0)) for q, d, g in llm]
     (HERE / "llm-float.txt").write_text("".join(f"{q} 0 {d} {g:.2f}\n" for q, d, g in floats), encoding="utf-8")
     for name, source in RUNS.items():
         lines = top(PACKAGE_DATA / source, DEPTH, qids)
         (HERE / name).write_text("".join(" ".join(fields) + "\n" for fields in lines), encoding="utf-8")
+    demo = simulated_judge(PACKAGE_DATA / "qrels.dl19-passage.txt", PACKAGE_DATA / "monot5.dl19.run.gz")
+    (PACKAGE_DATA / "qrels.dl19-simulated-judge.txt").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, d, g in demo), encoding="utf-8")
 
 
 if __name__ == "__main__":

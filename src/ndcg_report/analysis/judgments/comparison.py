@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ndcg_report.analysis.experiment import ALPHA
 from ndcg_report.analysis.judgments.orders import (
     VERDICT_TEST, QueryScores, SystemOrder, SystemQueries, Verdict, means as system_means, query_scores,
     system_order, system_queries, verdict_tables, verdicts,
@@ -23,7 +22,7 @@ from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.reading import Qrels
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
 from ndcg_report.stats.agreement import LabelAgreement, json_number, label_agreement
-from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, check_comparable
+from ndcg_report.stats.paired import ALPHA, CONFIDENCE, N_RESAMPLES, check_comparable
 from ndcg_report.stats.resampling import LARGE_N
 
 MOST_QUERIES = 10  # queries where the sets disagree most, kept per measure

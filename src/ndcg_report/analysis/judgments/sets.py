@@ -105,6 +105,32 @@ def fill_unjudged(reference: Qrels, other: Qrels) -> tuple[Qrels, int]:
                  table=filled.table, pairs=filled.pairs), len(added)
 
 
+def with_filled_set(sets: dict[str, Qrels], fill_from: str) -> tuple[dict[str, Qrels], dict[str, tuple[str, int]]]:
+    """(sets with one more, `REFERENCE+FILL_FROM`: the reference (the first set) filled from the set named
+    fill_from (fill_unjudged), {that set's name: (fill_from, pairs filled)}); sets as they are for fill_from
+    "". ParameterError unless fill_from names a set other than the reference."""
+    if not fill_from:
+        return sets, {}
+    reference = next(iter(sets))
+    if fill_from not in sets or fill_from == reference:
+        others = ", ".join(repr(name) for name in sets if name != reference) or "none given"
+        raise ParameterError(f"--fill-unjudged-from {fill_from!r}: name a judgment set other than the reference "
+                             f"{reference!r}: {others}")
+    name = unique_set_name(f"{reference}+{fill_from}", sets)
+    filled, count = fill_unjudged(sets[reference], sets[fill_from])
+    return {**sets, name: filled}, {name: (fill_from, count)}
+
+
+def unique_set_name(name: str, taken: Mapping[str, object]) -> str:
+    """name, or name-2, name-3, ... : the first not in taken (ignoring case)."""
+    used = {key.casefold() for key in taken}
+    candidate, number = name, 1
+    while candidate.casefold() in used:
+        number += 1
+        candidate = f"{name}-{number}"
+    return candidate
+
+
 def _where(qrels: Qrels, name: str) -> str:
     """What names a set in an error: its file, else its name."""
     return qrels.path or f"judgment set {name!r}"
