@@ -7,8 +7,8 @@ systems); all systems together by scipy's Friedman test over the collections eve
 the Nemenyi post-hoc: two systems differ when their mean ranks differ by at least the critical
 difference q_alpha * sqrt(k(k+1)/(6N)), q_alpha the studentized range's upper alpha point (k
 systems, infinite df) over sqrt(2). A test gives a verdict only over at least MIN_COLLECTIONS
-collections and only if the strongest possible outcome over that many could reach alpha; otherwise
-its verdict is NO_POWER.
+collections and only if the strongest possible outcome over that many could reach alpha (for Wilcoxon,
+after Holm's first step); otherwise its verdict is NO_POWER.
 """
 
 from __future__ import annotations
@@ -66,6 +66,29 @@ class AcrossCollections:
         """Whether the post-hoc finds two systems different: only when Friedman's test rejects."""
         return self.friedman_verdict == "differ" and bool(self.nemenyi_pvalues.at[first, second] < self.alpha)
 
+    def record(self) -> dict:
+        """The tests as plain JSON data (NaN as None), for a suite's summary.json."""
+        def number(value: object) -> float | int | None:
+            return None if value is None or pd.isna(value) else value.item() if isinstance(value, np.generic) else value
+
+        wilcoxon = [{"system": str(name), **{key: number(value) if key != "verdict" else value
+                                             for key, value in row.items()}}
+                    for name, row in self.wilcoxon.to_dict("index").items()]
+        return {
+            "measure": self.measure, "baseline": self.baseline_name, "alpha": self.alpha,
+            "min_collections": self.min_collections,
+            "wilcoxon": {"test": "Wilcoxon signed-rank over the collections' means (zero_method zsplit), "
+                                 "Holm over the systems", "systems": wilcoxon},
+            "friedman": {"collections": list(self.ranked), "statistic": number(self.friedman_statistic),
+                         "pvalue": number(self.friedman_pvalue), "verdict": self.friedman_verdict},
+            "posthoc": {"test": self.posthoc, "q_alpha": number(self.q_alpha),
+                        "critical_difference": number(self.critical_difference),
+                        "mean_ranks": {str(name): number(rank) for name, rank in self.mean_ranks.items()},
+                        "groups": [list(group) for group in self.groups],
+                        "pvalues": {str(first): {str(second): number(p) for second, p in row.items()}
+                                    for first, row in self.nemenyi_pvalues.to_dict("index").items()}},
+        }
+
     def summary(self) -> str:
         """One sentence: Friedman's test over how many collections, what it says, and the post-hoc's
         critical difference (or why there is no verdict)."""
@@ -115,7 +138,9 @@ def across_collections(means: pd.DataFrame, baseline_name: str, alpha: float = 0
 
 def wilcoxon_against_baseline(means: pd.DataFrame, baseline_name: str, names: list[str], alpha: float) -> pd.DataFrame:
     """Each system against the baseline over the collections both are present in: scipy's wilcoxon
-    (zero_method 'zsplit': a tie counts half to each side, as Demšar 2006 does), Holm over the systems."""
+    (zero_method 'zsplit': a tie counts half to each side, as Demšar 2006 does), Holm over the systems.
+    NO_POWER below MIN_COLLECTIONS collections, or where even every collection favouring one side
+    could not pass Holm's first step (min_pvalue times the number of systems above alpha)."""
     rows = []
     for name in names:
         both = means[[name, baseline_name]].dropna()
@@ -133,8 +158,9 @@ def wilcoxon_against_baseline(means: pd.DataFrame, baseline_name: str, names: li
     table = pd.DataFrame(rows, columns=["system", "collections", "wins", "ties", "losses", "statistic", "pvalue",
                                         "min_pvalue", "delta"]).set_index("system")
     table["p_holm"] = holm(table["pvalue"].to_numpy(dtype=float)) if len(table) else []
+    family = max(len(names), 1)  # Holm's first step tests the smallest p-value at alpha / family
     table["verdict"] = [
-        NO_POWER if count < MIN_COLLECTIONS or low > alpha else
+        NO_POWER if count < MIN_COLLECTIONS or low * family > alpha else
         ("better" if delta > 0 else "worse") if p < alpha else "no difference"
         for count, low, p, delta in zip(table["collections"], table["min_pvalue"], table["p_holm"], table["delta"])
     ]

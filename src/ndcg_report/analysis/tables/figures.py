@@ -19,11 +19,13 @@ from ndcg_report.stats.across_collections import NO_POWER, AcrossCollections
 MAX_SLOT = 0.7  # share of a block's slot on the x axis its systems' markers spread over
 
 
-def block_deltas(rows: pd.DataFrame, key: str, measure: str, baseline_name: str) -> Figure:
-    """One panel: blocks (collections or groups, in order) on the x axis; per system under test a marker
+def block_deltas(rows: pd.DataFrame, key: str, measure: str) -> Figure:
+    """One panel of a block table (analysis.tables.blocks.block_rows: a suite's cells, key "collection",
+    or group_table's rows, key "group"): blocks in order on the x axis; per system under test a marker
     at its delta against the baseline with its interval (ci_low..ci_high), filled where significant in
     that block's own family, hollow where not; nothing where the system is missing."""
     chosen = rows[(rows["measure"] == measure) & (rows["role"] == "run")]
+    baseline_name = str(rows.loc[rows["role"] == "baseline", "system"].iloc[0])
     blocks = list(pd.unique(rows[key]))
     names = list(pd.unique(chosen["system"]))
     style = system_styles([*names, baseline_name], baseline_name)

@@ -150,7 +150,7 @@ class Suite:
         interval of its collection's verdict; filled where significant."""
         from ndcg_report.analysis.tables.figures import block_deltas
 
-        return block_deltas(self.cells, "collection", self.measure(measure).label, self.baseline_name)
+        return block_deltas(self.cells, "collection", self.measure(measure).label)
 
     def plot_critical_difference(self, measure: Measure | str | int | None = None) -> "Figure":
         """Demšar's critical-difference diagram of the mean ranks (Nemenyi) over the collections."""

@@ -70,7 +70,7 @@ def read_groups(path: str | Path) -> "pd.Series":
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise InputError(path, line, "not valid UTF-8 text", "re-save the file as UTF-8") from None
-    pairs = _json_groups(path, text) if text.lstrip().startswith("{") else _tsv_groups(path, text)
+    pairs = _json_groups(path, text) if text.lstrip().startswith(("{", "[")) else _tsv_groups(path, text)
     qids: list[str] = []
     groups: list[str] = []
     seen: dict[str, tuple[str, int | None]] = {}
