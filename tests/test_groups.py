@@ -210,3 +210,17 @@ def test_the_figure_of_the_delta_per_group(experiment, qids):
     assert len(ax.collections) == 3  # the intervals, one set per system: none drawn for the group of one query
     assert sum(len(segments) for segments in (c.get_segments() for c in ax.collections)) == 3 * 2
     assert "BM25" in ax.get_ylabel()
+
+
+def test_the_marked_table_of_the_groups(experiment, qids):
+    from ndcg_report.analysis.tables.display import marked_table
+
+    table = group_table(experiment, {"one": [qids[0]], "rest": qids[1:]})
+    cells = marked_table(table, "group", "nDCG@10")
+    assert list(cells.columns) == ["one", "rest"] and list(cells.index) == ["monoT5", "RRF", "Interpolation", "BM25"]
+    rest = table[(table["group"] == "rest") & (table["measure"] == "nDCG@10")].set_index("system")
+    for name in ("monoT5", "RRF", "Interpolation"):
+        mark = " ▲" if rest.at[name, "significant"] and rest.at[name, "delta"] > 0 else ""
+        assert cells.at[name, "rest"] == f"{rest.at[name, 'mean']:.4f}{mark}"
+        assert "▲" not in cells.at[name, "one"]  # one query: never marked
+    assert "▲" in "".join(cells["rest"])

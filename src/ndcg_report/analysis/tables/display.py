@@ -11,14 +11,21 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.analysis.html import ABOVE, BELOW, escape, table_html, text_html
+from ndcg_report.analysis.tables.blocks import wide_marks, wide_means
 from ndcg_report.stats.across_collections import AcrossCollections
 
 MISSING = "–"
 
 
+def marked_table(rows: pd.DataFrame, key: str, measure: str) -> pd.DataFrame:
+    """Systems x blocks of one measure as text, from a block table (a suite's cells, key "collection",
+    or group_table's rows, key "group"): each mean with 4 decimals, ▲/▼ where significantly above/below
+    the baseline in that block's own family, '–' where missing. table_html() makes it HTML."""
+    return marked_cells(wide_means(rows, key, measure), wide_marks(rows, key, measure))
+
+
 def marked_cells(means: pd.DataFrame, marks: pd.DataFrame) -> pd.DataFrame:
-    """Systems x blocks as text: each mean with 4 decimals, ▲/▼ where significantly above/below the
-    baseline in that block, '–' where missing."""
+    """Means (systems x blocks) as text with the marks of the same shape (+1, -1, 0, NA)."""
     def cell(mean: float, mark: object) -> str:
         if pd.isna(mean):
             return MISSING

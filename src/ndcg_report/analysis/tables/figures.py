@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ndcg_report.analysis import figure_style
-from ndcg_report.analysis.figure_style import FIGSIZE, label, legend, literal, new_figure, set_title, system_styles
+from ndcg_report.analysis.figure_style import FIGSIZE, label, literal, new_figure, set_title, system_styles
 from ndcg_report.stats.across_collections import NO_POWER, AcrossCollections
 
 MAX_SLOT = 0.7  # share of a block's slot on the x axis its systems' markers spread over
@@ -57,10 +57,11 @@ def block_deltas(rows: pd.DataFrame, key: str, measure: str) -> Figure:
         ax.set_ylabel(f"delta {literal(measure)} against {label(baseline_name)}")
         ax.grid(axis="y", alpha=0.3)
         levels = sorted(set(chosen["ci_level"].dropna().round(6)))
-        level = ", ".join(f"{value:.4g}" for value in np.multiply(levels, 100)) + "%" if levels else ""
-        set_title(ax, f"{literal(measure)}: delta against {label(baseline_name)} per {key} with its {level} CI "
-                      "(filled: significant, Holm within the " + key + ")")
-        legend(ax, handles, [label(name) for name in names])
+        level = " or ".join(f"{100 * value:.4g}%" for value in levels) or "no"
+        set_title(ax, f"{literal(measure)}: delta against {label(baseline_name)} per {key}, {level} CI\n"
+                      f"(filled: significant, Holm within each {key})")
+        ax.legend(handles, [label(name) for name in names], loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0, fontsize=9)
         return figure
 
 
@@ -103,6 +104,7 @@ def critical_difference_diagram(test: AcrossCollections) -> Figure:
         verdict = {"differ": f"Friedman p {test.friedman_pvalue:.3g}", NO_POWER: "Friedman: no power, too few collections",
                    "no difference": f"Friedman p {test.friedman_pvalue:.3g}: no difference",
                    "needs 3 systems": "Friedman needs 3 systems"}[test.friedman_verdict]
-        set_title(ax, f"{literal(test.measure)}: mean rank over {len(test.ranked)} collections, "
+        measure = f"{literal(test.measure)}: " if test.measure else ""
+        set_title(ax, f"{measure}mean rank over {len(test.ranked)} collections, "
                       f"{test.posthoc} CD at α = {test.alpha:g} ({verdict})")
         return figure
