@@ -341,3 +341,13 @@ def test_the_tests_as_plain_json(six):
     assert [row["system"] for row in record["wilcoxon"]["systems"]] == list(six.names)
     assert record["wilcoxon"]["systems"][0]["verdict"] == NO_POWER
     assert record["posthoc"]["pvalues"]["monoT5"]["monoT5"] == 1.0
+
+
+def test_a_system_named_like_another_collections_baseline_is_missing_there_not_that_baseline(dl19_experiment):
+    other = generated(8, {"monoT5": 1.0, "BM25": 0.5}) | {"baseline_name": "RRF"}  # its baseline is named RRF
+    suite = compare_suite({"dl19": dl19_experiment, "gen": other}, baseline_name="Baseline", n_resamples=RESAMPLES)
+    assert suite.systems == ("monoT5", "RRF", "Interpolation", "Baseline")
+    table = suite.table.loc["nDCG@10"]
+    assert math.isnan(table.at["RRF", "gen"]) and table.at["RRF", "dl19"] == dl19_experiment.leaderboard.at["RRF", "nDCG@10"]
+    assert table.at["Baseline", "gen"] == suite.experiments["gen"].leaderboard.at["RRF", "nDCG@10"]
+    assert table.at["Baseline", "dl19"] == dl19_experiment.leaderboard.at["BM25", "nDCG@10"]

@@ -87,11 +87,12 @@ def block_rows(blocks: Mapping[str, Block], key: str, systems: Sequence[str], me
         tested = _tested(block)
         labels = {m.label for m in block.measures}
         for system in systems:
-            own = block.baseline_name if system == baseline_name else system
             role = "baseline" if system == baseline_name else "run"
+            own = block.baseline_name if role == "baseline" else system
+            in_block = role == "baseline" or system in block.names  # not the block's baseline under that name
             for measure in measures:
                 row = {key: block_name, "system": system, "role": role, "measure": measure.label}
-                present = measure.label in labels and own in block.means.index
+                present = in_block and measure.label in labels
                 if present:
                     row["n"] = int(block.counts.at[own, measure.label])
                     row["mean"] = float(block.means.at[own, measure.label])
