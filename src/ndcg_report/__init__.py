@@ -8,12 +8,18 @@ _LAZY = {"compare_runs": "ndcg_report.analysis.compare", "Experiment": "ndcg_rep
          "Evaluation": "ndcg_report.core.evaluation", "QueryCounts": "ndcg_report.core.evaluation",
          "evaluate": "ndcg_report.core.evaluation_pass", "parse_cutoffs": "ndcg_report.core.measures.names",
          "read_qrels": "ndcg_report.inputs.reading", "read_run": "ndcg_report.inputs.reading",
-         "read_topics": "ndcg_report.inputs.reading", "Measure": "ndcg_report.core.measures.names"}
+         "read_topics": "ndcg_report.inputs.reading", "Measure": "ndcg_report.core.measures.names",
+         "compare_suite": "ndcg_report.analysis.tables.suite", "Suite": "ndcg_report.analysis.tables.suite",
+         "group_table": "ndcg_report.analysis.tables.groups", "read_groups": "ndcg_report.inputs.formats.groups"}
 
 __all__ = [
     "Evaluation",
     "Experiment",
     "compare_runs",
+    "compare_suite",
+    "Suite",
+    "group_table",
+    "read_groups",
     "InputError",
     "Measure",
     "ParameterError",
