@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
+from ndcg_report.analysis.judgments.sets import named_judgment_sets
+from ndcg_report.analysis.tables.groups import checked_groups
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.core.measures.names import Measure
 from ndcg_report.core.evaluation import Evaluation
@@ -41,6 +43,7 @@ def compare_runs(
     baseline: RunLike,
     *,
     fill_unjudged_from: str = "",
+    groups: "Mapping | pd.Series | str | Path | None" = None,
     cutoffs: str | Sequence | None = None,
     measures: str | Sequence | None = None,
     rel_level: float | str | None = None,
@@ -82,6 +85,11 @@ def compare_runs(
         (`{"human": ..., "umbrela": ...}`, each in any such form): the first is the reference, which
         every table of the Experiment uses, and `Experiment.judgments` compares every other set with it
         (label agreement, system orders, verdicts under each set: analysis.judgments).
+    groups
+        Query groups: the group of each qid (a Series or mapping), a mapping group -> list of qids
+        (DL-HARD's folds.json), or a groups file; kept as `Experiment.groups` for
+        `group_table(experiment)`. A ParameterError (InputError for a file) if no group names a
+        query of the qrels or a query is in two groups.
     fill_unjudged_from
         With several sets: one more set, the reference's labels where it has them and this set's for
         the pairs it lacks (named `REFERENCE+NAME`), compared as the others are.
@@ -174,8 +182,9 @@ def compare_runs(
     for label, value in (("large_n", large_n), ("rank_depth", rank_depth)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{label} must be a whole number >= 1; got {value!r}")
-    named_sets = _judgment_sets(qrels, fill_unjudged_from)
+    named_sets = named_judgment_sets(qrels, fill_unjudged_from)
     qrels_read = next(iter(named_sets.values())) if named_sets else load_qrels(qrels)
+    membership = None if groups is None else checked_groups(groups, qrels_read)
     others = dict(list(named_sets.items())[1:])
     baseline_run = load_run(baseline)
     base_name = check_name(baseline_name, "baseline_name") if baseline_name else derived_name(
@@ -213,6 +222,7 @@ def compare_runs(
         rankings={system.name: system.rankings for system in systems}, topics=topics, seed=int(seed),
         n_resamples=int(n_resamples), confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset,
         rank_depth=int(rank_depth), large_n=int(large_n), averaging=policies, judgments=judgments,
+        groups=membership,
     )
 
 
@@ -282,37 +292,6 @@ class _Names:
         # a clash is an error, never a silent rename
         self.names = unique_names(self.given, self.derived, reserved=[self.baseline_name])
         return self.names[-1], run
-
-
-class _JudgmentSets(dict):
-    """{name: Qrels} of the judgment sets, the reference first, with `filled`: {set: (filled from, pairs)}."""
-
-    filled: dict[str, tuple[str, int]]
-
-
-def _judgment_sets(qrels: object, fill_unjudged_from: str) -> _JudgmentSets:
-    """The named judgment sets of compare_runs' qrels, read and checked to share queries and pairs with the
-    reference; empty for one set of judgements (a path, a table, or a pytrec_eval dict {qid: {docid: rel}})."""
-    from ndcg_report.analysis.judgments.sets import check_comparable_sets, with_filled_set
-
-    named = isinstance(qrels, Mapping) and bool(qrels) and all(
-        isinstance(name, str) and not _is_judgments_of_a_query(value) for name, value in qrels.items())
-    if not named:
-        if fill_unjudged_from:
-            raise ParameterError("fill_unjudged_from needs several judgment sets: give qrels as {name: judgements}")
-        return _JudgmentSets()
-    sets = {check_name(name, "qrels"): load_qrels(value) for name, value in qrels.items()}
-    sets, filled = with_filled_set(sets, fill_unjudged_from)
-    check_comparable_sets(sets, next(iter(sets)))
-    result = _JudgmentSets(sets)
-    result.filled = filled
-    return result
-
-
-def _is_judgments_of_a_query(value: object) -> bool:
-    """Whether a mapping's value is one query's {docid: label} (a pytrec_eval qrels dict), not a judgment set."""
-    return isinstance(value, Mapping) and all(isinstance(label, (int, float, np.number)) and not isinstance(label, bool)
-                                              for label in value.values())
 
 
 def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:

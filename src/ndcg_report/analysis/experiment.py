@@ -126,6 +126,9 @@ class Experiment(ExperimentFigures):
     judgments
         With several judgment sets: every other set compared with the reference (`qrels`), on the
         labels and on the systems (analysis.judgments.JudgmentComparison); else None.
+    groups
+        With query groups: the group of each qid (index qid); `group_table(experiment)` tests each
+        system against the baseline within each group.
 
     Examples
     --------
@@ -163,6 +166,7 @@ class Experiment(ExperimentFigures):
     large_n: int = LARGE_N  # above this many queries, resampling statistics use their limits where accurate
     averaging: Averaging = Averaging()  # how the queries are averaged, and where that came from (core.conventions)
     judgments: JudgmentComparison | None = None  # other judgment sets compared with qrels (analysis.judgments)
+    groups: pd.Series | None = None  # the group of each qid (query groups: analysis.tables.groups.group_table)
 
     # --- shape -----------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from ndcg_report.core.output_formats import PER_QUERY_COLUMNS, csv_text, csv_chu
 from ndcg_report.core.toplists import RBO_PERSISTENCE
 from ndcg_report.analysis.drilldown import drilldown_queries
 from ndcg_report.core.measures.names import Measure
+from ndcg_report.analysis.tables.report_groups import groups_record
 from ndcg_report.analysis.report_model import Report
 from ndcg_report.analysis.results import family_note, interval_name, verdicts
 from ndcg_report.version import __version__
@@ -56,7 +57,7 @@ def summary_record(report: Report) -> dict:
             "runs": [{"name": name, "file": item.path.name} for name, item in zip(experiment.names, p.runs)],
             "baseline": p.baseline.name, "baseline_name": experiment.baseline_name, "qrels": p.qrels.name,
             "judgment_sets": [{"name": item.name, "file": item.path.name} for item in p.judgment_sets] or None,
-            "fill_unjudged_from": p.fill_unjudged_from or None,
+            "fill_unjudged_from": p.fill_unjudged_from or None, "groups": p.groups.name if p.groups else None,
             "topics": p.topics.name if p.topics else None, "corpus": p.corpus.name if p.corpus else None,
             "bm25": p.bm25_settings or None, "cutoffs": [str(k) for k in p.cutoffs] if p.cutoffs else None,
             "preset": p.preset or None, "measures": experiment.labels, "rel_level": _json_number(experiment.rel_level),
@@ -94,6 +95,7 @@ def summary_record(report: Report) -> dict:
                                      experiment.rank_overlap().mean().items()}},
         "verdicts": verdicts(experiment),
         "judgments": _judgments(experiment),
+        "groups": groups_record(report),
         "warnings": report.warnings,
         "command": report.command,
     }

@@ -63,6 +63,7 @@ class ReportParameters:
     averaging_given: tuple[str, ...] = ()  # the averaging policies an option set against the preset's (or trec_eval's)
     judgment_sets: tuple[RunInput, ...] = ()  # with several judgment sets: each by name, the reference (qrels) first
     fill_unjudged_from: str = ""  # a set whose labels fill the pairs the reference lacks, as one more set
+    groups: Path | None = None  # query groups (qid<TAB>group, or JSON {group: [qids]}): a table per group
 
     @property
     def averaging(self) -> Averaging:
@@ -101,6 +102,8 @@ def build_command(params: ReportParameters) -> str:
         words += ["--topics", str(params.topics)]
     if params.docs is not None:
         words += ["--docs", str(params.docs)]
+    if params.groups is not None:
+        words += ["--groups", str(params.groups)]
     words += measure_words(params)
     words += ["--gain", params.gain, "--missing", params.missing, "--no-relevant", params.no_relevant,
               "--identical-ids", params.identical_ids,
@@ -152,6 +155,7 @@ class Report:
     qrels: Qrels
     files: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
+    group_rows: pd.DataFrame | None = None  # with query groups: analysis.tables.groups.group_table's rows
 
     @property
     def title(self) -> str:

@@ -29,7 +29,7 @@ from ndcg_report.inputs.ids import control_character
 from ndcg_report.batch.config_yaml import read_config_yaml, shown as _shown
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
-FILE_KEYS = ("qrels", "baseline", "corpus", "topics", "docs")  # the inputs besides the runs
+FILE_KEYS = ("qrels", "baseline", "corpus", "topics", "docs", "groups")  # the inputs besides the runs
 BM25_KEYS = ("k1", "b", "top_k")
 MEASURE_KEYS = ("measures", "preset", "k", "rel_level", "headline", "judged_only")
 OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "identical_ids", "drilldown", "drilldown_depth", "title", "run_name",

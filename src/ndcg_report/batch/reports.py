@@ -27,7 +27,7 @@ def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
     """
     files = {}
     for item in report.inputs:
-        path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics", "docs"))
+        path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics", "docs", "groups"))
         files[item.role] = {"path": str(path), "sha256": path_sha256(path)}
     options = asdict(report.options)
     if not report.uses_corpus:

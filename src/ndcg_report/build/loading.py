@@ -96,6 +96,10 @@ def check_inputs(params: ReportParameters, cache: Path | None = None, digests: d
     if keep is not None:
         keep(qrels)
     judgment_sets(params, qrels, cache, digests, keep)
+    if params.groups is not None:  # a groups file naming no query of the qrels is refused before any kernel
+        from ndcg_report.analysis.tables.groups import checked_groups
+
+        checked_groups(params.groups, qrels)
     averaged = []
     for _, run in checked_runs(params, qrels, cache, digests):
         averaged.append(headline_averaged(run, qrels, params))

@@ -18,6 +18,8 @@ from ndcg_report.analysis.checks import data_warnings
 from ndcg_report.analysis.compare import compare_runs
 from ndcg_report.analysis.outputs import per_query_csv_chunks, summary_record
 from ndcg_report.analysis.report_model import Report, ReportParameters
+from ndcg_report.analysis.tables.groups import group_table
+from ndcg_report.analysis.tables.report_groups import per_group_csv_chunks
 from ndcg_report.build.input_cache import cache_folder
 from ndcg_report.build.loading import baseline_path, checked_baseline, checked_runs, input_qrels, judgment_sets
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
@@ -50,7 +52,7 @@ def load_report(params: ReportParameters) -> Report:
             baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
             preset=params.preset, headline=params.headline, judged_only=params.judged_only,
             rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
-            identical_ids=params.identical_ids, seed=params.seed, topics=topics,
+            identical_ids=params.identical_ids, seed=params.seed, topics=topics, groups=params.groups,
         )
     del baseline
     records = [file_record(f"run: {name}", item.path, digests[item.path])
@@ -63,7 +65,9 @@ def load_report(params: ReportParameters) -> Report:
     records += [file_record(role, path, digests.get(path)) for role, path in (*judged, ("topics", params.topics),
                                                             ("corpus", params.corpus), ("documents", params.docs))
                 if path is not None]
-    report = Report(params, experiment, qrels, pd.DataFrame(records))
+    records += [file_record("groups", params.groups)] if params.groups is not None else []
+    group_rows = group_table(experiment) if experiment.groups is not None else None
+    report = Report(params, experiment, qrels, pd.DataFrame(records), group_rows=group_rows)
     report.warnings.extend(data_warnings(report))
     return report
 
@@ -103,7 +107,8 @@ def output_folder(output_dir: str | Path) -> Path | None:
 
 
 def save_outputs(report: Report, folder: str | Path) -> None:
-    """Write per_query.csv, summary.json and unjudged.tsv (the depth-k pool) into folder. In the build's
+    """Write per_query.csv, summary.json, unjudged.tsv (the depth-k pool) and, with query groups,
+    per_group.csv into folder. In the build's
     nbval re-execution (REVALIDATION_ENV set) nothing is written: the files are papermill's, from the
     execution the report shows, and nbval compares a cell's outputs, never files."""
     if os.environ.get(REVALIDATION_ENV):
@@ -115,5 +120,9 @@ def save_outputs(report: Report, folder: str | Path) -> None:
     with open(folder / "per_query.csv", "wb") as out:
         for chunk in per_query_csv_chunks(report):
             out.write(chunk)
+    if report.group_rows is not None:
+        with open(folder / "per_group.csv", "wb") as out:
+            for chunk in per_group_csv_chunks(report):
+                out.write(chunk)
     text = json.dumps(summary_record(report), indent=2, sort_keys=False, allow_nan=False) + "\n"
     (folder / "summary.json").write_text(text, encoding="utf-8")

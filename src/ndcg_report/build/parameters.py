@@ -71,7 +71,7 @@ def validate_parameters(
     command: str = "", corpus: str = "", bm25_settings: str = "", measures: str | Sequence = "",
     preset: str = "", rel_level: str | float = "", headline: str = "", judged_only: bool = False,
     docs: str = "", drilldown: int = 200, drilldown_depth: int = 10, identical_ids: str = "",
-    fill_unjudged_from: str = "",
+    fill_unjudged_from: str = "", groups: str = "",
 ) -> ReportParameters:
     """Check every report parameter without reading the data; raise ParameterError/InputError.
 
@@ -135,6 +135,7 @@ def validate_parameters(
     policies = averaging(preset, missing or None, no_relevant or None, identical_ids or None)
     return ReportParameters(
         runs=run_inputs, qrels=qrels_path, judgment_sets=judgment_sets, fill_unjudged_from=fill_unjudged_from,
+        groups=resolve_path(groups, "groups", required=False),
         baseline=baseline_path,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
         cutoffs=cutoffs, measures=asked.measures, rel_level=asked.rel_level,

@@ -79,7 +79,7 @@ def notebook_parameters(params: ReportParameters) -> dict:
     return {
         "runs": [{"name": item.name, "path": str(item.path)} for item in params.runs],
         "qrels": [{"name": item.name, "path": str(item.path)} for item in params.judgment_sets] or str(params.qrels),
-        "fill_unjudged_from": params.fill_unjudged_from,
+        "fill_unjudged_from": params.fill_unjudged_from, "groups": str(params.groups) if params.groups else "",
         "baseline": str(params.baseline) if params.baseline else "", "topics": str(params.topics) if params.topics else "",
         "ks": ",".join(str(k) for k in params.cutoffs) if params.cutoffs else "",
         "measures": " ".join(measure.label for measure in params.measures), "preset": params.preset,
@@ -223,7 +223,8 @@ def remove_empty_folders(folders: list[Path]) -> None:
 def input_paths(params: ReportParameters) -> list[Path]:
     """Every input file of a report."""
     return ([item.path for item in params.runs] + [item.path for item in params.judgment_sets[1:]]
-            + [path for path in (params.qrels, params.baseline, params.topics, params.corpus, params.docs) if path is not None])
+            + [path for path in (params.qrels, params.baseline, params.topics, params.corpus, params.docs, params.groups)
+               if path is not None])
 
 
 def _kernel_environment(staging: Path) -> dict[str, str]:

@@ -21,7 +21,9 @@ from ndcg_report.files import (
 )
 from ndcg_report.interrupts import deferred
 
-OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")
+OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")  # in every report
+OPTIONAL_OUTPUTS = ("per_group.csv",)  # in some reports (with --groups)
+REPORT_FILES = OUTPUTS + OPTIONAL_OUTPUTS  # a report's own files: replaced by the next build, never a user's
 _MARK_FILE = "summary.json"
 _MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
 WORKING_ROOM = 64  # bytes a build adds to --out: its staging folder's name beside it, the files inside it
@@ -60,12 +62,12 @@ def out_dir_problem(out_dir: Path) -> str | None:
         return f"is a folder that cannot be read ({exc.strerror or exc}); give a folder you can write to"
     if not entries:
         return None
-    odd = [name for name in entries if name in OUTPUTS and ((out_dir / name).is_symlink() or not (out_dir / name).is_file())]
+    odd = [name for name in entries if name in REPORT_FILES and ((out_dir / name).is_symlink() or not (out_dir / name).is_file())]
     if odd:
         return (f"{odd[0]} is a folder or a link, not a report's file, and would be replaced; give an empty folder or "
                 "the folder of an earlier report")
     if not is_earlier_report(out_dir):
-        others = [name for name in entries if name not in OUTPUTS]
+        others = [name for name in entries if name not in REPORT_FILES]
         if others:
             shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
             return (f"holds files that are not a report's ({shown}) and would be replaced; give an empty folder or "
@@ -162,7 +164,7 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
     into the new out_dir; remove old. Never raises: what cannot be done is a note."""
     try:
         own = [entry.name for entry in old.iterdir()
-               if entry.name in OUTPUTS and entry.is_file() and not entry.is_symlink()]
+               if entry.name in REPORT_FILES and entry.is_file() and not entry.is_symlink()]
         mark_owned(old, only=own)  # so that if this process dies now, a clean-up removes only those
     except OSError as exc:
         return [f"the previous report stays in {old}: it cannot be removed ({exc.strerror or exc}); remove it yourself"]

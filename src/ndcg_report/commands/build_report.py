@@ -90,7 +90,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
             no_relevant=args.no_relevant or "", identical_ids=args.identical_ids or "", title=args.name, seed=args.seed, baseline_name=args.baseline_name,
             command=command, measures=" ".join(args.measures or []), preset=args.preset,
             rel_level="" if args.rel_level is None else args.rel_level, headline=args.headline,
-            judged_only=args.judged_only, docs=args.docs, drilldown=args.drilldown,
+            judged_only=args.judged_only, docs=args.docs, drilldown=args.drilldown, groups=args.groups,
             drilldown_depth=args.drilldown_depth,
         )
         given = [option for option, value in (("--k1", args.k1), ("--b", args.b), ("--top-k", args.top_k),

@@ -158,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--corpus", default="", help="JSON-lines corpus: build (and cache) a BM25 baseline from it")
     build.add_argument("--topics", default="", help="qid<TAB>query text lines, BEIR queries.jsonl or a TREC topic file: "
                                                     "shown in the tables; required with --corpus")
+    build.add_argument("--groups", default="", metavar="FILE",
+                       help="query groups: qid<TAB>group lines, or JSON {group: [qids]} (DL-HARD's folds.json): "
+                            "each system against the baseline within each group, per_group.csv beside the report")
     build.add_argument("--docs", default="", metavar="CORPUS",
                        help="document text for the drill-downs: BEIR corpus.jsonl or docid<TAB>text, plain or gzip "
                             "(default: the --corpus, if any); only the documents shown are read")

@@ -105,6 +105,38 @@ def fill_unjudged(reference: Qrels, other: Qrels) -> tuple[Qrels, int]:
                  table=filled.table, pairs=filled.pairs), len(added)
 
 
+class JudgmentSets(dict):
+    """{name: Qrels} of several judgment sets, the reference first, with `filled`: {set: (filled from, pairs)}."""
+
+    filled: dict[str, tuple[str, int]] = {}
+
+
+def named_judgment_sets(qrels: object, fill_from: str = "") -> JudgmentSets:
+    """The judgment sets of compare_runs' `qrels` when it names several ({name: judgements}), each read
+    and checked to share queries and pairs with the reference (the first), with fill_from's filled set
+    added; empty for one set of judgements (a path, a table, or a pytrec_eval dict {qid: {docid: rel}})."""
+    from ndcg_report.analysis.systems import check_name
+
+    named = isinstance(qrels, Mapping) and bool(qrels) and all(
+        isinstance(name, str) and not _one_querys_labels(value) for name, value in qrels.items())
+    if not named:
+        if fill_from:
+            raise ParameterError("fill_unjudged_from needs several judgment sets: give qrels as {name: judgements}")
+        return JudgmentSets()
+    sets = {check_name(name, "qrels"): load_qrels(value) for name, value in qrels.items()}
+    sets, filled = with_filled_set(sets, fill_from)
+    check_comparable_sets(sets, next(iter(sets)))
+    result = JudgmentSets(sets)
+    result.filled = filled
+    return result
+
+
+def _one_querys_labels(value: object) -> bool:
+    """Whether a mapping's value is one query's {docid: label} (a pytrec_eval qrels dict), not a judgment set."""
+    return isinstance(value, Mapping) and all(isinstance(label, (int, float, np.number)) and not isinstance(label, bool)
+                                              for label in value.values())
+
+
 def with_filled_set(sets: dict[str, Qrels], fill_from: str) -> tuple[dict[str, Qrels], dict[str, tuple[str, int]]]:
     """(sets with one more, `REFERENCE+FILL_FROM`: the reference (the first set) filled from the set named
     fill_from (fill_unjudged), {that set's name: (fill_from, pairs filled)}); sets as they are for fill_from

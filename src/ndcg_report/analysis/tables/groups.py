@@ -20,6 +20,7 @@ from ndcg_report.core.measures.family import average
 from ndcg_report.core.measures.names import cutoff_dtype
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.formats.groups import check_groups_known, read_groups
+from ndcg_report.inputs.reading import Qrels
 from ndcg_report.inputs.records import RecordProblem, identifier
 from ndcg_report.stats.paired import COLUMNS, TESTS, compare_arrays, holm, paired_values, stream_label
 from ndcg_report.stats.streams import stream
@@ -28,7 +29,7 @@ NO_GROUP = "(no group)"
 GroupsLike = "Mapping | pd.Series | str | Path"
 
 
-def group_table(experiment: Experiment, groups: GroupsLike, *, no_group: str = NO_GROUP) -> pd.DataFrame:
+def group_table(experiment: Experiment, groups: GroupsLike | None = None, *, no_group: str = NO_GROUP) -> pd.DataFrame:
     """Each system against the baseline within each query group: one row per (group, system, measure).
 
     The same numbers as the Experiment's, over each group's queries alone; each group's tests are its
@@ -41,7 +42,8 @@ def group_table(experiment: Experiment, groups: GroupsLike, *, no_group: str = N
     groups
         The group of each qid (a Series or a mapping qid -> group), a mapping group -> list of qids
         (DL-HARD's folds.json as json.load returns it), or a groups file (`read_groups`). Qids are
-        matched as text (915593 is "915593"); a query in two groups is a ParameterError.
+        matched as text (915593 is "915593"); a query in two groups is a ParameterError. None: the
+        groups given to `compare_runs` (`experiment.groups`).
     no_group
         The name of the group of the experiment's queries in no group (counted and reported like the
         others); no group may be named so.
@@ -75,6 +77,10 @@ def group_table(experiment: Experiment, groups: GroupsLike, *, no_group: str = N
     >>> table[["group", "system", "n"]].values.tolist()
     [['first', 'monoT5', 2], ['first', 'BM25', 2], ['second', 'monoT5', 1], ['second', 'BM25', 1], ['(no group)', 'monoT5', 5], ['(no group)', 'BM25', 5]]
     """
+    if groups is None:
+        if experiment.groups is None:
+            raise ParameterError("give the groups: group_table(experiment, groups), or compare_runs(..., groups=...)")
+        groups = experiment.groups
     membership = group_membership(groups)
     return block_rows(group_blocks(experiment, membership, no_group, source=_source(groups)), "group",
                       experiment.systems, experiment.measures, experiment.baseline_name)
@@ -110,6 +116,15 @@ def group_membership(groups: GroupsLike) -> pd.Series:
     if not qids:
         raise ParameterError("groups: no query in any group; give the group of each query")
     return pd.Series(names, index=pd.Index(qids, name="qid", dtype=object), name="group", dtype=object)
+
+
+def checked_groups(groups: GroupsLike, qrels: Qrels) -> pd.Series:
+    """group_membership(groups), checked to name a query of the qrels (InputError naming a groups file,
+    else ParameterError)."""
+    membership = group_membership(groups)
+    qids = set(map(str, qrels.table.column("qid").unique().to_pylist()))
+    check_groups_known(membership, qids, groups if isinstance(groups, (str, Path)) else None)
+    return membership
 
 
 def group_blocks(experiment: Experiment, membership: pd.Series, no_group: str = NO_GROUP,
