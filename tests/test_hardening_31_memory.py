@@ -339,3 +339,19 @@ def test_nbval_notices_a_dead_kernel_at_once_and_says_so(tmp_path):
 
     assert result.returncode != 0 and result.stdout.strip().splitlines()[-1] == KERNEL_DIED, result.stdout[-2000:]
     assert time.monotonic() - started < 60
+
+
+def test_9b_a_json_document_past_its_limit_is_refused_before_it_is_held(tmp_path, monkeypatch):
+    """A JSON document larger than MAX_DOCUMENT (176 MiB: a 7M-line MS MARCO dev dict is 145 MB and
+    peaks at 0.8 GB) is refused while its size is counted, holding one piece at a time."""
+    from ndcg_report.errors import InputError
+    from ndcg_report.inputs.formats import json_documents
+
+    assert json_documents.MAX_DOCUMENT == 176 << 20
+    monkeypatch.setattr(json_documents, "MAX_DOCUMENT", 3 << 20)
+    path = tmp_path / "run.json"
+    entries = ", ".join(f'"D{i:07d}": {i % 97}.5' for i in range(700_000))  # about 12 MB
+    path.write_text('{"q1": {' + entries + "}}")
+    raised, peak = peak_python_memory(lambda: json_documents.read_json_document(path, "run"))
+    assert isinstance(raised, InputError) and "larger than 3 MiB" in str(raised) and "JSON lines" in str(raised)
+    assert path.stat().st_size > 11 << 20 and peak < 6 << 20  # pieces of 1 MiB: never the whole text
