@@ -59,7 +59,7 @@ def test_papermill_help_lists_every_parameter_with_type_default_and_help():
     assert result.returncode == 0 and "Unable to parse" not in result.stdout + result.stderr, result.stderr
     text = " ".join(result.stdout.split())
     lines = parameter_lines()
-    assert len(lines) == 26
+    assert len(lines) == 28
     for match in lines:
         name, kind, default, help_text = match.groups()
         shown = default.strip('"') if kind == "str" else default
@@ -97,7 +97,7 @@ def test_papermill_with_only_run_baseline_and_qrels_reports_those_files(tmp_path
     )
     # an output_dir that did not exist is made by the first cell, not a traceback in the last one
     written = tmp_path / "new" / "folder"
-    assert sorted(path.name for path in written.iterdir()) == ["per_query.csv", "summary.json", "unjudged.tsv"]
+    assert sorted(path.name for path in written.iterdir()) == ["figures", "per_query.csv", "summary.json", "unjudged.tsv"]
     shown = json.dumps([output for cell in nbformat.read(out, as_version=4).cells for output in cell.get("outputs", [])])
     assert "<h1>monot5 against bm25</h1>" in shown  # systems given without a name: named by their files
     assert "TREC DL 2019" not in shown and "monoT5" not in shown and "ndcg-report demo" not in shown

@@ -62,10 +62,30 @@ def files_table(report: Report) -> pd.DataFrame:
 
 
 def report_figures(report: Report) -> list[tuple[str, bytes]]:
-    """The report's figures as (caption, PNG bytes); the multi-system ones only with two or more systems."""
-    from ndcg_report.analysis.figure_style import figure_to_png_bytes
+    """The report's figures as (caption HTML with its SVG link, PNG bytes); the multi-system ones only
+    with two or more systems."""
+    return [figure_part(report, caption, draw()) for caption, draw in figure_drawers(report)]
 
-    return [(caption, figure_to_png_bytes(draw())) for caption, draw in figure_drawers(report)]
+
+def figure_part(report: Report, caption: str, figure: "Figure") -> tuple[str, bytes]:
+    """(the caption as an <h4> linking the figure's SVG, its PNG): the figure is numbered in the report's
+    order as `figures/NN-words-of-its-caption.svg`, and its SVG kept in report.figure_files when the
+    report's files are written (the link is the same either way, so both executions show the same)."""
+    import re
+
+    from ndcg_report.analysis.figure_style import figure_to_png_bytes, figure_to_svg
+    from ndcg_report.analysis.html import escape
+
+    words = re.sub(r"[^a-z0-9]+", "-", caption.lower()).strip("-")[:48].rstrip("-") or "figure"
+    name = f"{FIGURES_FOLDER}/{len(report.figure_names) + 1:02d}-{words}.svg"
+    report.figure_names.append(name)
+    if report.figure_files is not None:
+        report.figure_files[name] = figure_to_svg(figure).encode("utf-8")
+    heading = f'<h4>{escape(caption)} <a class="svg" href="{escape(name)}">SVG</a></h4>'
+    return heading, figure_to_png_bytes(figure)
+
+
+FIGURES_FOLDER = "figures"  # beside report.html: every figure of the report as SVG
 
 
 def figure_drawers(report: Report) -> list[tuple[str, Callable[[], Figure]]]:

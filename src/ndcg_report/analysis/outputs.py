@@ -96,6 +96,7 @@ def summary_record(report: Report) -> dict:
         "verdicts": verdicts(experiment),
         "judgments": _judgments(experiment),
         "groups": groups_record(report),
+        "figures": list(report.figure_names),
         "warnings": report.warnings,
         "command": report.command,
     }

@@ -156,6 +156,8 @@ class Report:
     files: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
     group_rows: pd.DataFrame | None = None  # with query groups: analysis.tables.groups.group_table's rows
+    figure_names: list[str] = field(default_factory=list)  # figures/NN-name.svg of each figure shown, in order
+    figure_files: dict[str, bytes] | None = None  # their SVG, when the report's files are written (else None)
 
     @property
     def title(self) -> str:

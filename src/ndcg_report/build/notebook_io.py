@@ -16,6 +16,7 @@ import pandas as pd
 
 from ndcg_report.analysis.checks import data_warnings
 from ndcg_report.analysis.compare import compare_runs
+from ndcg_report.analysis.content import FIGURES_FOLDER
 from ndcg_report.analysis.outputs import per_query_csv_chunks, summary_record
 from ndcg_report.analysis.report_model import Report, ReportParameters
 from ndcg_report.analysis.tables.groups import group_table
@@ -32,9 +33,10 @@ from ndcg_report.inputs.formats.parquet import is_parquet, parquet_row_count
 from ndcg_report.inputs.reading import read_topics
 
 
-def load_report(params: ReportParameters) -> Report:
+def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
     """Read the inputs (in a build, parsed once before any kernel: report.input_cache), evaluate every
-    system and compare each with the baseline."""
+    system and compare each with the baseline. keep_figures: keep each figure's SVG for save_outputs
+    (never in the build's nbval re-execution, which writes no file)."""
     hashed = ([item.path for item in params.runs] + [item.path for item in params.judgment_sets[1:]]
               + [path for path in (params.baseline, params.qrels) if path])
     digests = {path: path_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
@@ -67,7 +69,9 @@ def load_report(params: ReportParameters) -> Report:
                 if path is not None]
     records += [file_record("groups", params.groups)] if params.groups is not None else []
     group_rows = group_table(experiment) if experiment.groups is not None else None
-    report = Report(params, experiment, qrels, pd.DataFrame(records), group_rows=group_rows)
+    keep = keep_figures and not os.environ.get(REVALIDATION_ENV)
+    report = Report(params, experiment, qrels, pd.DataFrame(records), group_rows=group_rows,
+                    figure_files={} if keep else None)
     report.warnings.extend(data_warnings(report))
     return report
 
@@ -107,8 +111,8 @@ def output_folder(output_dir: str | Path) -> Path | None:
 
 
 def save_outputs(report: Report, folder: str | Path) -> None:
-    """Write per_query.csv, summary.json, unjudged.tsv (the depth-k pool) and, with query groups,
-    per_group.csv into folder. In the build's
+    """Write per_query.csv, summary.json, unjudged.tsv (the depth-k pool), every figure shown as SVG
+    into figures/ (those load_report kept) and, with query groups, per_group.csv into folder. In the build's
     nbval re-execution (REVALIDATION_ENV set) nothing is written: the files are papermill's, from the
     execution the report shows, and nbval compares a cell's outputs, never files."""
     if os.environ.get(REVALIDATION_ENV):
@@ -120,6 +124,10 @@ def save_outputs(report: Report, folder: str | Path) -> None:
     with open(folder / "per_query.csv", "wb") as out:
         for chunk in per_query_csv_chunks(report):
             out.write(chunk)
+    if report.figure_files:
+        (folder / FIGURES_FOLDER).mkdir(exist_ok=True)
+        for name, svg in report.figure_files.items():
+            (folder / name).write_bytes(svg)
     if report.group_rows is not None:
         with open(folder / "per_group.csv", "wb") as out:
             for chunk in per_group_csv_chunks(report):

@@ -17,13 +17,15 @@ from pathlib import Path
 
 from ndcg_report.errors import ParameterError
 from ndcg_report.files import (
-    OWNED_MARKER, mark_owned, new_owned_folder, overwritten_input, remove_owned_folder, shown_path, unusable_path,
+    OWNED_MARKER, mark_owned, new_owned_folder, overwritten_input, remove_owned_folder, shown_path, this_users,
+    unusable_path,
 )
 from ndcg_report.interrupts import deferred
 
 OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")  # in every report
 OPTIONAL_OUTPUTS = ("per_group.csv",)  # in some reports (with --groups)
 REPORT_FILES = OUTPUTS + OPTIONAL_OUTPUTS  # a report's own files: replaced by the next build, never a user's
+REPORT_FOLDERS = {"figures": (".svg",)}  # a report's own folders, and the files in them that are its own
 _MARK_FILE = "summary.json"
 _MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
 WORKING_ROOM = 64  # bytes a build adds to --out: its staging folder's name beside it, the files inside it
@@ -63,11 +65,12 @@ def out_dir_problem(out_dir: Path) -> str | None:
     if not entries:
         return None
     odd = [name for name in entries if name in REPORT_FILES and ((out_dir / name).is_symlink() or not (out_dir / name).is_file())]
+    odd += [name for name in entries if name in REPORT_FOLDERS and ((out_dir / name).is_symlink() or not (out_dir / name).is_dir())]
     if odd:
         return (f"{odd[0]} is a folder or a link, not a report's file, and would be replaced; give an empty folder or "
                 "the folder of an earlier report")
     if not is_earlier_report(out_dir):
-        others = [name for name in entries if name not in REPORT_FILES]
+        others = [name for name in entries if name not in REPORT_FILES and name not in REPORT_FOLDERS]
         if others:
             shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
             return (f"holds files that are not a report's ({shown}) and would be replaced; give an empty folder or "
@@ -162,13 +165,16 @@ def publish(staging: Path, out_dir: Path) -> list[str]:
 def retire_old_report(old: Path, out_dir: Path) -> list[str]:
     """Remove the old report's own files from old (its folder after the swap); move anything else
     into the new out_dir; remove old. Never raises: what cannot be done is a note."""
+    moved: list[str] = []
     try:
+        for name, suffixes in REPORT_FOLDERS.items():
+            moved += _empty_own_folder(old / name, suffixes, out_dir / name)
         own = [entry.name for entry in old.iterdir()
                if entry.name in REPORT_FILES and entry.is_file() and not entry.is_symlink()]
         mark_owned(old, only=own)  # so that if this process dies now, a clean-up removes only those
     except OSError as exc:
         return [f"the previous report stays in {old}: it cannot be removed ({exc.strerror or exc}); remove it yourself"]
-    kept = sorted(entry.name for entry in old.iterdir() if entry.name not in own and entry.name != OWNED_MARKER)
+    kept = sorted([*moved, *(entry.name for entry in old.iterdir() if entry.name not in own and entry.name != OWNED_MARKER)])
     remove_owned_folder(old, home=out_dir)
     notes = []
     if kept:
@@ -179,6 +185,29 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
         notes.append(f"the previous report's folder {old} could not be removed completely; what is left in it is "
                      "not the tool's to remove")
     return notes
+
+
+def _empty_own_folder(folder: Path, suffixes: tuple[str, ...], new: Path) -> list[str]:
+    """Remove an old report's own folder (figures/): its files of these suffixes that are regular files of
+    this user; anything else in it (a user's file) is moved into the new report's folder of that name
+    where the name is free; then the folder, if empty. Returns the paths moved (`figures/notes.txt`)."""
+    moved: list[str] = []
+    if folder.is_symlink() or not folder.is_dir():
+        return moved
+    for entry in folder.iterdir():
+        if entry.name.endswith(suffixes) and entry.is_file() and not entry.is_symlink() and this_users(entry):
+            entry.unlink()
+        elif new.is_dir() and not new.is_symlink() and not os.path.lexists(new / entry.name):
+            try:
+                entry.rename(new / entry.name)
+                moved.append(f"{folder.name}/{entry.name}")
+            except OSError:
+                pass
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+    return moved
 
 
 def _joined(problem: str) -> str:

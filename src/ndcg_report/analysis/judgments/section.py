@@ -1,6 +1,6 @@
 """The report's section comparing judgment sets: tables and figures of an Experiment's JudgmentComparison.
 
-`parts(report)` gives the section in order, each ("html", text) or ("png", caption, bytes), for the
+`parts(report)` gives the section in order, each ("html", text) or ("png", caption HTML, bytes), for the
 notebook to display; nothing when the report has one set of judgements. Every table is a DataFrame
 made here from the comparison's plain data and shown by analysis.html.
 """
@@ -19,14 +19,14 @@ from ndcg_report.analysis.judgments.comparison import JudgmentComparison, SetCom
 if TYPE_CHECKING:
     from ndcg_report.analysis.report_model import Report
 
-Part = tuple  # ("html", text) or ("png", caption, PNG bytes)
+Part = tuple  # ("html", text) or ("png", caption HTML with its SVG link, PNG bytes): analysis.content.figure_part
 
 
 def parts(report: Report) -> list[Part]:
     """The section's parts in order: heading and note, the sets, label agreement, per other set its
     confusion matrix and per-label table, the systems' means and orders, the verdicts under each set
     (differing first), the queries the sets disagree on most; [] without several judgment sets."""
-    from ndcg_report.analysis.figure_style import figure_to_png_bytes
+    from ndcg_report.analysis.content import figure_part
     from ndcg_report.analysis.judgments.figures import confusion_heatmap, means_scatter
 
     comparison = report.experiment.judgments
@@ -41,8 +41,8 @@ def parts(report: Report) -> list[Part]:
     for other in comparison.comparisons:
         if _filled(comparison, other.name):
             continue  # the reference's labels wherever it has one: agreement 1 by construction
-        found.append(("png", f"Labels: {comparison.reference} (rows) against {other.name} (columns)",
-                      figure_to_png_bytes(confusion_heatmap(other.agreement, comparison.reference, other.name))))
+        found.append(("png", *figure_part(report, f"Labels: {comparison.reference} (rows) against {other.name} (columns)",
+                                          confusion_heatmap(other.agreement, comparison.reference, other.name))))
         found.append(("html", html.table_html(per_label_table(other, comparison.reference), index=False)))
     if comparison.systems:
         found += [("html", html.text_html("Each system's mean under each set (as eval prints it on that set)", "h4")),
@@ -50,9 +50,9 @@ def parts(report: Report) -> list[Part]:
                   ("html", html.text_html("System orders: the reference's against each other set's", "h4")),
                   ("html", html.table_html(orders_table(comparison), index=False)),
                   ("html", html.text_html(ORDERS_NOTE, "p", "note"))]
-        found.append(("png", f"Mean {headline} of each system: {comparison.reference} (x) against each other set (y)",
-                      figure_to_png_bytes(means_scatter(comparison.measure_means(headline), comparison.reference,
-                                                        headline))))
+        found.append(("png", *figure_part(
+            report, f"Mean {headline} of each system: {comparison.reference} (x) against each other set (y)",
+            means_scatter(comparison.measure_means(headline), comparison.reference, headline))))
         verdicts = verdicts_table(comparison)
         if not verdicts.empty:
             found += [("html", html.text_html(f"Verdicts against {comparison.baseline} under each set (those that "

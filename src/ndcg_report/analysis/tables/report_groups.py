@@ -24,8 +24,8 @@ CSV_COLUMNS = ("group", "system", "role", "measure", "n", "mean", "delta", "ci_l
 
 
 def parts(report: Report) -> list[tuple]:
-    """The groups' part of the report, each ("html", text) or ("png", caption, bytes); [] without groups."""
-    from ndcg_report.analysis.figure_style import figure_to_png_bytes
+    """The groups' part of the report, each ("html", text) or ("png", caption HTML, bytes); [] without groups."""
+    from ndcg_report.analysis.content import figure_part
     from ndcg_report.analysis.tables.figures import block_deltas
 
     rows = report.group_rows
@@ -40,8 +40,8 @@ def parts(report: Report) -> list[tuple]:
         ("html", html.text_html(f"Query groups: {headline} per group", "h4")),
         ("html", html.table_html(table)),
         ("html", html.text_html(note(report), "p", "note")),
-        ("png", f"Delta {headline} against {report.experiment.baseline_name} per query group",
-         figure_to_png_bytes(block_deltas(rows, "group", headline))),
+        ("png", *figure_part(report, f"Delta {headline} against {report.experiment.baseline_name} per query group",
+                             block_deltas(rows, "group", headline))),
     ]
 
 
