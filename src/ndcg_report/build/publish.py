@@ -3,14 +3,15 @@
 A report replaces only what the tool wrote: `--out` must be absent, an empty folder or an earlier
 report's folder, told by its own mark (a summary.json with the tool's fields), not by file names.
 Publishing swaps the finished staging folder into place; of the old folder only the report's own
-files are removed, anything else found there (a user's notes, added even during the build) is moved
-into the new folder, never removed.
+files are removed (and a suite's folder of collection reports, if it holds nothing else), anything
+else found there (a user's notes, added even during the build) is moved into the new folder, never removed.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -22,6 +23,9 @@ from ndcg_report.files import (
 from ndcg_report.interrupts import deferred
 
 OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")
+SUITE_OUTPUTS = ("report.html", "report.ipynb", "summary.json", "table.csv")  # a suite's (ndcg-report suite)
+REPORTS_FOLDER = "collections"  # a suite's folder of its collections' reports (suite --with-reports)
+OWN_FILES = tuple(dict.fromkeys(OUTPUTS + SUITE_OUTPUTS))  # the files a published folder may hold as the tool's
 _MARK_FILE = "summary.json"
 _MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
 WORKING_ROOM = 64  # bytes a build adds to --out: its staging folder's name beside it, the files inside it
@@ -60,12 +64,12 @@ def out_dir_problem(out_dir: Path) -> str | None:
         return f"is a folder that cannot be read ({exc.strerror or exc}); give a folder you can write to"
     if not entries:
         return None
-    odd = [name for name in entries if name in OUTPUTS and ((out_dir / name).is_symlink() or not (out_dir / name).is_file())]
+    odd = [name for name in entries if name in OWN_FILES and ((out_dir / name).is_symlink() or not (out_dir / name).is_file())]
     if odd:
         return (f"{odd[0]} is a folder or a link, not a report's file, and would be replaced; give an empty folder or "
                 "the folder of an earlier report")
     if not is_earlier_report(out_dir):
-        others = [name for name in entries if name not in OUTPUTS]
+        others = [name for name in entries if name not in OWN_FILES]
         if others:
             shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
             return (f"holds files that are not a report's ({shown}) and would be replaced; give an empty folder or "
@@ -162,8 +166,10 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
     into the new out_dir; remove old. Never raises: what cannot be done is a note."""
     try:
         own = [entry.name for entry in old.iterdir()
-               if entry.name in OUTPUTS and entry.is_file() and not entry.is_symlink()]
+               if entry.name in OWN_FILES and entry.is_file() and not entry.is_symlink()]
         mark_owned(old, only=own)  # so that if this process dies now, a clean-up removes only those
+        if is_reports_folder(old / REPORTS_FOLDER):  # a suite's collection reports, nothing of a user's in them
+            shutil.rmtree(old / REPORTS_FOLDER)
     except OSError as exc:
         return [f"the previous report stays in {old}: it cannot be removed ({exc.strerror or exc}); remove it yourself"]
     kept = sorted(entry.name for entry in old.iterdir() if entry.name not in own and entry.name != OWNED_MARKER)
@@ -177,6 +183,23 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
         notes.append(f"the previous report's folder {old} could not be removed completely; what is left in it is "
                      "not the tool's to remove")
     return notes
+
+
+def is_reports_folder(folder: Path) -> bool:
+    """True if folder is a suite's folder of collection reports as the tool wrote it: a real folder
+    whose every entry is a real folder holding an earlier report (is_earlier_report) and only a
+    report's files (OUTPUTS). Anything else in it (a user's note) makes it not the tool's to remove."""
+    try:
+        if folder.is_symlink() or not folder.is_dir():
+            return False
+        for report in folder.iterdir():
+            if report.is_symlink() or not report.is_dir() or not is_earlier_report(report):
+                return False
+            if any(entry.name not in OUTPUTS or entry.is_symlink() or not entry.is_file() for entry in report.iterdir()):
+                return False
+    except OSError:
+        return False
+    return True
 
 
 def _joined(problem: str) -> str:
