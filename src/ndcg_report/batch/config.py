@@ -195,12 +195,7 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         values["run_name"] = check_name(values["run_name"], f"{where} key 'run_name'")
     if values["baseline_name"]:
         values["baseline_name"] = check_name(values["baseline_name"], f"{where} key 'baseline_name'")
-    try:  # the measure options together: what a build would refuse, refused here
-        asked = measure_set(values["preset"], values["measures"] or None, values["k"] or None,
-                            values["rel_level"] or None, values["judged_only"])
-        choose_headline(values["headline"] or None, values["preset"], asked.measures)
-    except ParameterError as exc:
-        raise ParameterError(f"{where} {exc}") from None
+    check_measure_options(values, where)
     options = ReportOptions(
         measures=values["measures"], preset=values["preset"], cutoffs=values["k"], rel_level=values["rel_level"],
         headline=values["headline"], judged_only=values["judged_only"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
@@ -220,6 +215,18 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         raise ParameterError(f"{where} key 'baseline_name': {options.baseline_name!r} is also a run's name; "
                              "give the baseline another name")
     return ReportConfig(name=name, inputs=inputs, options=options)
+
+
+def check_measure_options(values: dict, where: str) -> None:
+    """The measure options of checked values (preset, measures, k, rel_level, headline, judged_only)
+    together: what a build would refuse (a headline that is not among the measures), a ParameterError
+    prefixed by where."""
+    try:
+        asked = measure_set(values["preset"], values["measures"] or None, values["k"] or None,
+                            values["rel_level"] or None, values["judged_only"])
+        choose_headline(values["headline"] or None, values["preset"], asked.measures)
+    except ParameterError as exc:
+        raise ParameterError(f"{where} {exc}") from None
 
 
 def _parse_judgment_sets(value: object, where: str, base: Path) -> tuple[InputFile, ...]:
@@ -375,3 +382,10 @@ def _locate(spec: str, base: Path) -> Path:
         return Path(str(resources.files("ndcg_report") / "data" / spec[len(PACKAGE_PREFIX):])).resolve()
     path = Path(spec).expanduser()
     return (path if path.is_absolute() else base / path).resolve()
+
+
+# The checks a suite's config (batch/suite_config.py) shares with a report's, under public names.
+check_keys = _check_keys
+check_option = _option
+check_text = _text
+locate = _locate
