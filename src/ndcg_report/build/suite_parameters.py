@@ -9,6 +9,7 @@ here once, for the command line, a batch and the suite notebook alike (check_sui
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -192,7 +193,11 @@ def _collection_parameters(given: Mapping, runs: list[tuple[str, object]], title
     except ParameterError as exc:
         raise ParameterError(f"collection {name!r}: {exc}") from None
     except InputError as exc:  # a missing file: named, and where the suite gives it
-        raise InputError(exc.path, exc.line, exc.problem, f"{exc.fix} of collection {name!r}") from None
+        given = {os.path.abspath(str(path)): f"system {system!r}" for system, path in runs}
+        given.update({os.path.abspath(str(values[key])): key for key in ("qrels", "baseline", "topics") if values[key]})
+        role = given.get(os.path.abspath(exc.path))
+        fix = f"check the path of {role} in collection {name!r}" if role else f"{exc.fix} of collection {name!r}"
+        raise InputError(exc.path, exc.line, exc.problem, fix) from None
     files = {"qrels": str(params.qrels), "baseline": str(params.baseline), "topics": str(params.topics or "")}
     return params, {**values, **files}
 
