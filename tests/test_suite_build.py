@@ -288,3 +288,52 @@ def test_bad_config_is_exit_2_one_line_nothing_written(case, config, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("ndcg-report: error: ") and message in lines[0], lines
     assert "Traceback" not in result.stderr and result.stdout == ""
     assert not (tmp_path / "out").exists() and bad.read_text() == text
+
+
+def test_a_batch_builds_and_indexes_a_suite_entry_like_a_report(config, tmp_path):
+    batch = tmp_path / "nightly.yml"
+    batch.write_text(f"""\
+output: root
+reports:
+  - name: small
+    run: {SMALL / "monot5.txt"}
+    qrels: {SMALL / "qrels.txt"}
+    baseline: {SMALL / "bm25.txt"}
+  - name: rerankers
+    suite: {config}
+    title: Rerankers across collections
+  - name: broken-suite
+    suite: missing.yml
+""")
+    result = cli("batch", batch)
+    assert result.returncode == 1, result.stderr  # the broken suite fails alone, at step validate
+    assert "done rerankers in" in result.stderr and "Wilcoxon over 3 collections: Holm p=0.7500, no power" in result.stderr
+    assert re.search(r"FAILED broken-suite in [\d.]+ s: step validate: \S*missing\.yml: no such file", result.stderr)
+    root = tmp_path / "root"
+    assert sorted(p.name for p in (root / "rerankers").iterdir()) == ["report.html", "report.ipynb", "summary.json",
+                                                                      "table.csv"]
+    record = json.loads((root / ".history" / "rerankers.jsonl").read_text().splitlines()[-1])
+    summary = json.loads((root / "rerankers" / "summary.json").read_text())
+    monot5 = next(row for row in summary["table"] if row["measure"] == "nDCG@10" and row["system"] == "monoT5")
+    assert record["kind"] == "suite" and record["n"] == 3 and record["run_name"] == "monoT5"
+    assert record["run_mean"] == pytest.approx(monot5["mean"], abs=1e-15)
+    assert record["over_collections"]["verdict"] == "no power" and record["n_above"] == 0
+    assert {"suite", "generated run RRF", "dl19-small qrels"} <= set(record["files"])
+    index = (root / "index.html").read_text(encoding="utf-8")
+    row = re.search(r'<tr><td class="name"><a href="#history-rerankers">.*?</tr>', index, re.S)[0]
+    assert "Rerankers across collections" in row and "3 collections" in row and "Wilcoxon over 3 collections" in row
+    assert '<a href="rerankers/report.html">report.html</a>' in row
+    again = cli("batch", batch)
+    assert "skip rerankers: inputs unchanged" in again.stderr
+    (config.parent / "gen" / "RRF.txt").touch()  # same bytes: still unchanged
+    assert "skip rerankers" in cli("batch", batch).stderr
+
+
+def test_a_batch_suite_entry_takes_only_its_own_keys(config, tmp_path):
+    batch = tmp_path / "nightly.yml"
+    batch.write_text(f"output: root\nreports:\n  - name: rerankers\n    suite: {config}\n    preset: trec-dl\n")
+    result = cli("batch", batch)
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("ndcg-report: error: " + str(batch) + ": report 'rerankers': unknown key 'preset' "
+                                     "(known keys: name, suite, title, timeout, with_reports)")
+    assert not (tmp_path / "root").exists()
