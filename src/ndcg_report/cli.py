@@ -65,6 +65,12 @@ def _main(argv: Sequence[str] | None) -> int:
             from ndcg_report.commands.pool import run_pool
 
             output = run_pool(args)
+        elif args.command == "suite":
+            from ndcg_report.build.supervisor import die_with_supervisor
+            from ndcg_report.commands.suite import run_suite
+
+            die_with_supervisor()
+            output = run_suite(args, argv, started)
         else:
             from ndcg_report.build.supervisor import die_with_supervisor
 

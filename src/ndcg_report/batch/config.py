@@ -36,6 +36,7 @@ OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "identical_ids",
                "baseline_name", "seed", "timeout", "fill_unjudged_from",
                *BM25_KEYS)
 REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS)
+SUITE_ENTRY_KEYS = ("name", "suite", "title", "timeout", "with_reports")  # a suite's other keys are in its own file
 DEFAULT_OPTIONS: dict[str, Any] = {
     "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "judged_only": False, "gain": "linear", "missing": "", "no_relevant": "", "identical_ids": "", "title": "",
     "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, "drilldown": 200, "drilldown_depth": 10,
@@ -85,8 +86,14 @@ class InputFile:
 @dataclass(frozen=True)
 class ReportConfig:
     name: str
-    inputs: tuple[InputFile, ...]  # the runs, qrels, then baseline or corpus, then topics if given
+    inputs: tuple[InputFile, ...]  # the runs, qrels, then baseline or corpus, then topics if given; a suite's config
     options: ReportOptions
+    with_reports: bool = False  # a suite: build its collections' reports too (suite --with-reports)
+
+    @property
+    def suite(self) -> Path | None:
+        """The suite config of a `suite:` entry (built by `ndcg-report suite`), else None."""
+        return self.path("suite")
 
     def path(self, role: str) -> Path | None:
         return next((item.path for item in self.inputs if item.role == role), None)
@@ -165,6 +172,8 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
             "'-'; starting with a letter or digit; at most 80 characters; not index.html)"
         )
     where = f"{label}: report '{name}':"
+    if "suite" in entry:
+        return _parse_suite_entry(entry, name, defaults, base, where)
     _check_keys(entry, REPORT_KEYS, where)
     if ("run" in entry) == ("runs" in entry):
         raise ParameterError(f"{where} give exactly one of 'run' (one run) and 'runs' (a list of runs)")
@@ -195,21 +204,8 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         values["run_name"] = check_name(values["run_name"], f"{where} key 'run_name'")
     if values["baseline_name"]:
         values["baseline_name"] = check_name(values["baseline_name"], f"{where} key 'baseline_name'")
-    try:  # the measure options together: what a build would refuse, refused here
-        asked = measure_set(values["preset"], values["measures"] or None, values["k"] or None,
-                            values["rel_level"] or None, values["judged_only"])
-        choose_headline(values["headline"] or None, values["preset"], asked.measures)
-    except ParameterError as exc:
-        raise ParameterError(f"{where} {exc}") from None
-    options = ReportOptions(
-        measures=values["measures"], preset=values["preset"], cutoffs=values["k"], rel_level=values["rel_level"],
-        headline=values["headline"], judged_only=values["judged_only"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
-        identical_ids=values["identical_ids"],
-        title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
-        seed=values["seed"], timeout=values["timeout"], drilldown=values["drilldown"],
-        drilldown_depth=values["drilldown_depth"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
-        fill_unjudged_from=values["fill_unjudged_from"],
-    )
+    check_measure_options(values, where)
+    options = _report_options(values, name)
     sets = [item.name for item in inputs if item.role.startswith("qrels ")]
     if options.fill_unjudged_from and options.fill_unjudged_from not in sets[1:]:
         raise ParameterError(f"{where} key 'fill_unjudged_from': {options.fill_unjudged_from!r} is not one of the "
@@ -220,6 +216,46 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
         raise ParameterError(f"{where} key 'baseline_name': {options.baseline_name!r} is also a run's name; "
                              "give the baseline another name")
     return ReportConfig(name=name, inputs=inputs, options=options)
+
+
+def _report_options(values: dict, name: str) -> ReportOptions:
+    return ReportOptions(
+        measures=values["measures"], preset=values["preset"], cutoffs=values["k"], rel_level=values["rel_level"],
+        headline=values["headline"], judged_only=values["judged_only"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
+        identical_ids=values["identical_ids"],
+        title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
+        seed=values["seed"], timeout=values["timeout"], drilldown=values["drilldown"],
+        drilldown_depth=values["drilldown_depth"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
+        fill_unjudged_from=values["fill_unjudged_from"],
+    )
+
+
+def _parse_suite_entry(entry: dict, name: str, defaults: dict, base: Path, where: str) -> ReportConfig:
+    """A `suite:` entry: its suite config (read when it builds, as a report's inputs are), title, timeout
+    and with_reports; of `defaults` only the timeout applies (the suite's options are in its config)."""
+    _check_keys(entry, SUITE_ENTRY_KEYS, where)
+    values = dict(defaults)
+    for key in ("title", "timeout"):
+        if key in entry:
+            values[key] = _option(key, entry[key], f"{where} key '{key}'")
+    with_reports = entry.get("with_reports", False)
+    if not isinstance(with_reports, bool):
+        raise ParameterError(f"{where} key 'with_reports': {_shown(with_reports)} must be true or false")
+    path = _locate(_text(entry["suite"], f"{where} key 'suite'", path=True), base)
+    return ReportConfig(name=name, inputs=(InputFile("suite", path),), options=_report_options(values, name),
+                        with_reports=with_reports)
+
+
+def check_measure_options(values: dict, where: str) -> None:
+    """The measure options of checked values (preset, measures, k, rel_level, headline, judged_only)
+    together: what a build would refuse (a headline that is not among the measures), a ParameterError
+    prefixed by where."""
+    try:
+        asked = measure_set(values["preset"], values["measures"] or None, values["k"] or None,
+                            values["rel_level"] or None, values["judged_only"])
+        choose_headline(values["headline"] or None, values["preset"], asked.measures)
+    except ParameterError as exc:
+        raise ParameterError(f"{where} {exc}") from None
 
 
 def _parse_judgment_sets(value: object, where: str, base: Path) -> tuple[InputFile, ...]:
@@ -375,3 +411,10 @@ def _locate(spec: str, base: Path) -> Path:
         return Path(str(resources.files("ndcg_report") / "data" / spec[len(PACKAGE_PREFIX):])).resolve()
     path = Path(spec).expanduser()
     return (path if path.is_absolute() else base / path).resolve()
+
+
+# The checks a suite's config (batch/suite_config.py) shares with a report's, under public names.
+check_keys = _check_keys
+check_option = _option
+check_text = _text
+locate = _locate

@@ -99,7 +99,9 @@ systems on that measure; <span class="sig up">▲</span> the system is significa
 report's systems are significantly above it, and below it, on that measure. The interval under the delta is the
 95% bootstrap CI of that one comparison (unadjusted, as in the report's comparison table); in a report of
 several systems the verdict at the top gives the same delta a wider interval, Bonferroni-adjusted over its
-systems to match the Holm-adjusted test. A failed report keeps its last good report.</p>
+systems to match the Holm-adjusted test. A suite (<code>ndcg-report suite</code>) shows means over its collections
+and, in place of the randomization test, the Wilcoxon signed-rank test over its collections (Holm over its
+systems), whose verdict needs at least 5 collections. A failed report keeps its last good report.</p>
 <h2>Headline measure across builds</h2>
 {sections}
 <p class="generated">Generated {generated}.</p>
@@ -144,17 +146,23 @@ def _row(state: ReportState) -> str:
     else:
         k = _e(measure_label(last))
         direction = _direction(last)  # "up", "down" or "" (not significant)
-        p_text = _e(format_p(last.get("holm_randomization_pvalue"))) + {"up": " ▲", "down": " ▼"}.get(direction, "")
+        over = last.get("over_collections") if last.get("kind") == "suite" else None  # a suite's test over collections
+        p_text = _e(format_p(over.get("p_holm") if over else last.get("holm_randomization_pvalue")))
+        p_text += {"up": " ▲", "down": " ▼"}.get(direction, "")
+        if over:
+            p_text += f'<div class="detail">Wilcoxon over {_e(last.get("n"))} collections: {_e(over.get("verdict"))}</div>'
         unadjusted = ", unadjusted" if int(last.get("n_systems", 1)) > 1 else ""
+        interval = ("means over the collections both are in" if over else
+                    f'95% CI [{format_signed(last.get("ci_low"))}, {format_signed(last.get("ci_high"))}]{unadjusted}')
         cells += [
             f'<td class="num">{format_number(last.get("run_mean"))}<div class="detail">{_e(last.get("run_name", ""))}, {k}</div></td>',
             f'<td class="num">{format_number(last.get("baseline_mean"))}<div class="detail">{_e(last.get("baseline_name", ""))}</div></td>',
-            f'<td class="num">{format_signed(last.get("delta"))}<div class="detail">95% CI [{format_signed(last.get("ci_low"))}, '
-            f'{format_signed(last.get("ci_high"))}]{unadjusted}</div>{_largest_loss(state.name, last)}</td>',
+            f'<td class="num">{format_signed(last.get("delta"))}<div class="detail">{interval}</div>'
+            f'{_largest_loss(state.name, last)}</td>',
             f'<td class="num{" sig " + direction if direction else ""}">{p_text}</td>',
             f'<td class="num">{_above(last)}</td>',
             f'<td class="num">{_below(last)}</td>',
-            f'<td class="num">{_e(str(last.get("n", "–")))}</td>',
+            f'<td class="num">{_e(str(last.get("n", "–")))}{" collections" if over else ""}</td>',
             f'<td class="num">{_change(state.history)}</td>',
         ]
     when = f'{_e(last["time"][:10])}<div class="detail">{_e(last["time"][11:16])} UTC</div>' if last else "never"
@@ -266,7 +274,9 @@ def history_figure(history: tuple[dict, ...]):
             right.errorbar([xi], [d], yerr=[[low[i]], [high[i]]], fmt="o", color=RUN_COLOUR, capsize=3,
                            markerfacecolor=RUN_COLOUR if significant else "white")
         right.set_ylabel(f"delta of {literal(_short_name(best))}", fontsize=8)
-        right.set_title("Best system's delta, 95% CI (unadjusted)\n(filled: p < 0.05, Holm)", fontsize=9)
+        right.set_title("Best system's delta over collections\n(filled: Wilcoxon over collections, Holm)"
+                        if history[-1].get("kind") == "suite" else
+                        "Best system's delta, 95% CI (unadjusted)\n(filled: p < 0.05, Holm)", fontsize=9)
         for ax in (left, right):
             ax.set_xticks(ticks, labels, fontsize=7, rotation=30, ha="right")
             ax.set_xlim(0.5, len(history) + 0.5)
@@ -279,9 +289,8 @@ def _delta_of(record: dict, name: str) -> tuple[float, float, float, bool]:
     """(delta, CI low, CI high, significant) of the named system in a history record (NaN if absent)."""
     for system in record.get("systems") or ():
         if system.get("name") == name:
-            p = system.get("holm_randomization_pvalue")
             return (_number(system.get("delta")), _number(system.get("ci_low")), _number(system.get("ci_high")),
-                    isinstance(p, (int, float)) and p < SIGNIFICANCE)
+                    _is_significant(system))
     if record.get("systems") and record.get("run_name") != name:
         return math.nan, math.nan, math.nan, False
     return (_number(record.get("delta")), _number(record.get("ci_low")), _number(record.get("ci_high")),
@@ -324,6 +333,11 @@ def _short_time(time: str) -> str:
 
 
 def _is_significant(record: dict) -> bool:
+    """Whether a record's (or a system's) comparison is significant: Holm randomization p below SIGNIFICANCE;
+    a suite's, its verdict over collections."""
+    over = record.get("over_collections")
+    if isinstance(over, dict):
+        return over.get("verdict") in ("better", "worse")
     p = record.get("holm_randomization_pvalue")
     return isinstance(p, (int, float)) and p < SIGNIFICANCE
 

@@ -15,6 +15,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ndcg_report.batch.config import BM25_KEYS, ReportConfig
+from ndcg_report.batch.index_page import format_p
+from ndcg_report.batch.suite_entries import suite_command, suite_fingerprint, suite_headline
 from ndcg_report.files import path_sha256
 from ndcg_report.build.parameters import resolve_path
 from ndcg_report.version import __version__
@@ -23,8 +25,11 @@ from ndcg_report.version import __version__
 def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
     """(sha256 over the input files' sha256, the options and the ndcg-report version; per-file record).
 
-    Raises InputError for a missing input file. BM25 options count only for a corpus baseline.
+    Raises InputError for a missing input file. BM25 options count only for a corpus baseline. A suite
+    entry's: batch.suite_entries.suite_fingerprint.
     """
+    if report.suite is not None:
+        return suite_fingerprint(report)
     files = {}
     for item in report.inputs:
         path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics", "docs", "groups"))
@@ -40,7 +45,10 @@ def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
 
 
 def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> list[str]:
-    """The `ndcg-report build` command of a report (`--flag=value`, so no value is read as a flag)."""
+    """The `ndcg-report build` command of a report (`--flag=value`, so no value is read as a flag); of a
+    suite entry, its `ndcg-report suite` command."""
+    if report.suite is not None:
+        return suite_command(report, out)
     o = report.options
     command = [sys.executable, "-m", "ndcg_report.cli", "build"]
     command += [f"--run={item.name}={item.path}" if item.name else f"--run={item.path}" for item in report.runs]
@@ -69,7 +77,9 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
 
 def headline(summary: dict) -> dict:
     """The numbers the index and history keep, from a report's summary.json, on its headline measure:
-    every system's value and comparison, and the best system's at the top level."""
+    every system's value and comparison, and the best system's at the top level (a suite's: suite_headline)."""
+    if summary.get("kind") == "suite":
+        return suite_headline(summary)
     k = summary["parameters"]["headline"]
     keys = ("n", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
             "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
@@ -93,6 +103,14 @@ def headline(summary: dict) -> dict:
                   n_below=sum(below),
                   warnings=len(summary.get("warnings", [])))
     return record
+
+
+def test_text(record: dict) -> str:
+    """The test of a headline record, for the log: a report's Holm randomization p, a suite's Wilcoxon over collections."""
+    over = record.get("over_collections")
+    if isinstance(over, dict):
+        return f"Wilcoxon over {record['n']} collections: Holm p={format_p(over.get('p_holm'))}, {over.get('verdict')}"
+    return f"Holm randomization p={format_p(record['holm_randomization_pvalue'])}"
 
 
 def _reason(last_good: dict | None, status: dict, digest: str, files: dict, force: bool) -> str:

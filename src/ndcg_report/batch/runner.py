@@ -32,13 +32,13 @@ from ndcg_report.batch.history import (
     write_status,
 )
 from ndcg_report.batch.reports import (  # noqa: F401 (re-exported)
-    _failure, _reason, _short, build_command, fingerprint, headline,
+    _failure, _reason, _short, build_command, fingerprint, headline, test_text,
 )
 from ndcg_report.batch.leftovers import check_index_owner, clean_stale_folders, history_lines_skipped, mark_interrupted
 from ndcg_report.batch.lock import LOCK_NAME, BatchBusy, HeldLock, batch_lock, utc_now  # noqa: F401 (re-exported)
 from ndcg_report.files import folder_problem, write_text_atomic
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
-from ndcg_report.batch.index_page import ReportState, format_number, format_p, format_signed, write_index
+from ndcg_report.batch.index_page import ReportState, format_number, format_signed, write_index
 from ndcg_report.interrupts import exit_code, handled, signal_name
 from ndcg_report.build.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
 
@@ -163,8 +163,7 @@ class Batch:
         above = (f"; best of {record['n_systems']}: {record['run_name']}; {record['n_above']} of {record['n_systems']} "
                  "significantly above the baseline") if record["n_systems"] > 1 else ""
         self.log(f"done {name} in {seconds:.1f} s: {record['measure']} {format_number(record['run_mean'])} vs "
-                 f"{format_number(record['baseline_mean'])} ({format_signed(record['delta'])}, "
-                 f"Holm randomization p={format_p(record['holm_randomization_pvalue'])}){above}")
+                 f"{format_number(record['baseline_mean'])} ({format_signed(record['delta'])}, {test_text(record)}){above}")
         return Outcome(name, "built", seconds=seconds, finished=finished)
 
     def _failed(self, report: ReportConfig, step: str, message: str, seconds: float, digest: str = "") -> Outcome:

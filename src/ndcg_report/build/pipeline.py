@@ -1,4 +1,9 @@
-"""Build a report: validate -> papermill -> nbval -> nbconvert, in staging, published atomically."""
+"""Build a report: validate -> papermill -> nbval -> nbconvert, in staging, published atomically.
+
+build_notebook is the machinery, for any parameterised notebook (a NotebookJob: the template, its
+parameters, its inputs' check, the files it writes); build_report is the report's job, and the suite's
+is in build/suite_build.py.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ import re
 import shutil
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
@@ -63,6 +68,23 @@ def check_timeout(timeout: object, option: str = "--timeout") -> int:
 
 
 @dataclass(frozen=True)
+class NotebookJob:
+    """What build_notebook builds: `template` executed with `parameters` (papermill's, plain values),
+    after `check_inputs(keep=...)` has read and checked every input (InputError or ParameterError for bad
+    input), handing each parsed run and qrels to keep; `inputs`, every input file (none may be in
+    --out; each stamped, so a change during the build is bad input); `outputs`, the files the notebook
+    must write into its folder; `prepare(staging, fork_server)`, what to make in the staging folder
+    once the inputs are checked, before the notebook runs (a suite's collection reports)."""
+
+    template: Path
+    parameters: Mapping[str, object]
+    inputs: tuple[Path, ...]
+    check_inputs: Callable[..., object]
+    outputs: tuple[str, ...] = OUTPUTS
+    prepare: Callable[[Path, str], object] | None = None
+
+
+@dataclass(frozen=True)
 class BuildResult:
     out_dir: Path
     seconds: float
@@ -108,15 +130,27 @@ def build_report(
     stamped now. An input that changed since is bad input (InputError), checked once the inputs are read,
     when a step fails and right before publishing: a report is of one version of each input.
     """
+    job = NotebookJob(template=notebook or package_file("notebooks", NOTEBOOK), parameters=notebook_parameters(params),
+                      inputs=tuple(input_paths(params)), check_inputs=partial(check_inputs, params))
+    return build_notebook(job, out_dir, timeout, progress=progress, fork_server=fork_server, inputs=inputs)
+
+
+def build_notebook(
+    job: NotebookJob, out_dir: Path, timeout: int = 600, progress: bool = False, fork_server: str | None = None,
+    inputs: InputWatch | None = None,
+) -> BuildResult:
+    """Build job into out_dir as build_report builds a report (its arguments mean the same): inputs
+    checked, papermill -> nbval -> nbconvert in staging, published atomically; on any failure out_dir
+    is left as it was."""
     started = dt.datetime.now(dt.timezone.utc)
     check_timeout(timeout)
     skip_unused_jsonschema_formats()  # this process reads notebooks too (nbformat, nbconvert)
     steps = Steps(progress)
     out_dir = out_dir.resolve()
-    template = notebook or package_file("notebooks", NOTEBOOK)
+    template = job.template
     check_notebook(template)
-    check_out_dir(out_dir, [*input_paths(params), template])
-    inputs = (inputs or InputWatch()).including(input_paths(params))
+    check_out_dir(out_dir, [*job.inputs, template])
+    inputs = (inputs or InputWatch()).including(job.inputs)
     steps.show("reading the inputs")
     forks = nullcontext(fork_server) if fork_server is not None else running_fork_server(server_label(out_dir))
     with forks as fork_server:  # it imports while the inputs are read
@@ -136,19 +170,21 @@ def build_report(
                                      "give a folder you can write to") from None
             try:  # bad input fails here, before any kernel starts; each run is saved for the kernels (they read
                 # these, not the files, while they are unchanged) and let go before the next is read
-                check_inputs(params, keep=partial(save_parsed, staging / INPUTS_FOLDER))
+                job.check_inputs(keep=partial(save_parsed, staging / INPUTS_FOLDER))
                 inputs.check()  # what was parsed and hashed is one version of each input
             except (InputError, ParameterError):
                 remove_owned_folder(staging)
                 remove_empty_folders(created)  # bad input leaves no folder behind, as if nothing had been made
                 inputs.check()  # a file changed while it was read explains what was read in it
                 raise
+            if job.prepare is not None:
+                job.prepare(staging, fork_server)
             env = {**_kernel_environment(staging), FORK_SERVER_ENV: fork_server}
             executed = staging / "report.ipynb"
             steps.show("papermill and nbval: executing the notebook twice at once")
             validation = _start_nbval(executed, env, timeout, progress=progress)  # re-executes as papermill executes
             try:
-                _execute(params, template, executed, env, timeout, progress=progress)
+                _execute(job.parameters, template, executed, env, timeout, progress=progress)
                 _drop_run_specific_metadata(executed)
             except BaseException:
                 validation.stop(NBVAL_STOP)
@@ -177,7 +213,7 @@ def build_report(
                     shutil.rmtree(leftover)
                 elif leftover.exists():
                     leftover.unlink()
-            missing = [name for name in OUTPUTS if not (staging / name).is_file()]
+            missing = [name for name in job.outputs if not (staging / name).is_file()]
             if missing:
                 raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
             inputs.check()  # the kernels read the inputs too: the report is of the version read first
@@ -244,12 +280,12 @@ def _kernel_environment(staging: Path) -> dict[str, str]:
     return env
 
 
-def _execute(params: ReportParameters, template: Path, executed: Path, env: dict[str, str], timeout: int,
+def _execute(parameters: Mapping[str, object], template: Path, executed: Path, env: dict[str, str], timeout: int,
              progress: bool = False) -> None:
-    """papermill (build/steps/papermill_process.py): run the template notebook with params; name the failing
-    cell on error."""
+    """papermill (build/steps/papermill_process.py): run the template notebook with parameters; name the
+    failing cell on error."""
     parameter_file = executed.parent / "params.yml"
-    parameter_file.write_text(yaml.safe_dump(notebook_parameters(params), sort_keys=True))
+    parameter_file.write_text(yaml.safe_dump(dict(parameters), sort_keys=True))
     command = [sys.executable, "-m", "ndcg_report.build.steps.papermill_process", str(template), str(executed),
                str(parameter_file), str(executed.parent), str(timeout), str(executed.parent / PARAMETERISED),
                str(executed.parent / CELLS_FOLDER)]

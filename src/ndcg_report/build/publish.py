@@ -3,14 +3,15 @@
 A report replaces only what the tool wrote: `--out` must be absent, an empty folder or an earlier
 report's folder, told by its own mark (a summary.json with the tool's fields), not by file names.
 Publishing swaps the finished staging folder into place; of the old folder only the report's own
-files are removed, anything else found there (a user's notes, added even during the build) is moved
-into the new folder, never removed.
+files are removed (and a suite's folder of collection reports, if it holds nothing else), anything
+else found there (a user's notes, added even during the build) is moved into the new folder, never removed.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,7 +25,9 @@ from ndcg_report.interrupts import deferred
 
 OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")  # in every report
 OPTIONAL_OUTPUTS = ("per_group.csv",)  # in some reports (with --groups)
-REPORT_FILES = OUTPUTS + OPTIONAL_OUTPUTS  # a report's own files: replaced by the next build, never a user's
+SUITE_OUTPUTS = ("report.html", "report.ipynb", "summary.json", "table.csv")  # a suite's (ndcg-report suite)
+REPORTS_FOLDER = "collections"  # a suite's folder of its collections' reports (suite --with-reports)
+OWN_FILES = tuple(dict.fromkeys(OUTPUTS + OPTIONAL_OUTPUTS + SUITE_OUTPUTS))  # a published folder's files that are the tool's
 REPORT_FOLDERS = {"figures": (".svg",)}  # a report's own folders, and the files in them that are its own
 _MARK_FILE = "summary.json"
 _MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
@@ -64,13 +67,13 @@ def out_dir_problem(out_dir: Path) -> str | None:
         return f"is a folder that cannot be read ({exc.strerror or exc}); give a folder you can write to"
     if not entries:
         return None
-    odd = [name for name in entries if name in REPORT_FILES and ((out_dir / name).is_symlink() or not (out_dir / name).is_file())]
+    odd = [name for name in entries if name in OWN_FILES and ((out_dir / name).is_symlink() or not (out_dir / name).is_file())]
     odd += [name for name in entries if name in REPORT_FOLDERS and ((out_dir / name).is_symlink() or not (out_dir / name).is_dir())]
     if odd:
         return (f"{odd[0]} is a folder or a link, not a report's file, and would be replaced; give an empty folder or "
                 "the folder of an earlier report")
     if not is_earlier_report(out_dir):
-        others = [name for name in entries if name not in REPORT_FILES and name not in REPORT_FOLDERS]
+        others = [name for name in entries if name not in OWN_FILES and name not in REPORT_FOLDERS]
         if others:
             shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
             return (f"holds files that are not a report's ({shown}) and would be replaced; give an empty folder or "
@@ -170,8 +173,10 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
         for name, suffixes in REPORT_FOLDERS.items():
             moved += _empty_own_folder(old / name, suffixes, out_dir / name)
         own = [entry.name for entry in old.iterdir()
-               if entry.name in REPORT_FILES and entry.is_file() and not entry.is_symlink()]
+               if entry.name in OWN_FILES and entry.is_file() and not entry.is_symlink()]
         mark_owned(old, only=own)  # so that if this process dies now, a clean-up removes only those
+        if is_reports_folder(old / REPORTS_FOLDER):  # a suite's collection reports, nothing of a user's in them
+            shutil.rmtree(old / REPORTS_FOLDER)
     except OSError as exc:
         return [f"the previous report stays in {old}: it cannot be removed ({exc.strerror or exc}); remove it yourself"]
     kept = sorted([*moved, *(entry.name for entry in old.iterdir() if entry.name not in own and entry.name != OWNED_MARKER)])
@@ -208,6 +213,36 @@ def _empty_own_folder(folder: Path, suffixes: tuple[str, ...], new: Path) -> lis
     except OSError:
         pass
     return moved
+
+
+def is_reports_folder(folder: Path) -> bool:
+    """True if folder is a suite's folder of collection reports as the tool wrote it: a real folder
+    whose every entry is a real folder holding an earlier report (is_earlier_report) and only a
+    report's files (OWN_FILES) and folders (REPORT_FOLDERS, holding only their own kind of file).
+    Anything else in it (a user's note) makes it not the tool's to remove."""
+    try:
+        if folder.is_symlink() or not folder.is_dir():
+            return False
+        for report in folder.iterdir():
+            if report.is_symlink() or not report.is_dir() or not is_earlier_report(report):
+                return False
+            if any(not _own_entry(entry) for entry in report.iterdir()):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _own_entry(entry: Path) -> bool:
+    """Whether an entry of a report's folder is one the tool wrote: a file of OWN_FILES, or a folder of
+    REPORT_FOLDERS holding only regular files of its suffixes."""
+    if entry.is_symlink():
+        return False
+    if entry.name in OWN_FILES:
+        return entry.is_file()
+    suffixes = REPORT_FOLDERS.get(entry.name)
+    return (suffixes is not None and entry.is_dir()
+            and all(item.name.endswith(suffixes) and item.is_file() and not item.is_symlink() for item in entry.iterdir()))
 
 
 def _joined(problem: str) -> str:

@@ -183,6 +183,20 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--out", required=True, help="output folder: absent, empty or an earlier report's; its report "
                                                      "files are replaced when the build succeeds, anything else kept")
 
+    suite = commands.add_parser(
+        "suite", help="build one report across collections: systems x collections of each measure, with each "
+                      "collection's own verdicts and the tests over collections",
+        description="Build a suite report from a YAML config (see docs/command-line.md#suite): each collection's\n"
+                    "runs against its own baseline, as its report computes them, in one systems x collections\n"
+                    "table per measure, and the tests over collections (Wilcoxon, Friedman with Nemenyi).")
+    suite.add_argument("config", help="YAML config: title, preset or measures, and collections: a list of "
+                                      "{name, qrels, baseline, runs: {SYSTEM: PATH}, topics}")
+    suite.add_argument("--out", required=True, help="output folder: absent, empty or an earlier suite's or report's; "
+                                                     "its files are replaced when the build succeeds, anything else kept")
+    suite.add_argument("--with-reports", action="store_true", dest="with_reports",
+                       help="build each collection's full report too, into OUT/collections/NAME/, linked from the suite")
+    suite.add_argument("--timeout", type=int, default=600, help="seconds one notebook cell may take")
+
     bm25 = commands.add_parser("bm25", help="build a BM25 run from a corpus and topics (the baseline alone)")
     bm25.add_argument("--corpus", required=True, help="JSON-lines corpus, one {_id, title, text} per line")
     bm25.add_argument("--topics", required=True, help="qid<TAB>query text lines, BEIR queries.jsonl or a TREC topic file")

@@ -64,15 +64,23 @@ def wilcoxon_html(test: AcrossCollections) -> str:
     return table_html(frame, text_columns=("verdict",))
 
 
+def marks_note(test: AcrossCollections, alphas: Iterable[float]) -> str:
+    """The legend of a suite table's marks (`alphas`: the collections' significance levels) and of its
+    columns over collections (text, to escape)."""
+    levels = ", ".join(f"α = {alpha:g}" for alpha in sorted(set(alphas)))
+    return (f"{ABOVE}/{BELOW}: significantly above/below {test.baseline_name} in that collection (its report's verdict: "
+            f"randomization test, Holm over that collection's systems, {levels}); {MISSING}: the system or the "
+            f"measure is missing there. Mean (collections): over the collections the system is in, and how many; "
+            f"mean rank (1 = best) over the {len(test.ranked)} collection(s) that have every system; W/T/L: the "
+            f"collections where the system's mean is above/equal to/below {test.baseline_name}'s.")
+
+
 def suite_html(means: pd.DataFrame, marks: pd.DataFrame, over: pd.DataFrame, test: AcrossCollections,
                alphas: Iterable[float]) -> str:
     """What Jupyter shows for a Suite: one measure's table (suite_table_html), what the marks mean
     (`alphas`: the collections' significance levels), and the tests over collections."""
     base = test.baseline_name
-    levels = ", ".join(f"α = {alpha:g}" for alpha in sorted(set(alphas)))
-    note = (f"{ABOVE}/{BELOW}: significantly above/below {base} in that collection (its report's verdict: "
-            f"randomization test, Holm over that collection's systems, {levels}); {MISSING}: the system or the "
-            f"measure is missing there. Mean rank over the {len(test.ranked)} collection(s) that have every system.")
+    note = marks_note(test, alphas)
     ranks = ", ".join(f"{escape(name)} {rank:.2f}" for name, rank in test.mean_ranks.sort_values().items()
                       if np.isfinite(rank))
     return "".join([

@@ -45,7 +45,8 @@ LAUNCHER = ("-m", "ipykernel_launcher")  # what a kernel.json forked here runs a
 PRELOAD = ("ipykernel.kernelapp", "IPython.display", "ndcg_report.analysis.checks", "ndcg_report.analysis.content",
            "ndcg_report.build.corpus_baseline", "ndcg_report.analysis.drilldown", "ndcg_report.analysis.html",
            "ndcg_report.analysis.outputs", "ndcg_report.build.parameters", "ndcg_report.analysis.plots",
-           "ndcg_report.analysis.results", "ndcg_report.build.notebook_io", "matplotlib.backends.backend_agg")
+           "ndcg_report.analysis.results", "ndcg_report.build.notebook_io", "matplotlib.backends.backend_agg",
+           "ndcg_report.build.suite_io", "ndcg_report.analysis.tables.suite_page")
 REAP_SECONDS = 0.05
 # every build child's (server, kernels, papermill, nbval), read at import too; PYTHONSAFEPATH: `python -m`
 # puts no working folder first on sys.path, so no module of the caller's folder runs as code
