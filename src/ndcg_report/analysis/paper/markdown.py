@@ -10,16 +10,19 @@ import re
 
 from ndcg_report.analysis.paper.grid import ABOVE, BELOW, Cell, Grid, Row
 
-# what Markdown or GitHub would read as markup inside a line: emphasis, code, links, HTML, tables, math,
-# strikethrough, entities; a backslash makes each a plain character (CommonMark escapes)
-_MARKUP = re.compile(r"([\\`*_\[\]<>|~&$])")
+# what Markdown or GitHub would read as markup inside a line (emphasis, code, links, tables; HTML, entities,
+# math, strikethrough): backslash escapes for the first, which every Markdown takes, entities for the others,
+# whose backslash escapes only CommonMark takes (Python-Markdown would show the backslash)
+_ESCAPED = re.compile(r"([\\`*_\[\]|])")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "~": "&#126;"}
 MISSING = "–"
 
 
 def markdown_escape(text: object) -> str:
-    """Text that Markdown (CommonMark, GitHub's tables) shows as it is: markup characters backslash-escaped,
+    """Text that Markdown (GitHub's, CommonMark, Python-Markdown) shows as it is: markup characters escaped,
     line breaks as spaces."""
-    return _MARKUP.sub(r"\\\1", " ".join(str(text).split("\n")).replace("\r", " ").replace("\t", " "))
+    text = " ".join(str(text).replace("\r", " ").replace("\t", " ").split("\n"))
+    return "".join(_ENTITIES.get(char) or char for char in _ESCAPED.sub(r"\\\1", text))
 
 
 def markdown_grid(grid: Grid) -> str:
