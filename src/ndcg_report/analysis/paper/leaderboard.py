@@ -203,9 +203,9 @@ def _notes(board: Leaderboard, letters: bool) -> list[str]:
         test = board.pairwise
         count = len(test["means"])
         notes.append(f"Superscripts: the systems (by their letter) a system is significantly better than on "
-                     f"{board.headline.label} (randomized Tukey HSD over all {count} systems, "
-                     f"{int(test['n_resamples']):,} permutations, α = {float(test['alpha']):g}); the report runs "
-                     f"this test on the headline measure only, so only that column has letters.")
+                     f"{board.headline.label} (randomized Tukey HSD over the {count} systems, "
+                     f"{int(test['n_resamples']):,} permutations, α = {float(test['alpha']):g}); that test is run on "
+                     f"the headline measure only, so only its column has letters.")
     return notes
 
 
