@@ -87,7 +87,7 @@ def _agreement_grid(record: Mapping, labels: list[str], digits: int) -> Grid:
     caption = (f"Each judgment set against the reference, {record['reference']}: agreement on the labels of the "
                "pairs both judge, and the correlation of the systems' orders.")
     notes = ("Kappas from scikit-learn, alphas from the krippendorff package; a mean label difference above 0: the "
-             "set is more lenient than the reference; an empty cell: undefined.",)
+             "set is more lenient than the reference; a dash: undefined.",)
     return Grid("Statistic", tuple(Column(other) for other in others), rows, caption, notes)
 
 
