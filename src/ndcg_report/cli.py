@@ -61,6 +61,10 @@ def _main(argv: Sequence[str] | None) -> int:
             from ndcg_report.commands.judges import run_judges
 
             output = run_judges(args)
+        elif args.command == "table":
+            from ndcg_report.commands.table import run_table
+
+            output = run_table(args)
         elif args.command == "pool":
             from ndcg_report.commands.pool import run_pool
 

@@ -402,6 +402,21 @@ class Experiment(ExperimentFigures):
         return pd.DataFrame(signs.astype(int).reshape(len(self.names), len(self.measures)), index=list(self.names),
                             columns=pd.Index(self.labels, name="measure"))
 
+    def to_latex(self, **options: object) -> str:
+        """The leaderboard as a booktabs LaTeX table: analysis.paper.leaderboard.leaderboard_latex and its options."""
+        from ndcg_report.analysis.paper.record import experiment_table
+        return experiment_table(self, "latex", **options)
+
+    def to_markdown(self, **options: object) -> str:
+        """The leaderboard as a GitHub Markdown table: analysis.paper.leaderboard.leaderboard_markdown and its options."""
+        from ndcg_report.analysis.paper.record import experiment_table
+        return experiment_table(self, "markdown", **options)
+
+    def to_csv(self, path: str | None = None, **options: object) -> str | None:
+        """The leaderboard as CSV (analysis.paper.leaderboard.leaderboard_csv): the text, or None once written to path."""
+        from ndcg_report.analysis.paper.record import experiment_table
+        return experiment_table(self, "csv", path, **options)
+
     def _repr_html_(self) -> str:
         """The leaderboard, every name escaped: what Jupyter shows for the object."""
         from ndcg_report.analysis.html import leaderboard_html

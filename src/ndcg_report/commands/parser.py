@@ -232,6 +232,26 @@ def build_parser() -> argparse.ArgumentParser:
     pool.add_argument("-k", "--depth", type=int, default=10, help="pool depth: each run's top k")
     pool.add_argument("--out", required=True, help="the TSV to write: qid, docid, best_rank, n_systems, systems")
 
+    table = commands.add_parser(
+        "table", help="a built report's leaderboard as a LaTeX, Markdown or CSV table (from its summary.json, "
+                      "nothing recomputed)")
+    table.add_argument("report", metavar="REPORT_DIR|summary.json",
+                       help="a report's folder (the --out of build or demo) or its summary.json")
+    table.add_argument("--format", default="latex", choices=("latex", "markdown", "csv"),
+                       help="latex: a booktabs table (needs \\usepackage{booktabs}); markdown: a GitHub table and a "
+                            "legend line; csv: one row per system and measure")
+    table.add_argument("-m", "--measure", action="extend", nargs="+", dest="measures", metavar="MEASURE",
+                       help="the columns, in order: measures of the report by label (nDCG@10 AP) or any of their "
+                            "names (default: every measure of the report)")
+    table.add_argument("--systems", action="extend", nargs="+", metavar="NAME",
+                       help="the rows, in order: systems of the report by name (default: every system, best on the "
+                            "headline first); the baseline is always the last row")
+    table.add_argument("--letters", action="store_true",
+                       help="superscript letters (ranx's style): the systems each one is significantly better than "
+                            "on the headline measure, from the report's pairwise test (that measure only)")
+    table.add_argument("--digits", type=int, default=4, help="decimals shown")
+    table.add_argument("--out", default="", metavar="FILE", help="write the table to FILE (default: print it)")
+
     demo = commands.add_parser("demo", help="build an embedded demo report (default: TREC DL 2019 passage)")
     demo.add_argument("dataset", nargs="?", default="dl19", choices=("dl19", "judges", "cranfield", "rag"),
                       help="dl19: monoT5, two fusions and a re-ranking depth ablation against Anserini BM25; judges: "

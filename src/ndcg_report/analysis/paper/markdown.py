@@ -1,0 +1,54 @@
+"""A Grid as a GitHub Markdown table and a legend line, every text escaped (no tabulate needed).
+
+Marks are ▲/▼ as in the HTML report, the best of a column **bold**, letters `<sup>` (GitHub keeps it);
+the legend line after the table says what they mean.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ndcg_report.analysis.paper.grid import ABOVE, BELOW, Cell, Grid, Row
+
+# what Markdown or GitHub would read as markup inside a line (emphasis, code, links, tables; HTML, entities,
+# math, strikethrough): backslash escapes for the first, which every Markdown takes, entities for the others,
+# whose backslash escapes only CommonMark takes (Python-Markdown would show the backslash)
+_ESCAPED = re.compile(r"([\\`*_\[\]|])")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "~": "&#126;"}
+MISSING = "–"
+
+
+def markdown_escape(text: object) -> str:
+    """Text that Markdown (GitHub's, CommonMark, Python-Markdown) shows as it is: markup characters escaped,
+    line breaks as spaces."""
+    text = " ".join(str(text).replace("\r", " ").replace("\t", " ").split("\n"))
+    return "".join(_ENTITIES.get(char) or char for char in _ESCAPED.sub(r"\\\1", text))
+
+
+def markdown_grid(grid: Grid) -> str:
+    """The grid as a GitHub table (one header row: each column's label), then a blank line and the
+    legend: the caption's sentence and the notes, on one line."""
+    head = (["\\#"] if grid.letters else []) + [markdown_escape(grid.stub)]
+    head += [markdown_escape(column.label) for column in grid.columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([" :-- "] * len(head)) + "|"]
+    lines += [_row(row, grid.letters) for row in grid.rows]
+    legend = " ".join([markdown_escape(grid.caption), *(markdown_escape(note) for note in grid.notes)])
+    return "\n".join(lines) + "\n\n" + legend + "\n"
+
+
+def _row(row: Row, letters: bool) -> str:
+    name = markdown_escape(row.name) + (" (baseline)" if row.baseline else "")
+    cells = ([markdown_escape(row.letter)] if letters else []) + [name] + [_cell(cell) for cell in row.cells]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _cell(cell: Cell) -> str:
+    if not cell.text:
+        return MISSING
+    text = markdown_escape(cell.text)
+    text = f"**{text}**" if cell.bold else text
+    if cell.mark:
+        text += " " + (ABOVE if cell.mark > 0 else BELOW)
+    if cell.letters:
+        text += f" <sup>{markdown_escape(cell.letters)}</sup>"
+    return text

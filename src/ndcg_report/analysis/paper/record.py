@@ -1,0 +1,77 @@
+"""summary.json's keys that the paper tables read, made from an Experiment: the same numbers a report writes.
+
+`experiment_record(experiment)` holds the same values as a report's summary.json under the same keys
+(parameters.measures/headline/alpha/n_resamples/seed/rel_level, systems[].summary, baseline,
+comparison_family, comparisons, pairwise; tests/test_paper_tables.py compares them with a built
+report's), so `Experiment.to_latex()` and `ndcg-report table` make one table from one function.
+It takes the Experiment's tables, never the Experiment's module (analysis.experiment imports this).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SUMMARY_COLUMNS = ("n", "mean")
+COMPARISON_COLUMNS = ("n", "delta", "holm_randomization_pvalue", "randomization_method")
+
+
+def experiment_record(experiment: Any) -> dict:
+    """The part of summary.json an analysis.experiment.Experiment gives (no title, files or command)."""
+    measures, labels = experiment.measures, experiment.labels
+    test = experiment.pairwise
+    return {
+        "title": "",
+        "parameters": {"measures": list(labels), "headline": experiment.headline.label, "alpha": experiment.alpha,
+                       "n_resamples": experiment.n_resamples, "seed": experiment.seed,
+                       "rel_level": _number(experiment.rel_level)},
+        "systems": [{"name": name, "role": "baseline" if name == experiment.baseline_name else "run",
+                     "summary": _records(experiment.evaluations[name].summary, measures, SUMMARY_COLUMNS)}
+                    for name in experiment.systems],
+        "baseline": experiment.baseline_name,
+        "comparison_family": {"adjustment": "holm", "over": "systems", "size": experiment.family_size},
+        "comparisons": {name: _records(experiment.comparison(name), measures, COMPARISON_COLUMNS)
+                        for name in experiment.names},
+        "pairwise": {
+            "method": "randomized Tukey HSD", "measure": test.label, "n_queries": test.n_queries,
+            "n_resamples": test.n_resamples, "null_distribution": test.method, "alpha": test.alpha,
+            "systems": list(test.names), "means": {name: _number(test.means[name]) for name in test.names},
+            "pvalues": {a: {b: _number(test.pvalues.at[a, b]) for b in test.names} for a in test.names},
+        },
+    }
+
+
+def _records(frame: Any, measures: tuple, columns: tuple[str, ...]) -> dict:
+    """{label: {measure, k, column: value}} of a frame with one row per measure, in the measures' order."""
+    return {measure.label: {"measure": measure.measure, "k": measure.k,
+                            **{column: _number(row[column], column == "n") for column in columns}}
+            for measure, (_, row) in zip(measures, frame.iterrows())}
+
+
+def _number(value: object, count: bool = False) -> object:
+    """A value as summary.json holds it: NaN as None, a count as an int, numpy numbers as Python's."""
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return None
+        return int(value) if count and float(value).is_integer() else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def experiment_table(experiment: Any, form: str, path: str | Path | None = None, **options: Any) -> str | None:
+    """The leaderboard of experiment_record(experiment) as `form` ('latex', 'markdown' or 'csv': the
+    options of analysis.paper.leaderboard's leaderboard_latex, _markdown or _csv); with a path, written
+    there atomically and None returned."""
+    from ndcg_report.analysis.paper.leaderboard import leaderboard_csv, leaderboard_latex, leaderboard_markdown
+    from ndcg_report.files import write_text_atomic
+
+    writers = {"latex": leaderboard_latex, "markdown": leaderboard_markdown, "csv": leaderboard_csv}
+    text = writers[form](experiment_record(experiment), **options)
+    if path is None:
+        return text
+    write_text_atomic(Path(path), text)
+    return None
