@@ -28,7 +28,8 @@ from ndcg_report.batch.history import append_history, history_file, read_history
 
 SMALL = Path(__file__).parent / "data" / "small"
 EXAMPLES = Path(__file__).parent.parent / "examples"
-OUTPUTS = ["per_query.csv", "report.html", "report.ipynb", "summary.json", "unjudged.tsv"]
+OUTPUTS = ["figures", "leaderboard.md", "leaderboard.tex", "per_query.csv", "report.html", "report.ipynb", "summary.json",
+           "unjudged.tsv"]
 TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
 
 

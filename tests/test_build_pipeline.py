@@ -95,7 +95,8 @@ def test_nbval_s_re_execution_writes_no_file(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
     monkeypatch.delenv(REVALIDATION_ENV)
     notebook_io.save_outputs(report, tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["per_query.csv", "summary.json", "unjudged.tsv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaderboard.md", "leaderboard.tex", "per_query.csv",
+                                                          "summary.json", "unjudged.tsv"]
 
 
 def build_command(out: Path) -> list[str]:

@@ -97,7 +97,8 @@ def test_papermill_with_only_run_baseline_and_qrels_reports_those_files(tmp_path
     )
     # an output_dir that did not exist is made by the first cell, not a traceback in the last one
     written = tmp_path / "new" / "folder"
-    assert sorted(path.name for path in written.iterdir()) == ["figures", "per_query.csv", "summary.json", "unjudged.tsv"]
+    assert sorted(path.name for path in written.iterdir()) == ["figures", "leaderboard.md", "leaderboard.tex", "per_query.csv",
+                                                              "summary.json", "unjudged.tsv"]
     shown = json.dumps([output for cell in nbformat.read(out, as_version=4).cells for output in cell.get("outputs", [])])
     assert "<h1>monot5 against bm25</h1>" in shown  # systems given without a name: named by their files
     assert "TREC DL 2019" not in shown and "monoT5" not in shown and "ndcg-report demo" not in shown

@@ -118,8 +118,8 @@ def test_the_suite_writes_its_files_and_each_collections_report(built):
                                                        "table.csv"]
     assert sorted(p.name for p in (built / "collections").iterdir()) == ["dl19-llm", "dl19-small", "generated"]
     for report in (built / "collections").iterdir():
-        assert sorted(p.name for p in report.iterdir()) == ["figures", "per_query.csv", "report.html", "report.ipynb",
-                                                            "summary.json", "unjudged.tsv"]
+        assert sorted(p.name for p in report.iterdir()) == ["figures", "leaderboard.md", "leaderboard.tex", "per_query.csv",
+                                                            "report.html", "report.ipynb", "summary.json", "unjudged.tsv"]
 
 
 def test_table_csv_cells_are_each_collections_own_numbers(built, experiments):

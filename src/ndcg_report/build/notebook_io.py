@@ -17,6 +17,7 @@ import pandas as pd
 from ndcg_report.analysis.checks import data_warnings
 from ndcg_report.analysis.compare import compare_runs
 from ndcg_report.analysis.content import FIGURES_FOLDER
+from ndcg_report.analysis.paper.report_files import leaderboard_files
 from ndcg_report.analysis.outputs import per_query_csv_chunks, summary_record
 from ndcg_report.analysis.report_model import Report, ReportParameters
 from ndcg_report.analysis.tables.groups import group_table
@@ -110,8 +111,14 @@ def output_folder(output_dir: str | Path) -> Path | None:
     return folder
 
 
-def save_outputs(report: Report, folder: str | Path) -> None:
-    """Write per_query.csv, summary.json, unjudged.tsv (the depth-k pool), every figure shown as SVG
+def summary(report: Report) -> dict:
+    """summary.json's record of the report (analysis.outputs.summary_record)."""
+    return summary_record(report)
+
+
+def save_outputs(report: Report, folder: str | Path, record: dict | None = None) -> None:
+    """Write per_query.csv, summary.json (record: summary_record's, if already made), leaderboard.tex and
+    leaderboard.md, unjudged.tsv (the depth-k pool), every figure shown as SVG
     into figures/ (those load_report kept) and, with query groups, per_group.csv into folder. In the build's
     nbval re-execution (REVALIDATION_ENV set) nothing is written: the files are papermill's, from the
     execution the report shows, and nbval compares a cell's outputs, never files."""
@@ -132,5 +139,8 @@ def save_outputs(report: Report, folder: str | Path) -> None:
         with open(folder / "per_group.csv", "wb") as out:
             for chunk in per_group_csv_chunks(report):
                 out.write(chunk)
-    text = json.dumps(summary_record(report), indent=2, sort_keys=False, allow_nan=False) + "\n"
+    record = summary_record(report) if record is None else record
+    text = json.dumps(record, indent=2, sort_keys=False, allow_nan=False) + "\n"
     (folder / "summary.json").write_text(text, encoding="utf-8")
+    for name, table in leaderboard_files(record).items():  # leaderboard.tex and leaderboard.md, for a paper
+        (folder / name).write_text(table, encoding="utf-8")
