@@ -197,7 +197,7 @@ def test_builds_of_a_killed_batch_stop_on_the_workers_and_publish_nothing(cluste
     workers = set(client.run(os.getpid).values())
     for left in out.glob(".good-*.staging-*"):  # what the killed worker's build may have left
         shutil.rmtree(left)
-    published = [*out.glob("good-*/*"), *out.glob(".history/*.jsonl")]
+    published = [*out.glob("good-*/**/*.*"), *out.glob(".history/*.jsonl")]  # files: a report holds figures/ too
     before = {path: path.read_bytes() for path in published}
     batch = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", "batch", str(folder / "nightly.yml"), "--dask",
                               address, "--force"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -214,7 +214,7 @@ def test_builds_of_a_killed_batch_stop_on_the_workers_and_publish_nothing(cluste
     assert_staging_gone_or_marked(out)
     for left in out.glob(".good-*.staging-*"):
         shutil.rmtree(left)
-    assert sorted([*out.glob("good-*/*"), *out.glob(".history/*.jsonl")]) == sorted(published)
+    assert sorted([*out.glob("good-*/**/*.*"), *out.glob(".history/*.jsonl")]) == sorted(published)
     assert {path: path.read_bytes() for path in published} == before  # nothing published, no history point
     assert json.loads((out / ".history" / "good-a.status.json").read_text())["status"] == "running"  # as it was left
 

@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from ndcg_report.errors import InputError
+from test_hardening_21 import PassedNbval  # a stand-in for nbval that passed
 
 SMALL = Path(__file__).parent / "data" / "small"
 CORPUS = Path(__file__).parent / "data" / "corpus"
@@ -56,23 +57,6 @@ def summary(run_mean: float) -> dict:
     return {"schema_version": 3, "ndcg_report_version": "test", "parameters": {"headline": "nDCG@10", "alpha": 0.05},
             "comparisons": {"monot5": {"nDCG@10": row}}, "baseline": "bm25", "warnings": []}
 
-
-class PassedNbval:
-    """Stands in for a build's nbval process: it passed."""
-
-    def wait(self):
-        from ndcg_report.build.steps.processes import Finished
-
-        return Finished(0, "", "")
-
-    def send(self, line):
-        pass
-
-    def stop(self, line):
-        pass
-
-    def kill(self):
-        pass
 
 
 @pytest.fixture

@@ -25,15 +25,17 @@ class Demo:
     judgment_sets: tuple[tuple[str, str], ...] = ()  # (name, path) of several judgment sets, qrels first
 
 
+DL19_RUNS = (  # the DL 2019 demos' systems under test
+    ("monoT5", DL19 + "monot5.dl19.run.gz"),
+    ("RRF BM25+monoT5", DL19 + "rrf.bm25-monot5.dl19.run.gz"),
+    ("Interpolation BM25+monoT5", DL19 + "interp.bm25-monot5.dl19.run.gz"),
+    ("monoT5 top 20 + BM25", DL19 + "monot5-top20-bm25.dl19.run.gz"),
+)
+
 DEMOS = {
     "dl19": Demo(
         title="TREC DL 2019 passage: monoT5, two fusions and a re-ranking depth ablation against BM25",
-        runs=(
-            ("monoT5", DL19 + "monot5.dl19.run.gz"),
-            ("RRF BM25+monoT5", DL19 + "rrf.bm25-monot5.dl19.run.gz"),
-            ("Interpolation BM25+monoT5", DL19 + "interp.bm25-monot5.dl19.run.gz"),
-            ("monoT5 top 20 + BM25", DL19 + "monot5-top20-bm25.dl19.run.gz"),
-        ),
+        runs=DL19_RUNS,
         baseline=DL19 + "run.msmarco-v1-passage.bm25-default.dl19.txt.gz",
         qrels=DL19 + "qrels.dl19-passage.txt",
         topics=DL19 + "topics.dl19-passage.txt",
@@ -42,12 +44,7 @@ DEMOS = {
     ),
     "judges": Demo(
         title="TREC DL 2019 passage judged twice: the NIST assessors against a simulated lenient judge",
-        runs=(
-            ("monoT5", DL19 + "monot5.dl19.run.gz"),
-            ("RRF BM25+monoT5", DL19 + "rrf.bm25-monot5.dl19.run.gz"),
-            ("Interpolation BM25+monoT5", DL19 + "interp.bm25-monot5.dl19.run.gz"),
-            ("monoT5 top 20 + BM25", DL19 + "monot5-top20-bm25.dl19.run.gz"),
-        ),
+        runs=DL19_RUNS,
         baseline=DL19 + "run.msmarco-v1-passage.bm25-default.dl19.txt.gz",
         qrels=DL19 + "qrels.dl19-passage.txt",
         judgment_sets=(("NIST", DL19 + "qrels.dl19-passage.txt"),
