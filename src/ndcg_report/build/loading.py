@@ -122,7 +122,7 @@ def judgment_sets(params: ReportParameters, qrels: Qrels, cache: Path | None = N
     """{name: Qrels} of every judgment set (the reference, already read as qrels, first), each read as
     input_qrels reads and handed to keep; InputError naming a set that shares no query or pair with the
     reference (analysis.judgments.sets.check_comparable_sets); {} with one set of judgements."""
-    from ndcg_report.analysis.judgments.sets import check_comparable_sets, with_filled_set
+    from ndcg_report.analysis.judgments.sets import check_comparable_sets
 
     if not params.judgment_sets:
         return {}
@@ -132,8 +132,7 @@ def judgment_sets(params: ReportParameters, qrels: Qrels, cache: Path | None = N
         sets[item.name] = input_qrels(item.path, cache, digests)
         if keep is not None:
             keep(sets[item.name])
-    checked, _ = with_filled_set(sets, params.fill_unjudged_from)
-    check_comparable_sets(checked, reference.name)
+    check_comparable_sets(sets, reference.name)  # a filled set holds the reference: nothing more to check
     return sets
 
 

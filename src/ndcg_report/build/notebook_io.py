@@ -111,11 +111,6 @@ def output_folder(output_dir: str | Path) -> Path | None:
     return folder
 
 
-def summary(report: Report) -> dict:
-    """summary.json's record of the report (analysis.outputs.summary_record)."""
-    return summary_record(report)
-
-
 def save_outputs(report: Report, folder: str | Path, record: dict | None = None) -> None:
     """Write per_query.csv, summary.json (record: summary_record's, if already made), leaderboard.tex and
     leaderboard.md, unjudged.tsv (the depth-k pool), every figure shown as SVG

@@ -108,7 +108,9 @@ def fill_unjudged(reference: Qrels, other: Qrels) -> tuple[Qrels, int]:
 class JudgmentSets(dict):
     """{name: Qrels} of several judgment sets, the reference first, with `filled`: {set: (filled from, pairs)}."""
 
-    filled: dict[str, tuple[str, int]] = {}
+    def __init__(self, sets: Mapping[str, Qrels] | None = None, filled: Mapping[str, tuple[str, int]] | None = None):
+        super().__init__(sets or {})
+        self.filled: dict[str, tuple[str, int]] = dict(filled or {})
 
 
 def named_judgment_sets(qrels: object, fill_from: str = "") -> JudgmentSets:
@@ -126,9 +128,7 @@ def named_judgment_sets(qrels: object, fill_from: str = "") -> JudgmentSets:
     sets = {check_name(name, "qrels"): load_qrels(value) for name, value in qrels.items()}
     sets, filled = with_filled_set(sets, fill_from)
     check_comparable_sets(sets, next(iter(sets)))
-    result = JudgmentSets(sets)
-    result.filled = filled
-    return result
+    return JudgmentSets(sets, filled)
 
 
 def _one_querys_labels(value: object) -> bool:
