@@ -42,6 +42,7 @@ skip_unused_jsonschema_formats()  # before nbval.plugin imports nbformat
 GO = "go"
 POLL_SECONDS = 0.01  # how often a waiting cell looks for its snapshot
 STOPPED = 3  # nbval's exit status when told to stop
+STOP_SECONDS = 3.0  # told to stop, the process ends within this, its kernels stopped or not
 KERNEL_POLL = 1.0  # seconds between two looks at whether the kernel a cell waits for is alive
 
 
@@ -109,11 +110,14 @@ class CellProgress:
 
 
 class Steering:
-    """The parent's lines on stdin, read by a thread: `go`, or a stop (any other line, end of input)."""
+    """The parent's lines on stdin, read by a thread from the session's start: `go`, or a stop (any other
+    line, end of input) before `go`, on which the thread calls on_stop at once, wherever the main thread
+    is (importing, starting its kernel, waiting): a stopped build never waits for nbval's start."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_stop: Callable[[], None]) -> None:
         self.go = threading.Event()
         self.stop = threading.Event()
+        self._on_stop = on_stop
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -123,12 +127,12 @@ class Steering:
             else:
                 break
         self.stop.set()
+        if not self.go.is_set():
+            self._on_stop()
 
-    def wait(self, ready: Callable[[], bool], on_stop: Callable[[], None]) -> None:
-        """Return once ready() holds; on a stop meanwhile call on_stop (which does not return)."""
+    def wait(self, ready: Callable[[], bool]) -> None:
+        """Return once ready() holds (a stop meanwhile ends the process from the reading thread)."""
         while not ready():
-            if self.stop.is_set() and not self.go.is_set():
-                on_stop()
             time.sleep(POLL_SECONDS)
 
 
@@ -171,12 +175,20 @@ class ConcurrentValidation:
         self.cells, self.executed = cells, executed
         self.kernel = None  # until nbval takes it
         self.kernels: list = []  # every kernel started here, to stop on a stop
-        self.steering = Steering()
+        self.kernels_lock = threading.Lock()
+        self.steering = Steering(self._stop_now)
         self.awaited: list[tuple[Any, int, AwaitedCell]] = []  # (item, index in the notebook, its cell)
         self.verdict = ""  # why the final check failed
 
     def _stop_now(self) -> None:
-        for kernel in self.kernels:
+        """Stop the kernels started here and exit STOPPED (from the thread reading stdin); the process
+        ends within STOP_SECONDS whatever a kernel's stop does."""
+        exit_anyway = threading.Timer(STOP_SECONDS, os._exit, (STOPPED,))
+        exit_anyway.daemon = True
+        exit_anyway.start()
+        with self.kernels_lock:
+            kernels = list(self.kernels)
+        for kernel in kernels:
             try:
                 kernel.stop()
             except Exception:  # noqa: BLE001 - stopping anyway
@@ -188,7 +200,8 @@ class ConcurrentValidation:
         from nbval.kernel import RunningKernel
 
         self.kernel = RunningKernel(self.kernel_name, cwd=self.cwd, startup_timeout=self.startup_timeout)
-        self.kernels.append(self.kernel)
+        with self.kernels_lock:
+            self.kernels.append(self.kernel)
         code = "import importlib\nfor _name in %r:\n    importlib.import_module(_name)\ndel importlib, _name" % (PRELOAD,)
         message = self.kernel.kc.execute(code, silent=True, store_history=False, allow_stdin=False)
         self.kernel.await_reply(message, timeout=self.startup_timeout)
@@ -201,12 +214,13 @@ class ConcurrentValidation:
                 kernel, self.kernel = self.kernel, None
                 return kernel
             kernel = start_kernel(kernel_name, cwd=cwd, startup_timeout=startup_timeout)
-            self.kernels.append(kernel)
+            with self.kernels_lock:
+                self.kernels.append(kernel)
             return kernel
 
         nbval.plugin.RunningKernel = hand_over
         notebooks = [Path(session.config.invocation_params.dir, arg) for arg in session.config.args]
-        self.steering.wait(lambda: all(path.exists() for path in notebooks), self._stop_now)
+        self.steering.wait(lambda: all(path.exists() for path in notebooks))
 
     def pytest_collection_modifyitems(self, session, config, items) -> None:
         for item in items:
@@ -228,7 +242,7 @@ class ConcurrentValidation:
                     or any(cell_path(self.cells, later).exists() for later in range(index + 1, count)))
 
         def load() -> dict:
-            self.steering.wait(ready, self._stop_now)
+            self.steering.wait(ready)
             snapshot = load_cell(self.cells, index)
             if snapshot is None and not self.steering.go.is_set():
                 snapshot = _plain(cell_record(cell))
@@ -252,7 +266,7 @@ class ConcurrentValidation:
             self.kernel = None
         if not self.awaited:
             return
-        self.steering.wait(self.steering.go.is_set, self._stop_now)
+        self.steering.wait(self.steering.go.is_set)
         cells = nbformat.read(self.executed, as_version=4).cells
         failed = []
         for item, index, awaited in self.awaited:
