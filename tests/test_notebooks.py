@@ -59,7 +59,7 @@ def test_papermill_help_lists_every_parameter_with_type_default_and_help():
     assert result.returncode == 0 and "Unable to parse" not in result.stdout + result.stderr, result.stderr
     text = " ".join(result.stdout.split())
     lines = parameter_lines()
-    assert len(lines) == 28
+    assert len(lines) == 29
     for match in lines:
         name, kind, default, help_text = match.groups()
         shown = default.strip('"') if kind == "str" else default

@@ -401,6 +401,8 @@ def test_suite_table_is_the_suite_s_numbers_and_marks(hostile):
         assert rows[system]["Mean"].lstrip("*").startswith(f"{table.at[system, 'mean']:.4f}")
     assert rows["rrf"]["partial"] == "–" and "▲" in rows["rrf"]["full"]
     assert "rrf over 1 of 2" in suite_markdown(suite.cells, measure="AP")
+    assert suite.to_markdown(measure="AP") == suite_markdown(suite.cells, measure="AP", alpha=suite.alpha)
+    assert suite.to_latex(measure="AP", digits=3) == suite_latex(suite.cells, measure="AP", alpha=suite.alpha, digits=3)
     with pytest.raises(ParameterError, match="no measure 'P@10'"):
         suite_markdown(suite.cells, measure="P@10")
 
@@ -425,3 +427,12 @@ def test_judgment_tables_are_the_comparison_s_numbers(capsys):
     assert statistics["same best system on nDCG@10"] == "yes"
     latex = judgments_latex(record)
     assert latex.count(r"\begin{table}") == 2 and r"binary kappa, label $\geq$ 2" in latex
+
+
+def test_a_judgment_comparison_s_own_tables_are_its_record_s():
+    experiment = compare_runs({"monot5": SMALL / "monot5.txt"}, {"qrels": SMALL / "qrels.txt",
+                              "llm": DATA / "judges" / "llm.txt"}, baseline=SMALL / "bm25.txt", n_resamples=200)
+    comparison = experiment.judgments
+    assert comparison.to_markdown() == judgments_markdown(comparison.to_dict())
+    assert comparison.to_latex(digits=2) == judgments_latex(comparison.to_dict(), digits=2)
+    assert "nDCG@10 (llm)" in comparison.to_markdown()

@@ -10,10 +10,12 @@ _LAZY = {"compare_runs": "ndcg_report.analysis.compare", "Experiment": "ndcg_rep
          "read_qrels": "ndcg_report.inputs.reading", "read_run": "ndcg_report.inputs.reading",
          "read_topics": "ndcg_report.inputs.reading", "Measure": "ndcg_report.core.measures.names",
          "compare_suite": "ndcg_report.analysis.tables.suite", "Suite": "ndcg_report.analysis.tables.suite",
-         "group_table": "ndcg_report.analysis.tables.groups", "read_groups": "ndcg_report.inputs.formats.groups"}
+         "group_table": "ndcg_report.analysis.tables.groups", "read_groups": "ndcg_report.inputs.formats.groups",
+         "build_report": "ndcg_report.build.from_objects"}
 
 __all__ = [
     "Evaluation",
+    "build_report",
     "Experiment",
     "compare_runs",
     "compare_suite",

@@ -28,7 +28,11 @@ from ndcg_report.inputs.reading import Qrels
 from ndcg_report.analysis.experiment_figures import ExperimentFigures
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ndcg_report.analysis.judgments.comparison import JudgmentComparison
+    from ndcg_report.analysis.sources import Sources
+    from ndcg_report.build.from_objects import BuildResult  # the page's one import upward, as report() below
 from ndcg_report.stats.letters import compact_letters
 from ndcg_report.stats.paired import ALPHA, stream_label  # noqa: F401 (ALPHA re-exported)
 from ndcg_report.stats.resampling import LARGE_N, mean_interval
@@ -129,6 +133,9 @@ class Experiment(ExperimentFigures):
     groups
         With query groups: the group of each qid (index qid); `group_table(experiment)` tests each
         system against the baseline within each group.
+    sources
+        The inputs compare_runs was given, as given (analysis.sources): what `report(out_dir)` builds
+        the HTML report from.
 
     Examples
     --------
@@ -167,6 +174,7 @@ class Experiment(ExperimentFigures):
     averaging: Averaging = Averaging()  # how the queries are averaged, and where that came from (core.conventions)
     judgments: JudgmentComparison | None = None  # other judgment sets compared with qrels (analysis.judgments)
     groups: pd.Series | None = None  # the group of each qid (query groups: analysis.tables.groups.group_table)
+    sources: Sources | None = None  # compare_runs' inputs as given, for report() (analysis.sources)
 
     # --- shape -----------------------------------------------------------------------------
 
@@ -416,6 +424,12 @@ class Experiment(ExperimentFigures):
         """The leaderboard as CSV (analysis.paper.leaderboard.leaderboard_csv): the text, or None once written to path."""
         from ndcg_report.analysis.paper.record import experiment_table
         return experiment_table(self, "csv", path, **options)
+
+    def report(self, out_dir: str | Path, **options: object) -> BuildResult:
+        """Build this Experiment's HTML report into out_dir as `ndcg-report build` would: build.from_objects.build_report."""
+        from ndcg_report.build.from_objects import build_report  # the one call from analysis into build
+
+        return build_report(self, out_dir, **options)
 
     def _repr_html_(self) -> str:
         """The leaderboard, every name escaped: what Jupyter shows for the object."""

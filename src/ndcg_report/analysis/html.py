@@ -99,6 +99,17 @@ def command_html(command: str) -> str:
     return text_html(text, "pre", "command")
 
 
+def reproduce_html(command: str, inputs_folder: str = "") -> str:
+    """How to reproduce: the command (command_html); for a report built from Python objects, first where
+    its inputs are and where to run the command."""
+    if not inputs_folder:
+        return command_html(command)
+    note = (f"Built from Python objects (ndcg_report.build_report): the inputs it was given as objects are in this "
+            f"report's folder {inputs_folder}/ (runs and qrels as Parquet; their sha256 are in the table of files). "
+            "Run in the report's folder, this command rebuilds the report into a new folder:")
+    return text_html(note, "p", "note") + command_html(command)
+
+
 def list_html(items: list[str], empty: str = "No warnings.") -> str:
     """An escaped bullet list (or a line saying there is nothing to list)."""
     if not items:

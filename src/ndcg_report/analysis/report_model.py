@@ -85,8 +85,8 @@ def default_title(names: Sequence[str], baseline_name: str) -> str:
     return f"{len(names)} systems against {baseline_name}"
 
 
-def build_command(params: ReportParameters) -> str:
-    """An `ndcg-report build` command that rebuilds a report of these parameters."""
+def build_command(params: ReportParameters, out: str = "REPORT_FOLDER") -> str:
+    """An `ndcg-report build` command that rebuilds a report of these parameters into out."""
     words = ["ndcg-report", "build"]
     for item in params.runs:
         words += ["--run", f"{item.name}={item.path}" if item.name else str(item.path)]
@@ -116,7 +116,7 @@ def build_command(params: ReportParameters) -> str:
         words += ["--name", params.title]
     if params.baseline_name:
         words += ["--baseline-name", params.baseline_name]
-    return shlex.join(words + ["--out", "REPORT_FOLDER"])
+    return shlex.join(words + ["--out", out])
 
 
 def measure_words(params: ReportParameters) -> list[str]:

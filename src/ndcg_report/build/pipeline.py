@@ -130,9 +130,14 @@ def build_report(
     stamped now. An input that changed since is bad input (InputError), checked once the inputs are read,
     when a step fails and right before publishing: a report is of one version of each input.
     """
-    job = NotebookJob(template=notebook or package_file("notebooks", NOTEBOOK), parameters=notebook_parameters(params),
-                      inputs=tuple(input_paths(params)), check_inputs=partial(check_inputs, params))
-    return build_notebook(job, out_dir, timeout, progress=progress, fork_server=fork_server, inputs=inputs)
+    return build_notebook(report_job(params, notebook), out_dir, timeout, progress=progress, fork_server=fork_server,
+                          inputs=inputs)
+
+
+def report_job(params: ReportParameters, notebook: Path | None = None) -> NotebookJob:
+    """The report's NotebookJob: the report notebook (or a customised copy) with params' parameters."""
+    return NotebookJob(template=notebook or package_file("notebooks", NOTEBOOK), parameters=notebook_parameters(params),
+                       inputs=tuple(input_paths(params)), check_inputs=partial(check_inputs, params))
 
 
 def build_notebook(

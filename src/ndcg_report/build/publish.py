@@ -28,7 +28,8 @@ OPTIONAL_OUTPUTS = ("leaderboard.tex", "leaderboard.md", "per_group.csv")  # the
 SUITE_OUTPUTS = ("report.html", "report.ipynb", "summary.json", "table.csv")  # a suite's (ndcg-report suite)
 REPORTS_FOLDER = "collections"  # a suite's folder of its collections' reports (suite --with-reports)
 OWN_FILES = tuple(dict.fromkeys(OUTPUTS + OPTIONAL_OUTPUTS + SUITE_OUTPUTS))  # a published folder's files that are the tool's
-REPORT_FOLDERS = {"figures": (".svg",)}  # a report's own folders, and the files in them that are its own
+REPORT_FOLDERS = {"figures": (".svg",), "inputs": (".parquet", ".jsonl", ".json")}  # a report's own folders, and
+# the files in them that are its own: its figures as SVG; the inputs it was given as Python objects (build/from_objects.py)
 _MARK_FILE = "summary.json"
 _MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
 WORKING_ROOM = 64  # bytes a build adds to --out: its staging folder's name beside it, the files inside it

@@ -94,6 +94,18 @@ class JudgmentComparison:
         """{set: {system: mean}} of one measure (by label): what figures.means_scatter draws."""
         return {name: dict(by_measure[measure]) for name, by_measure in self.means.items()}
 
+    def to_latex(self, **options: object) -> str:
+        """Each system's mean under each set, and the sets' agreement, as two LaTeX tables: analysis.paper.judgments."""
+        from ndcg_report.analysis.paper.judgments import judgments_latex
+
+        return judgments_latex(self.to_dict(), **options)  # type: ignore[arg-type]
+
+    def to_markdown(self, **options: object) -> str:
+        """The same two tables as GitHub Markdown: analysis.paper.judgments.judgments_markdown."""
+        from ndcg_report.analysis.paper.judgments import judgments_markdown
+
+        return judgments_markdown(self.to_dict(), **options)  # type: ignore[arg-type]
+
     def to_dict(self) -> dict:
         """JSON-able, NaN as None: `reference`, `sets`, `systems`, `baseline`, `measures` (labels), `means`
         {measure: {system: {set: mean}}}, `alpha`, `seed`, `verdict_test`, and `comparisons` {other set:

@@ -119,9 +119,7 @@ def named_judgment_sets(qrels: object, fill_from: str = "") -> JudgmentSets:
     added; empty for one set of judgements (a path, a table, or a pytrec_eval dict {qid: {docid: rel}})."""
     from ndcg_report.analysis.systems import check_name
 
-    named = isinstance(qrels, Mapping) and bool(qrels) and all(
-        isinstance(name, str) and not _one_querys_labels(value) for name, value in qrels.items())
-    if not named:
+    if not is_named_sets(qrels):
         if fill_from:
             raise ParameterError("fill_unjudged_from needs several judgment sets: give qrels as {name: judgements}")
         return JudgmentSets()
@@ -129,6 +127,13 @@ def named_judgment_sets(qrels: object, fill_from: str = "") -> JudgmentSets:
     sets, filled = with_filled_set(sets, fill_from)
     check_comparable_sets(sets, next(iter(sets)))
     return JudgmentSets(sets, filled)
+
+
+def is_named_sets(qrels: object) -> bool:
+    """Whether compare_runs' `qrels` names several judgment sets ({name: judgements}), not one set (a
+    path, a table, or a pytrec_eval dict {qid: {docid: rel}})."""
+    return isinstance(qrels, Mapping) and bool(qrels) and all(
+        isinstance(name, str) and not _one_querys_labels(value) for name, value in qrels.items())
 
 
 def _one_querys_labels(value: object) -> bool:

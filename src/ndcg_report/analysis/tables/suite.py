@@ -92,6 +92,18 @@ class Suite:
         blocks = {name: experiment_block(self.experiments[name]) for name in self.collections}
         return block_rows(blocks, "collection", self.systems, self.measures, self.baseline_name)
 
+    def to_latex(self, **options: object) -> str:
+        """The systems x collections table of one measure (default: the first) as LaTeX: analysis.paper.suite.suite_latex."""
+        from ndcg_report.analysis.paper.suite import suite_latex
+
+        return suite_latex(self.cells, **{"alpha": self.alpha, **options})  # type: ignore[arg-type]
+
+    def to_markdown(self, **options: object) -> str:
+        """The same table as GitHub Markdown and a legend line: analysis.paper.suite.suite_markdown."""
+        from ndcg_report.analysis.paper.suite import suite_markdown
+
+        return suite_markdown(self.cells, **{"alpha": self.alpha, **options})  # type: ignore[arg-type]
+
     @cached_property
     def table(self) -> pd.DataFrame:
         """Index (measure label, system), columns: each collection's mean (NaN where the system or the
