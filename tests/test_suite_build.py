@@ -231,14 +231,12 @@ def test_without_reports_no_links_and_a_rebuild_keeps_a_users_notes_only(built, 
     assert note.read_text() == "mine"  # the old collections folder held a user's file: kept, not removed
     assert sorted(p.name for p in out.iterdir()) == ["collections", "report.html", "report.ipynb", "summary.json",
                                                      "table.csv"]
-    note.unlink()
-    result = cli("suite", config, "--out", out, "--with-reports")  # collections/ of the tool's reports again
+    again = tmp_path / "again"
+    shutil.copytree(built, again)  # collections/ of the tool's reports alone: a rebuild without them removes it
+    result = cli("suite", config, "--out", again)
     assert result.returncode == 0, result.stderr
-    (out / "collections" / "dl19-small" / "notes.txt").unlink(missing_ok=True)
-    result = cli("suite", config, "--out", out)
-    assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.ipynb", "summary.json", "table.csv"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]  # no staging or old folder left
+    assert sorted(p.name for p in again.iterdir()) == ["report.html", "report.ipynb", "summary.json", "table.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again", "suite"]  # no staging or old folder left
 
 
 BAD = {
