@@ -247,16 +247,21 @@ def test_sigkill_mid_build_leaves_published_reports_and_index_intact(first_batch
         while not list(out.glob(".good-a.staging-*")):
             assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "batch.log").read_text()
             time.sleep(0.05)
-        second = batch_cli(config)  # a second batch on the same root, at the same time
-        # killed inside papermill: once it has run a cell (its snapshot in the staging), not after a fixed
-        # time (a build on a fast machine had published by then)
-        while not list(out.glob(".good-a.staging-*/**/cell-*.json")):
+        # a second batch on the same root, at the same time, started beside the build and not waited for
+        # alone (on a loaded machine its start can outlast the build); the first is killed inside papermill:
+        # once a cell has run (its snapshot in the staging) and the second has been refused, not after a
+        # fixed time (a build on a fast machine had published by then)
+        second = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", "batch", str(config)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while not (list(out.glob(".good-a.staging-*/**/cell-*.json")) and second.poll() is not None):
             assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "batch.log").read_text()
             time.sleep(0.02)
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         log.close()
+    _, second_err = second.communicate(timeout=60)
+    second = subprocess.CompletedProcess(second.args, second.returncode, "", second_err)
     assert second.returncode == 3
     assert second.stderr.count("\n") == 1
     assert f"another batch is running on {out} (pid {process.pid} on " in second.stderr

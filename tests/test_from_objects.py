@@ -54,10 +54,10 @@ def built(tmp_path_factory) -> dict[str, Path]:
     qrels_dict: dict[str, dict[str, float]] = {}
     for qid, docid, rel in qrels[["qid", "docid", "rel"]].itertuples(index=False):
         qrels_dict.setdefault(str(qid), {})[docid] = int(rel)
-    experiment = compare_runs({"monoT5": read_run(SMALL / "monot5.txt").table.to_pandas()}, qrels_dict,
-                              baseline=read_run(SMALL / "bm25.txt").table.to_pandas(),
-                              topics=read_topics(SMALL / "topics.txt"), groups=GROUPS, **OPTIONS)
-    result = experiment.report(folder / "objects")
+    run, baseline = (read_run(SMALL / name).table.to_pandas() for name in ("monot5.txt", "bm25.txt"))
+    experiment = compare_runs({"monoT5": run}, qrels_dict, baseline=baseline, topics=read_topics(SMALL / "topics.txt"),
+                              groups=GROUPS, **OPTIONS)
+    result = experiment.report(folder / "objects")  # the runs as the caller still holds them (the Experiment: weakly)
     assert result.out_dir == folder / "objects"
     command = json.loads((folder / "objects" / "summary.json").read_text())["command"]
     words = shlex.split(command)
@@ -168,3 +168,23 @@ def test_bad_objects_are_refused_before_a_kernel_and_the_written_inputs_removed(
         ndcg_report.build_report({"runs": {"bad": run}, "qrels": SMALL / "qrels.txt", "baseline": SMALL / "bm25.txt"},
                                  tmp_path / "out")
     assert not (tmp_path / "out").exists() and not list((tmp_path / "tmp").iterdir())
+
+
+def test_runs_the_caller_let_go_or_held_as_dicts_are_not_kept_and_say_so(tmp_path):
+    """The Experiment holds no run its caller may let go (compare_runs' memory contract): an object by a
+    weak reference, a dict not at all; report() then says which run and what to do."""
+    import gc
+
+    run = read_run(SMALL / "monot5.txt").table.to_pandas()
+    experiment = compare_runs({"monoT5": run}, SMALL / "qrels.txt", baseline=SMALL / "bm25.txt")
+    del run
+    gc.collect()
+    with pytest.raises(ParameterError, match="the run 'monoT5' given to compare_runs as an object has been let go"):
+        experiment.report(tmp_path / "out")
+    as_dict: dict[str, dict[str, float]] = {}
+    for qid, docid, score in read_run(SMALL / "monot5.txt").table.to_pandas().itertuples(index=False):
+        as_dict.setdefault(str(qid), {})[docid] = score
+    experiment = compare_runs({"monoT5": as_dict}, SMALL / "qrels.txt", baseline=SMALL / "bm25.txt")
+    with pytest.raises(ParameterError, match="given to compare_runs as a dict, which an Experiment does not keep"):
+        experiment.report(tmp_path / "out")
+    assert not (tmp_path / "out").exists()

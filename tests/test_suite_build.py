@@ -335,3 +335,29 @@ def test_a_batch_suite_entry_takes_only_its_own_keys(config, tmp_path):
     assert result.stderr.strip() == ("ndcg-report: error: " + str(batch) + ": report 'rerankers': unknown key 'preset' "
                                      "(known keys: name, suite, title, timeout, with_reports)")
     assert not (tmp_path / "root").exists()
+
+
+def test_table_of_a_suite_is_its_table_csv_s_numbers_and_marks(built):
+    import csv
+
+    with (built / "table.csv").open(newline="") as source:
+        rows = [row for row in csv.DictReader(source) if row["measure"] == "AP"]
+    markdown = cli("table", built, "--format", "markdown", "-m", "AP")
+    assert markdown.returncode == 0, markdown.stderr
+    lines = [line.split(" | ") for line in markdown.stdout.splitlines() if line.startswith("| ") and ":--" not in line]
+    header, body = lines[0], {cells[0].lstrip("| "): cells[1:] for cells in lines[1:]}
+    collections = [name.strip(" |") for name in header[1:-1]]
+    for row in rows:
+        shown = body[row["system"] + (" (baseline)" if row["role"] == "baseline" else "")][
+            collections.index(row["collection"])].strip(" |")
+        if not row["mean"]:
+            assert shown == "–"
+            continue
+        assert shown.strip("*").startswith(f"{float(row['mean']):.4f}")
+        assert ("▲" in shown) == (row["significant"] == "true" and float(row["delta"]) > 0), (row, shown)
+    latex = cli("table", built, "-m", "AP", "nDCG@10")
+    assert latex.returncode == 0 and latex.stdout.count(r"\begin{table}") == 2, latex.stderr
+    as_csv = cli("table", built, "--format", "csv", "-m", "AP")
+    assert as_csv.returncode == 0 and list(csv.DictReader(as_csv.stdout.splitlines())) == rows
+    bad = cli("table", built, "-m", "P@3")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "the suite has no measure 'P@3'; it has" in bad.stderr

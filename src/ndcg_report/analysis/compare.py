@@ -15,7 +15,7 @@ import pandas as pd
 
 from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
 from ndcg_report.analysis.judgments.sets import named_judgment_sets
-from ndcg_report.analysis.sources import Sources, given_runs
+from ndcg_report.analysis.sources import Sources
 from ndcg_report.analysis.tables.groups import checked_groups
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.core.measures.names import Measure
@@ -80,8 +80,8 @@ def compare_runs(
         (a table by its run tag); two systems with one name are a ParameterError. The
         runs are taken one at a time: each is read, evaluated, ranked and its ties bounded before
         the next is read, and none is kept parsed, so runs given as paths or by a generator are never
-        in memory together. The Experiment keeps each run as given (a path, or the caller's object
-        itself, not a copy) for `Experiment.report`; a generator's runs are not kept.
+        in memory together. For `Experiment.report` the Experiment keeps each path, and each object by a
+        weak reference (a dict or list not at all): never a run its caller let go.
     qrels
         The judgements, in any form `evaluate` takes; or several judgment sets by name
         (`{"human": ..., "umbrela": ...}`, each in any such form): the first is the reference, which
@@ -177,7 +177,7 @@ def compare_runs(
     for label, value in (("confidence", confidence), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1:
             raise ParameterError(f"{label} must be a number between 0 and 1; got {value!r}")
-    sources = Sources(given_runs(runs), qrels, baseline, topics, groups, dict(
+    sources = Sources.of(runs, qrels, baseline, topics, groups, dict(
         fill_unjudged_from=fill_unjudged_from, cutoffs=cutoffs, measures=measures, rel_level=rel_level, preset=preset,
         headline=headline, judged_only=judged_only, rank_depth=rank_depth, gain=gain, missing=missing,
         no_relevant=no_relevant, identical_ids=identical_ids, seed=seed, baseline_name=baseline_name,

@@ -134,8 +134,8 @@ class Experiment(ExperimentFigures):
         With query groups: the group of each qid (index qid); `group_table(experiment)` tests each
         system against the baseline within each group.
     sources
-        The inputs compare_runs was given, as given (analysis.sources): what `report(out_dir)` builds
-        the HTML report from.
+        The inputs compare_runs was given, as it keeps them (analysis.sources: paths, objects weakly):
+        what `report(out_dir)` builds the HTML report from.
 
     Examples
     --------
@@ -174,7 +174,7 @@ class Experiment(ExperimentFigures):
     averaging: Averaging = Averaging()  # how the queries are averaged, and where that came from (core.conventions)
     judgments: JudgmentComparison | None = None  # other judgment sets compared with qrels (analysis.judgments)
     groups: pd.Series | None = None  # the group of each qid (query groups: analysis.tables.groups.group_table)
-    sources: Sources | None = None  # compare_runs' inputs as given, for report() (analysis.sources)
+    sources: Sources | None = None  # compare_runs' inputs as kept, for report() (analysis.sources)
 
     # --- shape -----------------------------------------------------------------------------
 

@@ -1,28 +1,83 @@
 """What compare_runs was given, kept by its Experiment: what `Experiment.report` builds the report from.
 
-Each input is kept as given (a path, or the caller's own object: a reference, never a copy), so that a
-report can be built later from the same data; runs given by an iterator were read once and let go,
-and are not kept (such an Experiment cannot make its report).
+Paths are kept as given. An object (a table, a DataFrame, a parsed Run) is kept by a weak reference, so
+the Experiment never holds a run its caller let go (compare_runs' memory contract); a dict or list,
+which cannot be referenced weakly, is not kept, nor are runs given by an iterator. (The qrels, topics
+and groups need none of this: the Experiment holds them as read.)
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.formats.python_data import is_one_run
+
+
+@dataclass(frozen=True)
+class _Weak:
+    """An input kept by a weak reference: gone once its caller lets it go."""
+
+    ref: weakref.ReferenceType
+
+
+@dataclass(frozen=True)
+class _NotKept:
+    """An input that could only be kept by holding it (a dict, a list): not kept."""
+
+    kind: str
+
+
+def kept(value: object) -> object:
+    """value as the Experiment keeps it: a path itself, an object weakly, a dict or list not at all."""
+    if value is None or isinstance(value, (str, Path)):
+        return value
+    try:
+        return _Weak(weakref.ref(value))
+    except TypeError:
+        return _NotKept(type(value).__name__)
+
+
+def given(value: object, what: str) -> object:
+    """The input kept by kept(); ParameterError if it was not kept or its caller has let it go since."""
+    again = ("give build_report the inputs themselves: build_report({'runs': ..., 'qrels': ..., 'baseline': ...}, "
+             "out_dir, ...)")
+    if isinstance(value, _NotKept):
+        raise ParameterError(f"the {what} was given to compare_runs as a {value.kind}, which an Experiment does not keep "
+                             f"(it holds no run its caller may let go); {again}")
+    if not isinstance(value, _Weak):
+        return value
+    found = value.ref()
+    if found is None:
+        raise ParameterError(f"the {what} given to compare_runs as an object has been let go since (an Experiment keeps "
+                             f"no copy); {again}")
+    return found
 
 
 @dataclass(frozen=True, eq=False)
 class Sources:
-    """compare_runs' inputs as given and its other arguments (`options`, by keyword)."""
+    """compare_runs' inputs as kept (kept()) and its other arguments (`options`, by keyword)."""
 
-    runs: tuple[object, ...] | None  # each run as given, in order; None: given by an iterator, not kept
-    qrels: object  # one set of judgements, or {name: judgements}
+    runs: tuple[object, ...] | None  # each run as kept, in order; None: given by an iterator, not kept
+    qrels: object  # one set of judgements, or {name: judgements}, each as kept
     baseline: object
     topics: object | None = None
     groups: object | None = None
     options: Mapping[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, runs: object, qrels: object, baseline: object, topics: object, groups: object,
+           options: Mapping[str, object]) -> Sources:
+        """compare_runs' arguments as an Experiment keeps them."""
+        from ndcg_report.analysis.judgments.sets import is_named_sets
+
+        listed = given_runs(runs)
+        sets = {name: kept(value) for name, value in qrels.items()} if is_named_sets(qrels) else kept(qrels)  # type: ignore[union-attr]
+        return cls(None if listed is None else tuple(kept(run) for run in listed), sets, kept(baseline), kept(topics),
+                   kept(groups), dict(options))
 
 
 def given_runs(runs: object) -> tuple[object, ...] | None:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from ndcg_report.analysis.experiment import ALPHA, Experiment
 from ndcg_report.analysis.report_model import ReportParameters, RunInput, build_command
-from ndcg_report.analysis.sources import Sources, given_runs
+from ndcg_report.analysis.judgments.sets import is_named_sets
+from ndcg_report.analysis.sources import given, given_runs
 from ndcg_report.analysis.systems import check_name, derived_name
 from ndcg_report.build.parameters import validate_parameters
 from ndcg_report.build.pipeline import BuildResult, build_notebook, check_timeout, report_job
@@ -138,9 +139,16 @@ def _experiment_inputs(experiment: Experiment, options: Mapping[str, object]) ->
                              "(or build_report) the runs themselves, e.g. a mapping of names to runs")
     settings = {key: value for key, value in sources.options.items() if key in ANALYSIS_OPTIONS}
     _check_report_defaults(sources.options)
-    return _Inputs(runs=tuple(zip(experiment.names, sources.runs)), qrels=_qrels_sets(sources.qrels),
-                   baseline=sources.baseline, baseline_name=experiment.baseline_name, topics=sources.topics,
-                   groups=sources.groups, options={**settings, "baseline_name": experiment.baseline_name})
+    if isinstance(sources.qrels, dict) and is_named_sets(sources.qrels):
+        qrels: object = {name: given(value, f"judgment set {name!r}") for name, value in sources.qrels.items()}
+    else:  # one set: its file, else the Qrels the Experiment evaluated with (kept, as read)
+        qrels = sources.qrels if isinstance(sources.qrels, (str, Path)) else experiment.qrels
+    topics = sources.topics if isinstance(sources.topics, (str, Path)) else experiment.topics
+    groups = sources.groups if isinstance(sources.groups, (str, Path)) else experiment.groups
+    return _Inputs(runs=tuple((name, given(run, f"run {name!r}")) for name, run in zip(experiment.names, sources.runs)),
+                   qrels=_qrels_sets(qrels), baseline=given(sources.baseline, "baseline"),
+                   baseline_name=experiment.baseline_name, topics=topics, groups=groups,
+                   options={**settings, "baseline_name": experiment.baseline_name})
 
 
 def _mapping_inputs(source: object, options: Mapping[str, object]) -> _Inputs:
@@ -192,8 +200,6 @@ def _given_names(runs: object) -> list[str]:
 
 def _qrels_sets(qrels: object) -> object | tuple[tuple[str, object], ...]:
     """One set of judgements as it is, or several as (name, set) pairs (compare_runs' rule)."""
-    from ndcg_report.analysis.judgments.sets import is_named_sets
-
     return tuple((str(name), value) for name, value in qrels.items()) if is_named_sets(qrels) else qrels  # type: ignore[union-attr]
 
 

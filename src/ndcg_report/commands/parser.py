@@ -233,10 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     pool.add_argument("--out", required=True, help="the TSV to write: qid, docid, best_rank, n_systems, systems")
 
     table = commands.add_parser(
-        "table", help="a built report's leaderboard as a LaTeX, Markdown or CSV table (from its summary.json, "
-                      "nothing recomputed)")
+        "table", help="a built report's leaderboard (or a suite's systems x collections table) as a LaTeX, Markdown "
+                      "or CSV table (from its summary.json, nothing recomputed)")
     table.add_argument("report", metavar="REPORT_DIR|summary.json",
-                       help="a report's folder (the --out of build or demo) or its summary.json")
+                       help="a report's folder (the --out of build, demo or suite) or its summary.json")
     table.add_argument("--format", default="latex", choices=("latex", "markdown", "csv"),
                        help="latex: a booktabs table (needs \\usepackage{booktabs}); markdown: a GitHub table and a "
                             "legend line; csv: one row per system and measure")

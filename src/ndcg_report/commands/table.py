@@ -14,6 +14,8 @@ from ndcg_report.commands.output import Note
 from ndcg_report.errors import ParameterError
 
 SUMMARY = "summary.json"
+SUITE_KIND = "suite"  # a suite's summary.json says so (analysis.tables.suite_report)
+SUITE_CELLS = "table.csv"  # beside a suite's summary.json: one row per (collection, system, measure)
 MAX_SUMMARY_BYTES = 256 << 20  # past this, a file is not a summary.json the tool wrote
 SHOWN_ENTRIES = 5
 
@@ -30,6 +32,9 @@ def run_table(args: argparse.Namespace) -> str | Note:
     path = summary_path(Path(args.report))
     summary = read_summary(path)
     measures = [name for value in args.measures for name in value.split()] if args.measures else None
+    if summary.get("kind") == SUITE_KIND:
+        text = suite_table(path, summary, args.format, measures, args.systems, args.digits, args.letters)
+        return _written(text, args, path)
     options = {"measures": measures, "systems": args.systems, "digits": args.digits}
     if args.format != "csv":
         options["letters"] = args.letters
@@ -38,6 +43,11 @@ def run_table(args: argparse.Namespace) -> str | Note:
         text = writer(summary, **options)
     except ParameterError as exc:
         raise ParameterError(f"{path}: {exc}") from None
+    return _written(text, args, path)
+
+
+def _written(text: str, args: argparse.Namespace, path: Path) -> str | Note:
+    """text to print, or written to --out (a Note saying so)."""
     if not args.out:
         return text
     out = Path(args.out)
@@ -46,6 +56,67 @@ def run_table(args: argparse.Namespace) -> str | Note:
 
     write_text_atomic(out, text)
     return Note(f"wrote {out}: the {args.format} table of {path}\n")
+
+
+def suite_table(path: Path, summary: dict, form: str, measures: list[str] | None, systems: list[str] | None,
+                digits: int, letters: bool) -> str:
+    """A suite's systems x collections table of each measure asked for (default: its first), from the
+    table.csv beside its summary.json (each cell's mean and its collection's own verdict): LaTeX and
+    Markdown, one table per measure; CSV, table.csv's rows of those measures and systems."""
+    import pandas as pd
+
+    from ndcg_report.analysis.paper.suite import suite_latex, suite_markdown
+
+    if letters:
+        raise ParameterError(f"{path}: --letters is for a report's table; a suite's cells are marked by each "
+                             "collection's own test")
+    cells_file = path.parent / SUITE_CELLS
+    try:
+        cells = pd.read_csv(cells_file, dtype={"collection": str, "system": str, "role": str, "measure": str},
+                            keep_default_na=False, na_values=[""])
+    except (OSError, ValueError) as exc:
+        raise ParameterError(f"{path}: a suite's table needs the {SUITE_CELLS} beside its summary.json, which cannot be "
+                             f"read ({getattr(exc, 'strerror', None) or exc}); give the suite's folder as built") from None
+    if not {"collection", "system", "role", "measure", "mean", "delta", "significant"} <= set(cells.columns):
+        raise ParameterError(f"{path}: {cells_file.name} is not the table.csv ndcg-report suite writes; give the "
+                             "suite's folder as built")
+    known = list(pd.unique(cells["measure"]))
+    chosen = measures or known[:1]
+    unknown = [name for name in chosen if name not in known]
+    if unknown:
+        raise ParameterError(f"{path}: the suite has no measure {', '.join(map(repr, unknown))}; it has "
+                             f"{', '.join(known)}")
+    if systems:
+        names = list(pd.unique(cells["system"]))
+        missing = [name for name in systems if name not in names]
+        if missing:
+            raise ParameterError(f"{path}: the suite has no system {', '.join(map(repr, missing))}; it has "
+                                 f"{', '.join(names)}")
+        cells = cells[cells["system"].isin(systems) | (cells["role"] == "baseline")]
+    if form == "csv":
+        return _rows_as_written(cells_file, set(chosen), None if not systems else set(cells["system"]))
+    cells = cells.assign(significant=cells["significant"].map({True: True, False: False, "true": True,
+                                                               "false": False}))
+    writer = suite_latex if form == "latex" else suite_markdown
+    tests = summary.get("tests") if isinstance(summary.get("tests"), dict) else {}
+    return "\n".join(writer(cells, measure=name, digits=digits,
+                            alpha=(tests.get(name) or {}).get("alpha")) for name in chosen)
+
+
+def _rows_as_written(cells_file: Path, measures: set[str], systems: set[str] | None) -> str:
+    """table.csv's header and its rows of these measures (and systems), each as the suite wrote it."""
+    import csv
+    import io
+
+    with cells_file.open(newline="", encoding="utf-8") as source:
+        rows = list(csv.reader(source))
+    header = rows[0]
+    measure, system = header.index("measure"), header.index("system")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(row for row in rows[1:] if row[measure] in measures and (systems is None or row[system] in systems))
+    return out.getvalue()
 
 
 def summary_path(given: Path) -> Path:
