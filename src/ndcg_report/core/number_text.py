@@ -105,21 +105,33 @@ _TABLE_WIDTH = 5
 _TABLE_SIZE = 10 ** _TABLE_WIDTH
 
 
+def _counting() -> pa.Array:
+    """0, 1, ..., _TABLE_SIZE - 1 as decimal text (Arrow's cast writes an integer as str() does)."""
+    return pc.cast(from_numpy(np.arange(_TABLE_SIZE, dtype=np.int64)), pa.string())
+
+
 @functools.lru_cache(maxsize=_TABLE_WIDTH)
 def _decimal_table(digits: int) -> pa.Array:
-    """f"{n / 10**digits:.{digits}f}" of every n below _TABLE_SIZE (n // 10**digits < 10), exactly."""
+    """f"{n / 10**digits:.{digits}f}" of every n below _TABLE_SIZE (n // 10**digits < 10), exactly: built
+    by Arrow's kernels from the integer texts, not by a Python call per entry (a process writes one
+    table for each form it prints, so the tables are part of every command's time)."""
     unit = 10 ** digits
-    return strings([f"{number // unit}.{number % unit:0{digits}d}" for number in range(_TABLE_SIZE)])
+    numbers = np.arange(_TABLE_SIZE, dtype=np.int64)
+    whole = pc.cast(from_numpy(numbers // unit), pa.string())
+    fraction = pc.utf8_lpad(pc.cast(from_numpy(numbers % unit), pa.string()), width=digits, padding="0")
+    return pc.binary_join_element_wise(whole, fraction, text_scalar("."))
 
 
 @functools.lru_cache(maxsize=_TABLE_WIDTH + 1)
 def _integer_table(width: int) -> pa.Array:
-    return strings([f"{number:0{width}d}" if width else str(number) for number in range(_TABLE_SIZE)])
+    """f"{n:0{width}d}" (str(n) for width 0) of every n below _TABLE_SIZE."""
+    return pc.utf8_lpad(_counting(), width=width, padding="0") if width else _counting()
 
 
 @functools.lru_cache(maxsize=2)
 def _whole_table(dot: bool) -> pa.Array:
-    return strings([f"{number}.0" if dot else str(number) for number in range(_TABLE_SIZE)])
+    """f"{n}.0" (str(n) without dot) of every n below _TABLE_SIZE."""
+    return pc.binary_join_element_wise(_counting(), text_scalar(".0"), text_scalar("")) if dot else _counting()
 
 
 def text_bytes(strings: pa.Array) -> memoryview:
