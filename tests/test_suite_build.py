@@ -361,3 +361,30 @@ def test_table_of_a_suite_is_its_table_csv_s_numbers_and_marks(built):
     assert as_csv.returncode == 0 and list(csv.DictReader(as_csv.stdout.splitlines())) == rows
     bad = cli("table", built, "-m", "P@3")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "the suite has no measure 'P@3'; it has" in bad.stderr
+
+
+@pytest.mark.parametrize("damage", ["missing", "not the suite's columns", "a mean that is not a number", "binary",
+                                    "a named pipe"])
+def test_table_of_a_suite_with_a_damaged_table_csv_is_one_line_and_exit_2(built, tmp_path, damage):
+    import os
+    import shutil
+
+    folder = tmp_path / "suite"
+    shutil.copytree(built, folder)
+    cells = folder / "table.csv"
+    text = cells.read_text()
+    cells.unlink()
+    if damage == "not the suite's columns":
+        cells.write_text("a,b\n1,2\n")
+    elif damage == "a mean that is not a number":
+        header, first, *rest = text.splitlines()
+        fields = first.split(",")
+        fields[header.split(",").index("mean")] = "abc"
+        cells.write_text("\n".join([header, ",".join(fields), *rest]) + "\n")
+    elif damage == "binary":
+        cells.write_bytes(bytes(range(256)) * 4)
+    elif damage == "a named pipe":
+        os.mkfifo(cells)
+    result = cli("table", folder, "--format", "markdown")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and not result.stdout, result.stderr
+    assert "table.csv" in result.stderr and "give the suite's folder as built" in result.stderr

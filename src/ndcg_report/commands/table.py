@@ -71,15 +71,20 @@ def suite_table(path: Path, summary: dict, form: str, measures: list[str] | None
         raise ParameterError(f"{path}: --letters is for a report's table; a suite's cells are marked by each "
                              "collection's own test")
     cells_file = path.parent / SUITE_CELLS
+    not_ours = f"{path}: {SUITE_CELLS} beside it is not the one ndcg-report suite writes; give the suite's folder as built"
     try:
+        if cells_file.stat().st_size > MAX_SUMMARY_BYTES or not cells_file.is_file():  # a FIFO would never end
+            raise ParameterError(not_ours)
         cells = pd.read_csv(cells_file, dtype={"collection": str, "system": str, "role": str, "measure": str},
-                            keep_default_na=False, na_values=[""])
-    except (OSError, ValueError) as exc:
+                            keep_default_na=False, na_values=[""], encoding="utf-8")
+        if not {"collection", "system", "role", "measure", "mean", "delta", "significant"} <= set(cells.columns):
+            raise ParameterError(not_ours)
+        cells["mean"], cells["delta"] = pd.to_numeric(cells["mean"]), pd.to_numeric(cells["delta"])
+    except OSError as exc:
         raise ParameterError(f"{path}: a suite's table needs the {SUITE_CELLS} beside its summary.json, which cannot be "
-                             f"read ({getattr(exc, 'strerror', None) or exc}); give the suite's folder as built") from None
-    if not {"collection", "system", "role", "measure", "mean", "delta", "significant"} <= set(cells.columns):
-        raise ParameterError(f"{path}: {cells_file.name} is not the table.csv ndcg-report suite writes; give the "
-                             "suite's folder as built")
+                             f"read ({exc.strerror or exc}); give the suite's folder as built") from None
+    except ValueError:  # not CSV, not UTF-8, not numbers
+        raise ParameterError(not_ours) from None
     known = list(pd.unique(cells["measure"]))
     chosen = measures or known[:1]
     unknown = [name for name in chosen if name not in known]
