@@ -60,9 +60,18 @@ def install(handler: Callable[[int, object], object] = raise_interrupted) -> dic
 
 
 def restore(previous: dict[int, object]) -> None:
-    """Put back the handlers install() replaced."""
+    """Put back the handlers install() replaced, every one of them even if a stop signal's handler raises
+    meanwhile (its exception is raised once all are back)."""
+    stopped: BaseException | None = None
     for signum, handler in previous.items():
-        signal.signal(signum, handler if handler is not None else signal.SIG_DFL)  # type: ignore[arg-type]
+        while True:
+            try:
+                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)  # type: ignore[arg-type]
+                break
+            except KeyboardInterrupt as exc:  # a stop signal handled right here: put the handlers back first
+                stopped = stopped or exc
+    if stopped is not None:
+        raise stopped
 
 
 @contextmanager
@@ -91,9 +100,10 @@ def whole() -> Iterator[None]:
     charge, a clean-up): one arriving meanwhile is held, then raised as Interrupted once the block is
     done, unless a stop is on its way already (the first stop wins). Outside the main thread nothing
     is held."""
-    with deferred() as arrived:
-        try:
+    arrived: list[int] = []
+    try:
+        with handled(lambda number, frame: arrived.append(number)):
             yield
-        finally:
-            if arrived and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
-                raise Interrupted(arrived[0])
+    finally:  # checked once the handlers are back: a signal handled up to that moment is in arrived
+        if arrived and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            raise Interrupted(arrived[0])
