@@ -100,10 +100,11 @@ def whole() -> Iterator[None]:
     charge, a clean-up): one arriving meanwhile is held, then raised as Interrupted once the block is
     done, unless a stop is on its way already (the first stop wins). Outside the main thread nothing
     is held."""
-    arrived: list[int] = []
+    held: list[int] = []
     try:
-        with handled(lambda number, frame: arrived.append(number)):
+        with deferred() as arrived:
+            held = arrived
             yield
-    finally:  # checked once the handlers are back: a signal handled up to that moment is in arrived
-        if arrived and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
-            raise Interrupted(arrived[0])
+    finally:  # checked once the handlers are back: a signal handled up to that moment is in held
+        if held and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            raise Interrupted(held[0])

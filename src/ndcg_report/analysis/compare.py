@@ -15,7 +15,7 @@ import pandas as pd
 
 from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
 from ndcg_report.analysis.judgments.sets import named_judgment_sets
-from ndcg_report.analysis.sources import Sources
+from ndcg_report.analysis.sources import Sources, check_pair, given_pairs
 from ndcg_report.analysis.tables.groups import checked_groups
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.core.measures.names import Measure
@@ -27,7 +27,6 @@ from ndcg_report.core.relevance_level import warn_relevance_level
 from ndcg_report.core.ties import TieRange, tie_range
 from ndcg_report.core.toplists import Rankings, rankings
 from ndcg_report.errors import ParameterError
-from ndcg_report.inputs.formats.python_data import is_one_run
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 from ndcg_report.inputs.reading import Qrels, Run
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
@@ -330,22 +329,11 @@ def _named_runs(runs: Mapping[str, RunLike] | Sequence | Iterator | RunLike) -> 
     """(given name, '' where none; the run) pairs in the order given. From a mapping or list every pair
     is checked at once; from an iterator each as it is asked for, so that it need not hold more than
     the run being read."""
-    if is_one_run(runs):  # a pytrec_eval/ranx dict of one run, not a mapping of names to runs
-        pairs = [("", runs)]
-    elif isinstance(runs, Mapping):
-        if any(not isinstance(name, str) for name in runs):
-            raise ParameterError("the names of runs (the mapping's keys) must be text")
-        pairs = list(runs.items())
-    elif isinstance(runs, (list, tuple)):
-        pairs = [item if isinstance(item, tuple) else ("", item) for item in runs]
-    elif isinstance(runs, Iterator):
-        return _checked_pairs(runs)
-    else:
-        pairs = [("", runs)]
+    pairs = given_pairs(runs)  # checked: each (name as text, run)
+    if pairs is None:
+        return _checked_pairs(runs)  # type: ignore[arg-type]
     if not pairs:
         raise ParameterError("give at least one run to compare with the baseline")
-    for pair in pairs:
-        _check_pair(pair)
     return iter([(check_name(str(name), "runs") if name else "", run) for name, run in pairs])
 
 
@@ -357,14 +345,7 @@ def _checked_pairs(items: Iterator) -> Iterator[tuple[str, RunLike]]:
             item = next(items)
         except StopIteration:
             return
-        name, run = _check_pair(item if isinstance(item, tuple) else ("", item))
+        name, run = check_pair(item if isinstance(item, tuple) else ("", item))
         del item
         yield (check_name(str(name), "runs") if name else ""), run
         del run
-
-
-def _check_pair(pair: tuple) -> tuple:
-    """pair itself; ParameterError unless it is (name as text, run)."""
-    if len(pair) != 2 or not isinstance(pair[0], str):
-        raise ParameterError("give each named run as a (name, run) pair, the name as text")
-    return pair

@@ -74,21 +74,31 @@ class Sources:
         """compare_runs' arguments as an Experiment keeps them."""
         from ndcg_report.analysis.judgments.sets import is_named_sets
 
-        listed = given_runs(runs)
+        pairs = given_pairs(runs)
         sets = {name: kept(value) for name, value in qrels.items()} if is_named_sets(qrels) else kept(qrels)  # type: ignore[union-attr]
-        return cls(None if listed is None else tuple(kept(run) for run in listed), sets, kept(baseline), kept(topics),
+        return cls(None if pairs is None else tuple(kept(run) for _, run in pairs), sets, kept(baseline), kept(topics),
                    kept(groups), dict(options))
 
 
-def given_runs(runs: object) -> tuple[object, ...] | None:
-    """The runs of compare_runs' `runs` in order, without their names (a mapping's values, a list's runs or
-    (name, run) pairs' runs, one run); None for an iterator, whose runs are read once and not held."""
-    if is_one_run(runs):
-        return (runs,)
+def check_pair(pair: tuple) -> tuple:
+    """pair itself; ParameterError unless it is (name as text, run)."""
+    if len(pair) != 2 or not isinstance(pair[0], str):
+        raise ParameterError("give each named run as a (name, run) pair, the name as text")
+    return pair
+
+
+def given_pairs(runs: object) -> list[tuple[str, object]] | None:
+    """(name given, '' where none; the run) of compare_runs' `runs` in order, each checked (check_pair): a
+    mapping's items, a list's runs or (name, run) pairs, one run; None for an iterator, whose runs are
+    read once and not held."""
+    if is_one_run(runs):  # a pytrec_eval/ranx dict of one run, not a mapping of names to runs
+        return [("", runs)]
     if isinstance(runs, Mapping):
-        return tuple(runs.values())
+        if any(not isinstance(name, str) for name in runs):
+            raise ParameterError("the names of runs (the mapping's keys) must be text")
+        return list(runs.items())
     if isinstance(runs, (list, tuple)):
-        return tuple(item[1] if isinstance(item, tuple) and len(item) == 2 else item for item in runs)
+        return [check_pair(item) if isinstance(item, tuple) else ("", item) for item in runs]
     if isinstance(runs, Iterator):
         return None
-    return (runs,)
+    return [("", runs)]

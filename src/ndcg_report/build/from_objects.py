@@ -21,7 +21,7 @@ from pathlib import Path
 from ndcg_report.analysis.experiment import ALPHA, Experiment
 from ndcg_report.analysis.report_model import ReportParameters, RunInput, build_command
 from ndcg_report.analysis.judgments.sets import is_named_sets
-from ndcg_report.analysis.sources import given, given_runs
+from ndcg_report.analysis.sources import given, given_pairs
 from ndcg_report.analysis.systems import check_name, derived_name
 from ndcg_report.build.parameters import validate_parameters
 from ndcg_report.build.pipeline import BuildResult, build_notebook, check_timeout, report_job
@@ -167,13 +167,12 @@ def _mapping_inputs(source: object, options: Mapping[str, object]) -> _Inputs:
         raise ParameterError(f"build_report: unknown option {', '.join(odd)}; give compare_runs' options "
                              f"({', '.join(ANALYSIS_OPTIONS)}), title, timeout, progress, drilldown or docs")
     _check_report_defaults(options)
-    runs = given_runs(source["runs"])
-    if runs is None:
+    pairs = given_pairs(source["runs"])
+    if pairs is None:
         raise ParameterError("build_report's runs: give a mapping of names to runs or a list, not an iterator "
                              "(the report reads them again)")
-    names = _given_names(source["runs"])
     baseline_name = options.get("baseline_name") or ""
-    return _Inputs(runs=tuple(zip(names, runs)), qrels=_qrels_sets(source["qrels"]), baseline=source["baseline"],
+    return _Inputs(runs=tuple(pairs), qrels=_qrels_sets(source["qrels"]), baseline=source["baseline"],
                    baseline_name=check_name(str(baseline_name), "baseline_name") if baseline_name else "",
                    topics=source.get("topics"), groups=source.get("groups"),
                    options={key: value for key, value in options.items() if key in ANALYSIS_OPTIONS})
@@ -185,17 +184,6 @@ def _check_report_defaults(options: Mapping[str, object]) -> None:
         if key in options and options[key] != default:
             raise ParameterError(f"{key}={options[key]!r}: a report uses {key}={default!r} (as `ndcg-report build`); "
                                  "use the Experiment's tables for other settings")
-
-
-def _given_names(runs: object) -> list[str]:
-    """The names compare_runs' `runs` gives its runs ('' where none), in order."""
-    from ndcg_report.inputs.formats.python_data import is_one_run
-
-    if isinstance(runs, Mapping) and not is_one_run(runs):
-        return [str(name) for name in runs]
-    if isinstance(runs, (list, tuple)):
-        return [str(item[0]) if isinstance(item, tuple) and len(item) == 2 else "" for item in runs]
-    return [""]
 
 
 def _qrels_sets(qrels: object) -> object | tuple[tuple[str, object], ...]:
