@@ -50,6 +50,9 @@ def _main(argv: Sequence[str] | None) -> int:
             return run_batch(args.config, jobs=args.jobs, force=args.force, index_only=args.index_only,
                              dask=args.dask)
         if args.command == "eval":
+            from ndcg_report.commands.eval_process import prepare_eval_process
+
+            prepare_eval_process()
             from ndcg_report.commands.eval import run_eval
 
             output = run_eval(args)

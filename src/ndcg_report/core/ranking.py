@@ -70,17 +70,33 @@ def _presorted_ranks(
     if not tie_edge.any():
         return rank, 0
     positions, group = _tie_groups(tie_edge)
+    tied_lines = len(positions)
+    if not every_line:  # only the ties holding a line asked for move one: the others are not sorted
+        positions, group = _groups_holding(positions, group, rows)
+        if not len(positions):
+            return rank, tied_lines
     lines = _exact_order(qid_codes, scores, docids, positions, group)  # line lines[i] moves to positions[i]
     if every_line:
         rank[lines] = rank[positions].copy()  # ties stay within a block: a move keeps the block's start
-        return rank, len(positions)
+        return rank, tied_lines
     by_line = np.argsort(lines)
     tied_sorted = lines[by_line]
     slot = np.minimum(np.searchsorted(tied_sorted, rows), len(tied_sorted) - 1)
     moved = tied_sorted[slot] == rows
     new_position = positions[by_line[slot[moved]]]
     rank[moved] = new_position - starts[np.searchsorted(starts, new_position, side="right") - 1]
-    return rank, len(positions)
+    return rank, tied_lines
+
+
+def _groups_holding(positions: np.ndarray, group: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, group) of the tie groups that hold at least one of `rows` (sorted or not)."""
+    sorted_rows = np.sort(rows)
+    slot = np.minimum(np.searchsorted(sorted_rows, positions), max(len(sorted_rows) - 1, 0))
+    asked = sorted_rows[slot] == positions if len(sorted_rows) else np.zeros(len(positions), dtype=bool)
+    holding = np.zeros(int(group[-1]) + 1, dtype=bool)
+    holding[group[asked]] = True
+    kept = holding[group]
+    return positions[kept], group[kept]
 
 
 def _trec_eval_order(

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
+from functools import partial
 from typing import TypeVar
 from pathlib import Path
 
@@ -29,8 +30,8 @@ from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
 from ndcg_report.inputs.duplicates import index_pairs
 from ndcg_report.inputs.formats.parquet import is_parquet, parquet_data_bytes, parquet_rows
 from ndcg_report.inputs.pair_index import PairIndex
-from ndcg_report.inputs.reading import Qrels, Run, line_of_row, run_chunks
-from ndcg_report.inputs.selection import group_by_query, select_queries
+from ndcg_report.inputs.reading import Qrels, Run, line_of_row, run_pieces
+from ndcg_report.inputs.selection import QrelsByQuery, group_by_query, select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
 
 BLOCK_BYTES = 32 << 20  # text per block: about 0.8M run lines (7M lines: fastest of 16-256 MiB; 256 MiB peaked at 1.4 GB)
@@ -49,7 +50,7 @@ _TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time 
 MAX_QUERY_LINES = 10_000_000
 
 
-IndexedBlock = tuple[pa.Table, int, PairIndex, "tuple[int, int] | None"]
+PreparedBlock = tuple[pa.Table, int, PairIndex, "tuple[int, int] | None", Qrels]
 
 
 class QueryNotContiguous(InputError):
@@ -65,21 +66,21 @@ def evaluate_streaming(
     """evaluate() of a run file read block_bytes of text at a time, in blocks of whole queries;
     InputError for a query of more than max_query_lines lines."""
     options = Options.of(cutoffs, gain, missing, no_relevant, measures, rel_level, identical_ids, max_retrieved)
-    # a pipeline of three threads: one reads and parses blocks, one indexes their pairs, this one evaluates
-    with (closing(ReadAhead(_query_blocks(run, block_bytes, max_query_lines))) as parsed,  # reading starts now
-          closing(ReadAhead(map(_with_pair_index, parsed))) as blocks):
-        qrels_read = load_qrels(qrels)  # while the first block is read
-        return _evaluate_blocks(run, blocks, qrels_read, options)
+    # a pipeline of three threads: one reads and parses blocks, one indexes their pairs and picks their
+    # queries' qrels, this one evaluates them (three stages of about equal cost, on two cores)
+    with closing(ReadAhead(_query_blocks(run, block_bytes, max_query_lines))) as parsed:  # reading starts now
+        grouped = group_by_query(load_qrels(qrels))  # while the first blocks are read
+        with closing(ReadAhead(map(partial(_prepared, grouped), parsed))) as blocks:
+            return _evaluate_blocks(run, blocks, grouped, options)
 
 
-def _evaluate_blocks(run: str | Path, blocks: Iterator[IndexedBlock],
-                     qrels_read: Qrels, options: Options) -> Evaluation:
+def _evaluate_blocks(run: str | Path, blocks: Iterator[PreparedBlock],
+                     grouped: QrelsByQuery, options: Options) -> Evaluation:
     """Each block checked (a query met again, a repeated pair) and evaluated against its own queries'
     qrels; the rows merged over those of the queries no block holds."""
     parts: list[QueryRows] = []
     seen: set[str] = set()
-    grouped = group_by_query(qrels_read)
-    for block, rows_before, pairs, found in blocks:
+    for block, rows_before, pairs, found, block_qrels in blocks:
         qids = block["qid"].chunk(0).dictionary
         names = qids.to_pylist()
         row = first_return(as_numpy(block["qid"].chunk(0).indices), np.array([qid in seen for qid in names], dtype=bool))
@@ -97,16 +98,16 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[IndexedBlock],
             raise InputError(file, line, f"{at}duplicate run entry for query {block['qid'][found[1]].as_py()!r}, "
                                          f"document {block['docid'][found[1]].as_py()!r} (first on {first})",
                              "keep one line per (query, document)")
-        # only the block's queries of the qrels: a block costs its own size, not the whole qrels' again
-        part = options.evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), select_queries(grouped, qids))
+        part = options.evaluate(Run(path=str(run), table=block, tag="", pairs=pairs), block_qrels)
         parts.append(rows_of(part))
     return merge(parts, absent_queries(grouped, seen, options))
 
 
-def _with_pair_index(item: tuple[pa.Table, int]) -> IndexedBlock:
-    """(block, rows before it, the index of its pairs, its earliest-repeated pair or None)."""
+def _prepared(grouped: QrelsByQuery, item: tuple[pa.Table, int]) -> PreparedBlock:
+    """(block, rows before it, the index of its pairs, its earliest-repeated pair or None, the qrels of
+    its queries): only the block's queries of the qrels, so a block costs its own size, not the qrels'."""
     block, rows_before = item
-    return (block, rows_before, *index_pairs(block))
+    return (block, rows_before, *index_pairs(block), select_queries(grouped, block["qid"].chunk(0).dictionary))
 
 
 def _where(run: Path, row: int) -> tuple[str, int | None, str]:
@@ -162,33 +163,56 @@ class ReadAhead(Iterator[T]):
 
 def _query_blocks(run: str | Path, block_bytes: int,
                   max_query_lines: int = MAX_QUERY_LINES) -> Iterator[tuple[pa.Table, int]]:
-    """(table of whole queries, rows before it): about block_bytes of text at a time, read and parsed
-    READ_BYTES at a time, without the last query's lines, which go to the front of the next block;
-    InputError once those lines of one query are more than max_query_lines."""
+    """(table of whole queries, rows before it): about block_bytes of text at a time. A TREC text
+    run comes in pieces of whole queries (cut in its text), each a block as parsed; other pieces (other
+    formats, READ_BYTES at a time) are gathered and cut before their last query, whose lines go to the
+    front of the next block; InputError once those lines of one query are more than max_query_lines."""
     per_block = max(1, block_bytes // READ_BYTES)
     gathered: list[pa.Table] = []  # the carried lines first, then the chunks read since
     start = 0  # rows before the first gathered table
     chunks = 0
-    for table, rows_before in run_chunks(run, min(block_bytes, READ_BYTES)):  # Parquet: READ_BYTES / 40 rows
+    for table, rows_before, whole in run_pieces(run, min(block_bytes, READ_BYTES), block_bytes):  # Parquet: READ_BYTES / 40 rows
         if not gathered:
             start = rows_before
+        if whole:  # ends at a query's end: the block is what was gathered, with this piece
+            if gathered:
+                table = _one_table([*gathered, table])
+                _check_query_lines(Path(run), table, 0, start, max_query_lines)  # the carried query's
+                table = _compact(table)
+            yield table, start
+            gathered, chunks = [], 0
+            continue
         gathered.append(table)
         chunks += 1
         if chunks < per_block:
             continue
-        table = pa.concat_tables(gathered).unify_dictionaries().combine_chunks()
+        table = _one_table(gathered)
         codes = as_numpy(table["qid"].chunk(0).indices)
         changes = np.flatnonzero(codes[1:] != codes[:-1])
         split = int(changes[-1]) + 1 if len(changes) else 0  # where the last query's trailing lines begin
-        if table.num_rows - split > max_query_lines:
-            raise _query_too_long(Path(run), table["qid"][split].as_py(), start + split, max_query_lines)
+        _check_query_lines(Path(run), table, split, start, max_query_lines)
         if split:
             yield _compact(table.slice(0, split)), start
         gathered, start, chunks = [table.slice(split)], start + split, 0
     if gathered:
-        table = pa.concat_tables(gathered).unify_dictionaries().combine_chunks()
+        table = _one_table(gathered)
         if table.num_rows:
             yield _compact(table), start
+
+
+def _check_query_lines(run: Path, table: pa.Table, first: int, start: int, limit: int) -> None:
+    """InputError if the query whose lines begin at row `first` of the block (`start` rows before it)
+    has more than `limit` lines in it."""
+    codes = as_numpy(table["qid"].chunk(0).indices)
+    changes = np.flatnonzero(codes[first + 1:] != codes[first:-1])
+    lines = int(changes[0]) + 1 if len(changes) else table.num_rows - first
+    if lines > limit:
+        raise _query_too_long(run, table["qid"][first].as_py(), start + first, limit)
+
+
+def _one_table(tables: list[pa.Table]) -> pa.Table:
+    """The tables end to end, one chunk, one qid dictionary."""
+    return pa.concat_tables(tables).unify_dictionaries().combine_chunks()
 
 
 def _query_too_long(run: Path, qid: str, first_row: int, limit: int) -> InputError:

@@ -27,6 +27,7 @@ from ndcg_report.inputs.formats.json_documents import read_json_document
 from ndcg_report.inputs.formats.json_lines import ROW_BYTES, json_lines_chunks, json_lines_line_of_row, read_json_lines
 from ndcg_report.inputs.formats.parquet import duplicate_error, parquet_chunks, parquet_rows, read_parquet
 from ndcg_report.inputs.formats.topics import read_topics_file
+from ndcg_report.inputs.formats.trec_blocks import RunPiece, trec_run_pieces
 from ndcg_report.inputs.formats.trec_text import first_tag, read_trec_qrels, read_trec_run, trec_line_of_row, trec_run_chunks
 from ndcg_report.inputs.ids import ID_FIX, BadId, refuse_bad_ids
 from ndcg_report.inputs.pair_index import PairIndex
@@ -231,24 +232,42 @@ def run_chunks(path: str | Path, chunk_bytes: int | None = None) -> Iterator[tup
     streaming: (table of the chunk's rows as read_run's table has them, rows before it). Checks as
     read_run, with file:line: bad lines, non-finite scores, ids holding control characters; an empty
     file is an InputError. Repeated pairs are the caller's (they may straddle chunks)."""
+    return ((table, rows_before) for table, rows_before, _ in _run_pieces(path, chunk_bytes, None))
+
+
+def run_pieces(path: str | Path, chunk_bytes: int, text_bytes: int) -> Iterator[RunPiece]:
+    """run_chunks, with a TREC text run read text_bytes at a time and cut where a query's lines begin
+    (inputs.formats.trec_blocks): (table, rows before it, whether its last row ends its query's rows,
+    known only for such a cut)."""
+    return _run_pieces(path, chunk_bytes, text_bytes)
+
+
+def _run_pieces(path: str | Path, chunk_bytes: int | None, text_bytes: int | None) -> Iterator[RunPiece]:
     with io_errors_as_input_errors(path), _named_as(path) as readable:
         form = _format(readable, "run")
         if form == JSONL:
-            chunks = json_lines_chunks(readable, "run", chunk_bytes)
+            pieces = _not_known_whole(json_lines_chunks(readable, "run", chunk_bytes))
         elif form == JSON:
             table, _, line_of_id = read_json_document(readable, "run")
-            chunks = iter([(table, 0)])
+            pieces = iter([(table, 0, True)])
         elif form == PARQUET:
-            chunks = parquet_chunks(readable, "score", "run", max(1, chunk_bytes // ROW_BYTES) if chunk_bytes else 1 << 19)
+            pieces = _not_known_whole(parquet_chunks(readable, "score", "run",
+                                                     max(1, chunk_bytes // ROW_BYTES) if chunk_bytes else 1 << 19))
+        elif text_bytes is not None:
+            pieces = trec_run_pieces(readable, text_bytes)
         else:
-            chunks = trec_run_chunks(readable, chunk_bytes)
-        for table, rows_before in chunks:
+            pieces = _not_known_whole(trec_run_chunks(readable, chunk_bytes))
+        for table, rows_before, whole in pieces:
             if form == PARQUET:
                 refuse_bad_ids(table, partial(_at_parquet_row, readable, rows_before))
             else:
                 refuse_bad_ids(table, _id_error(readable, line_of_id if form == JSON
                                                 else _line_of_id(partial(line_of_row, readable), rows_before)))
-            yield table, rows_before
+            yield table, rows_before, whole
+
+
+def _not_known_whole(chunks: Iterator[tuple[pa.Table, int]]) -> Iterator[RunPiece]:
+    return ((table, rows_before, False) for table, rows_before in chunks)
 
 
 def _at_parquet_row(path: Path, rows_before: int, bad: BadId) -> InputError:

@@ -39,7 +39,7 @@ def normalise(data: bytes) -> bytes:
     return re.sub(rb"(?m)^#.*$", b"", text)
 
 
-def parse_text(source: bytes | Path, layout: Layout) -> pa.Table:
+def parse_text(source: bytes | memoryview | Path, layout: Layout) -> pa.Table:
     """Parse single-space-separated text (a file, maybe gzip, or bytes) with pyarrow, multi-threaded.
 
     A line longer than a read block ("straddling object") is read again with larger blocks, up to
@@ -55,7 +55,7 @@ def parse_text(source: bytes | Path, layout: Layout) -> pa.Table:
             block = min(block * 4, _MAX_BLOCK)
 
 
-def _parse_blocks(source: bytes | Path, layout: Layout, block: int) -> pa.Table:
+def _parse_blocks(source: bytes | memoryview | Path, layout: Layout, block: int) -> pa.Table:
     if isinstance(source, Path):
         stream = pa.input_stream(str(source), compression="gzip" if is_gzip(source) else None)
     else:

@@ -109,6 +109,11 @@ def read_table(path: Path, layout: Layout) -> tuple[pa.Table, Callable[[int], in
     return table, lambda row: trec_line_of_row(path, row)
 
 
+def run_prefix_problem(path: Path) -> InputError | None:
+    """The first bad line among the whole lines of a run's first _PREFIX_BYTES of text, if any."""
+    return _prefix_problem(path, RUN_LAYOUT)
+
+
 def _prefix_problem(path: Path, layout: Layout) -> InputError | None:
     """The first bad line among the whole lines of the first _PREFIX_BYTES of text, if any."""
     try:
@@ -151,29 +156,23 @@ def _parse_in_chunks(path: Path, layout: Layout) -> pa.Table:
     return one_chunk(pa.concat_tables(tables))
 
 
-def trec_run_chunks(path: Path, chunk_bytes: int | None) -> Iterator[tuple[pa.Table, int]]:
-    """run_chunks of a TREC text run: (table of a chunk's rows, rows before it), each checked."""
-    problem = _prefix_problem(path, RUN_LAYOUT)
-    if problem is not None:
-        raise problem
-    rows_before = offset = 0  # data rows and bytes of text before the chunk
+def trec_run_chunks(path: Path, chunk_bytes: int | None, text_offset: int = 0,
+                    rows_before: int = 0) -> Iterator[tuple[pa.Table, int]]:
+    """run_chunks of a TREC text run: (table of a chunk's rows, rows before it), each checked; from
+    `text_offset` bytes of text on, after `rows_before` data rows (a reader that read those itself)."""
+    if text_offset == 0:
+        problem = run_prefix_problem(path)
+        if problem is not None:
+            raise problem
+    offset = text_offset  # bytes of text before the chunk
     try:
         with open_maybe_gzip(path) as handle:
-            for chunk in _whole_line_chunks(path, handle, chunk_bytes):
-                try:  # line numbers counted from the chunk's start; the lines before it only on error
-                    check_encoding(path, chunk, at_start=offset == 0)
-                    table = parse_chunk(path, chunk, RUN_LAYOUT, 0)
-                except InputError as exc:
-                    raise _later_by(exc, _lines_before(path, offset)) from None
+            handle.seek(text_offset)
+            for chunk in _whole_line_chunks(path, handle, chunk_bytes, text_offset):
+                table = parse_run_piece(path, chunk, offset, rows_before)
                 offset += len(chunk)
                 if table is None or table.num_rows == 0:
                     continue
-                scores = column_numpy(table, "score")
-                bad = np.flatnonzero(~np.isfinite(scores))
-                if bad.size:
-                    raise InputError(path, trec_line_of_row(path, rows_before + int(bad[0])),
-                                     f"score is {scores[bad[0]]} (NaN or infinite)",
-                                     "give every retrieved document a finite score")
                 yield table, rows_before
                 rows_before += table.num_rows
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
@@ -182,12 +181,32 @@ def trec_run_chunks(path: Path, chunk_bytes: int | None) -> Iterator[tuple[pa.Ta
         raise InputError(path, None, "empty run file (no data lines)", "give a file with data lines")
 
 
-def _whole_line_chunks(path: Path, handle: IO[bytes], chunk_bytes: int | None = None) -> Iterator[bytes]:
-    """The file's text in pieces of about _CHUNK_BYTES that end at a line end (the last one may not);
-    InputError for a line longer than _MAX_BLOCK. A piece's last line is finished with readline, which
+def parse_run_piece(path: Path, piece: bytes, offset: int, rows_before: int) -> pa.Table | None:
+    """Whole lines of a TREC run starting `offset` bytes into its text, after `rows_before` data rows,
+    parsed and checked: InputError at the file line of a bad line or of a NaN or infinite score."""
+    try:  # line numbers counted from the piece's start; the lines before it only on error
+        check_encoding(path, piece, at_start=offset == 0)
+        table = parse_chunk(path, piece, RUN_LAYOUT, 0)
+    except InputError as exc:
+        raise _later_by(exc, _lines_before(path, offset)) from None
+    return table if table is None else finite_scores(path, table, rows_before)
+
+
+def finite_scores(path: Path, table: pa.Table, rows_before: int) -> pa.Table:
+    """The table of a run's rows after `rows_before` rows; InputError at the line of a NaN or infinite score."""
+    scores = column_numpy(table, "score")
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if bad.size:
+        raise InputError(path, trec_line_of_row(path, rows_before + int(bad[0])),
+                         f"score is {scores[bad[0]]} (NaN or infinite)", "give every retrieved document a finite score")
+    return table
+
+
+def _whole_line_chunks(path: Path, handle: IO[bytes], chunk_bytes: int | None = None, offset: int = 0) -> Iterator[bytes]:
+    """The file's text, from `offset` bytes on (where `handle` is), in pieces of about _CHUNK_BYTES
+    that end at a line end (the last one may not); InputError for a line longer than _MAX_BLOCK. A piece's last line is finished with readline, which
     copies nothing; text without \\n line ends is cut at its last \\r, the rest carried over."""
-    carry = b""
-    offset = 0  # bytes of text before `data`
+    carry = b""  # offset: bytes of text before `data`
     chunk_bytes = chunk_bytes or _CHUNK_BYTES
     while data := handle.read(chunk_bytes):
         data, carry = (carry + data if carry else data), b""
