@@ -33,6 +33,7 @@ STAGES = [
     ("imports", "importlib._bootstrap", "_find_and_load"),
     ("qrels read and indexed", "ndcg_report.core.streaming", "load_qrels"),
     ("run parsed into blocks", "ndcg_report.core.streaming", "_query_blocks"),
+    ("run parsed into blocks", "ndcg_report.inputs.run_blocks", "query_blocks"),
 
     ("run pair index", "ndcg_report.core.streaming", "index_pairs"),
     ("qrels of a block's queries", "ndcg_report.core.streaming", "select_queries"),
@@ -43,6 +44,7 @@ STAGES = [
     ("measures (the rest of a block's pass)", "ndcg_report.core.streaming", "merge"),
     ("output", "ndcg_report.commands.eval", "_rendered"),
     ("main thread waits", "ndcg_report.core.streaming", "ReadAhead.__next__"),
+    ("main thread waits", "ndcg_report.inputs.run_blocks", "ReadAhead.__next__"),
 ]
 NESTED = {"measures (the rest of a block's pass)": ("run lines joined to qrels", "ranking")}  # subtracted
 

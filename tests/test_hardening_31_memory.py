@@ -139,7 +139,7 @@ def test_9d_a_parquet_file_past_the_row_limit_is_refused_from_its_metadata(tmp_p
 
 
 def test_9d_parquet_rows_count_as_text_when_eval_decides_to_stream(tmp_path):
-    from ndcg_report.core.streaming import STREAM_ABOVE, streams_by_default
+    from ndcg_report.inputs.run_blocks import STREAM_ABOVE, streams_by_default
 
     run = identical_rows(tmp_path / "run.parquet", STREAM_ABOVE // 40 + 1)  # 3.4M rows in a few KB
     assert run.stat().st_size < 1 << 20

@@ -161,8 +161,9 @@ def test_whole_number_ids_read_as_their_decimal_text(tmp_path):
 def test_a_parquet_run_streamed_in_any_block_size_equals_the_in_memory_evaluation(parquet_dl19, monkeypatch,
                                                                                  run_form, block):
     from ndcg_report.core import streaming
+    from ndcg_report.inputs import run_blocks
 
-    monkeypatch.setattr(streaming, "READ_BYTES", 1 << 13)  # about 200 rows read at a time: many chunks and blocks
+    monkeypatch.setattr(run_blocks, "READ_BYTES", 1 << 13)  # about 200 rows read at a time: many chunks and blocks
     options = dict(measures="nDCG@1 nDCG@10 nDCG@100 nDCG AP RR@10 R@100", rel_level=2, missing="zero",
                    no_relevant="zero")
     streamed = streaming.evaluate_streaming(parquet_dl19[run_form], QRELS, block_bytes=block, **options)
@@ -174,9 +175,10 @@ def test_a_parquet_run_streamed_in_any_block_size_equals_the_in_memory_evaluatio
 
 def test_streamed_parquet_errors_name_the_file_and_row(tmp_path, monkeypatch):
     from ndcg_report.core import streaming
+    from ndcg_report.inputs import run_blocks
     from ndcg_report.errors import InputError
 
-    monkeypatch.setattr(streaming, "READ_BYTES", 1 << 10)  # 25 rows at a time
+    monkeypatch.setattr(run_blocks, "READ_BYTES", 1 << 10)  # 25 rows at a time
     rows = [(str(q), f"d{d}", float(100 - d)) for q in range(1, 5) for d in range(30)]
     (tmp_path / "qrels.txt").write_text("1 0 d1 1\n")
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.evaluation_pass import evaluate
-from ndcg_report.core.streaming import evaluate_streaming, first_return, fits_in_memory
+from ndcg_report.core.streaming import evaluate_streaming, first_return
+from ndcg_report.inputs.run_blocks import fits_in_memory
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.formats import trec_text
 
@@ -153,13 +154,13 @@ def test_a_query_met_again_inside_one_block_cannot_stream_either(tmp_path):
 
 def test_eval_streams_large_runs_by_default_and_falls_back_to_memory_for_a_scattered_query(tmp_path, monkeypatch, capsys):
     from ndcg_report import cli as cli_module
-    from ndcg_report.core import streaming
+    from ndcg_report.inputs import run_blocks
 
     (tmp_path / "run.txt").write_text("1 Q0 a 1 3 t\n2 Q0 a 1 3 t\n1 Q0 c 3 1 t\n")
     (tmp_path / "qrels.txt").write_text("1 0 a 1\n1 0 c 2\n2 0 a 1\n")
-    assert not streaming.streams_by_default(tmp_path / "run.txt")
-    monkeypatch.setattr(streaming, "STREAM_ABOVE", 0)  # every run counts as large
-    assert streaming.streams_by_default(tmp_path / "run.txt")
+    assert not run_blocks.streams_by_default(tmp_path / "run.txt")
+    monkeypatch.setattr(run_blocks, "STREAM_ABOVE", 0)  # every run counts as large
+    assert run_blocks.streams_by_default(tmp_path / "run.txt")
     args = ["eval", "-q", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")]
     assert cli_module.main(["eval", "--in-memory", *args[1:]]) == 0
     in_memory = capsys.readouterr().out

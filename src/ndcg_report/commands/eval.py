@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ndcg_report.core.conventions import Averaging
     from ndcg_report.core.evaluation import Evaluation
     from ndcg_report.core.partitions import Options
+    from ndcg_report.inputs.run_blocks import ReadAhead
 
 
 def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
@@ -34,30 +35,46 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
 def _run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     from pathlib import Path
 
-    from ndcg_report.core.partitions import Options
-    from ndcg_report.core.presets import averaging, measure_set
     from ndcg_report.inputs.access.sources import source_path
-    from ndcg_report.inputs.access.stamps import InputWatch
 
-    asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level, args.judged_only)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
     runs = _named_runs(args.runs)
     args.qrels = str(source_path(args.qrels))  # <(...) read once; FIFOs refused
     runs = [(name, str(source_path(path))) for name, path in runs]
-    inputs = InputWatch.of(Path(path) for path in [args.qrels, *(path for _, path in runs)])  # read more than once
-    # every format averages alike: as trec_eval -c, or as the preset's community does, unless told otherwise
-    policies = averaging(args.preset, args.missing, args.no_relevant, args.identical_ids)
-    options = Options.of(None, args.gain, policies.missing, policies.no_relevant, asked.measures, asked.rel_level,
-                         policies.identical_ids, args.max_retrieved)
+    reading = _start_reading(args, runs[0][1])  # the first run is read while the evaluation's modules load
     try:
-        evaluations = [(name, _evaluate_run(argparse.Namespace(**{**vars(args), "run": path}), options, policies))
-                       for name, path in runs]
-    except InputError:
-        inputs.check("evaluation")  # a file changed while it was read explains what was read in it
-        raise
+        from ndcg_report.core.partitions import Options
+        from ndcg_report.core.presets import averaging, measure_set
+        from ndcg_report.inputs.access.stamps import InputWatch
+
+        asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level, args.judged_only)
+        inputs = InputWatch.of(Path(path) for path in [args.qrels, *(path for _, path in runs)])  # read more than once
+        # every format averages alike: as trec_eval -c, or as the preset's community does, unless told otherwise
+        policies = averaging(args.preset, args.missing, args.no_relevant, args.identical_ids)
+        options = Options.of(None, args.gain, policies.missing, policies.no_relevant, asked.measures, asked.rel_level,
+                             policies.identical_ids, args.max_retrieved)
+        try:
+            evaluations = [(name, _evaluate_run(argparse.Namespace(**{**vars(args), "run": path}), options, policies,
+                                                reading if i == 0 else None))
+                           for i, (name, path) in enumerate(runs)]
+        except InputError:
+            inputs.check("evaluation")  # a file changed while it was read explains what was read in it
+            raise
+    finally:
+        if reading is not None:
+            reading.close()  # used up, or given up on an error
     inputs.check("evaluation")  # the numbers are of one version of each file: the qrels are read once per run
     return _rendered(evaluations, args)
+
+
+def _start_reading(args: argparse.Namespace, run: str) -> "ReadAhead | None":
+    """The run's blocks being read on a thread from now, if eval will stream it; else None."""
+    if args.dask or not _streams(argparse.Namespace(**{**vars(args), "run": run})):
+        return None
+    from ndcg_report.inputs.run_blocks import start_reading
+
+    return start_reading(run)
 
 
 def _named_runs(given: list[str]) -> list[tuple[str, str]]:
@@ -126,8 +143,10 @@ def _json_runs(evaluations: list[tuple[str, Evaluation]], per_query: bool, digit
     yield b"\n]\n}\n"
 
 
-def _evaluate_run(args: argparse.Namespace, options: "Options", policies: "Averaging") -> Evaluation:
-    """One run evaluated in memory, streamed or on Dask, checked, and its averaging noted on stderr."""
+def _evaluate_run(args: argparse.Namespace, options: "Options", policies: "Averaging",
+                  reading: "ReadAhead | None" = None) -> Evaluation:
+    """One run evaluated in memory, streamed or on Dask, checked, and its averaging noted on stderr;
+    `reading`: its blocks already being read (_start_reading), if it streams."""
     no_relevant = policies.no_relevant
     if args.dask:
         evaluation = _evaluate_on_cluster(args, options)
@@ -137,7 +156,8 @@ def _evaluate_run(args: argparse.Namespace, options: "Options", policies: "Avera
         try:
             evaluation = evaluate_streaming(args.run, args.qrels, None, args.gain, options.missing, no_relevant,
                                             measures=options.measures, rel_level=options.rel_level,
-                                            identical_ids=options.identical_ids, max_retrieved=options.max_retrieved)
+                                            identical_ids=options.identical_ids, max_retrieved=options.max_retrieved,
+                                            reading=reading)
         except QueryNotContiguous:
             if args.reading == "stream" or not fits_in_memory(args.run):
                 raise
@@ -159,7 +179,7 @@ def _evaluate_run(args: argparse.Namespace, options: "Options", policies: "Avera
 
 
 def fits_in_memory(run: str) -> bool:
-    from ndcg_report.core.streaming import fits_in_memory as fits
+    from ndcg_report.inputs.run_blocks import fits_in_memory as fits
 
     return fits(run)
 
@@ -229,10 +249,10 @@ def _evaluate_on_cluster(args: argparse.Namespace, options: "Options") -> Evalua
 
 
 def _streams(args: argparse.Namespace) -> bool:
-    """Whether eval streams the run: as asked, else when it is large (core/streaming.streams_by_default)."""
+    """Whether eval streams the run: as asked, else when it is large (inputs/run_blocks.streams_by_default)."""
     from pathlib import Path
 
-    from ndcg_report.core.streaming import streams_by_default
+    from ndcg_report.inputs.run_blocks import streams_by_default
 
     run = Path(args.run)
     if args.reading is not None:

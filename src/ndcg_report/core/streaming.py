@@ -11,13 +11,9 @@ than MAX_QUERY_LINES lines is an InputError too.
 
 from __future__ import annotations
 
-import os
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from functools import partial
-from typing import TypeVar
 from pathlib import Path
 
 import numpy as np
@@ -26,29 +22,15 @@ import pyarrow as pa
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.partitions import Options, QueryRows, absent_queries, merge, rows_of
 from ndcg_report.errors import InputError
-from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
+from ndcg_report.inputs.columns import as_numpy
 from ndcg_report.inputs.duplicates import index_pairs
-from ndcg_report.inputs.formats.parquet import is_parquet, parquet_data_bytes, parquet_rows
+from ndcg_report.inputs.formats.parquet import is_parquet
 from ndcg_report.inputs.pair_index import PairIndex
-from ndcg_report.inputs.reading import Qrels, Run, line_of_row, run_pieces
+from ndcg_report.inputs.reading import Qrels, Run
+from ndcg_report.inputs.run_blocks import (BLOCK_BYTES, MAX_QUERY_LINES, ReadAhead, run_starts, start_reading,
+                                           where_in_run)
 from ndcg_report.inputs.selection import QrelsByQuery, group_by_query, select_queries
 from ndcg_report.inputs.tables import QrelsLike, load_qrels
-
-BLOCK_BYTES = 32 << 20  # text per block: about 0.8M run lines (7M lines: fastest of 16-256 MiB; 256 MiB peaked at 1.4 GB)
-READ_BYTES = 16 << 20  # text parsed at a time: buffers this small are reused by malloc, not faulted in anew
-_END = object()  # ReadAhead: the iterator is exhausted
-T = TypeVar("T")
-STREAM_ABOVE = 128 << 20  # text bytes past which eval streams by default: as fast or faster, and bounded memory
-# JSON lines of ranked lists hold a line of TREC text in a quarter of the bytes, and parse slower: streaming
-# (reading a block while the one before is evaluated) is faster past this (7M lines in 76 MB: 1.62 s against 2.6 s)
-JSON_STREAM_ABOVE = 32 << 20
-_IN_MEMORY_FACTOR = 4  # peak memory of an in-memory evaluation, as a multiple of the run's text size
-_GZIP_RATIO = 4  # how much larger a gzip run's text is than the file, for the estimate
-_TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth
-# Lines of one query a streamed run may hold (a block holds whole queries, so this bounds a block):
-# a ranking of all 8.8M MS MARCO passages fits. 10M lines of a query take about 1 GB in a block.
-MAX_QUERY_LINES = 10_000_000
-
 
 PreparedBlock = tuple[pa.Table, int, PairIndex, "tuple[int, int] | None", Qrels]
 
@@ -61,14 +43,15 @@ def evaluate_streaming(
     run: str | Path, qrels: QrelsLike, cutoffs: str | list | tuple | None = None, gain: str = "linear",
     missing: str = "zero", no_relevant: str = "zero", block_bytes: int = BLOCK_BYTES, *,
     measures: object = None, rel_level: object = None, identical_ids: str = "keep", max_retrieved: int | None = None,
-    max_query_lines: int = MAX_QUERY_LINES,
+    max_query_lines: int = MAX_QUERY_LINES, reading: ReadAhead | None = None,
 ) -> Evaluation:
     """evaluate() of a run file read block_bytes of text at a time, in blocks of whole queries;
-    InputError for a query of more than max_query_lines lines."""
+    InputError for a query of more than max_query_lines lines. `reading`: the run's blocks already
+    being read (inputs.run_blocks.start_reading of the same run), used and closed instead."""
     options = Options.of(cutoffs, gain, missing, no_relevant, measures, rel_level, identical_ids, max_retrieved)
     # a pipeline of three threads: one reads and parses blocks, one indexes their pairs and picks their
     # queries' qrels, this one evaluates them (three stages of about equal cost, on two cores)
-    with closing(ReadAhead(_query_blocks(run, block_bytes, max_query_lines))) as parsed:  # reading starts now
+    with closing(reading or start_reading(run, block_bytes, max_query_lines)) as parsed:  # reading starts now
         grouped = group_by_query(load_qrels(qrels))  # while the first blocks are read
         with closing(ReadAhead(map(partial(_prepared, grouped), parsed))) as blocks:
             return _evaluate_blocks(run, blocks, grouped, options)
@@ -85,7 +68,7 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[PreparedBlock],
         names = qids.to_pylist()
         row = first_return(as_numpy(block["qid"].chunk(0).indices), np.array([qid in seen for qid in names], dtype=bool))
         if row is not None:
-            file, line, at = _where(Path(run), rows_before + row)
+            file, line, at = where_in_run(Path(run), rows_before + row)
             sort = ("write the rows sorted by qid" if is_parquet(Path(run))
                     else "sort the run by query (sort -s -k1,1 RUN > SORTED)")
             raise QueryNotContiguous(file, line, f"{at}query {block['qid'][row].as_py()!r} appears again after other "
@@ -93,7 +76,7 @@ def _evaluate_blocks(run: str | Path, blocks: Iterator[PreparedBlock],
                                      f"{sort} or evaluate it in memory (--in-memory)")
         seen.update(names)
         if found is not None:
-            (first_file, first_line, first_at), (file, line, at) = (_where(Path(run), rows_before + row) for row in found)
+            (first_file, first_line, first_at), (file, line, at) = (where_in_run(Path(run), rows_before + row) for row in found)
             first = f"line {first_line}" if first_line is not None else f"{first_at.rstrip(': ')} of {first_file}"
             raise InputError(file, line, f"{at}duplicate run entry for query {block['qid'][found[1]].as_py()!r}, "
                                          f"document {block['docid'][found[1]].as_py()!r} (first on {first})",
@@ -110,18 +93,10 @@ def _prepared(grouped: QrelsByQuery, item: tuple[pa.Table, int]) -> PreparedBloc
     return (block, rows_before, *index_pairs(block), select_queries(grouped, block["qid"].chunk(0).dictionary))
 
 
-def _where(run: Path, row: int) -> tuple[str, int | None, str]:
-    """(file, line or None, 'row N: ' or '') of a data row of a text or Parquet run, for an error."""
-    if is_parquet(run):
-        file, within = parquet_rows(run).where(row)
-        return str(file), None, f"row {within}: "
-    return str(run), line_of_row(run, row), ""
-
-
 def first_return(codes: np.ndarray, seen_before: np.ndarray) -> int | None:
     """The first row where a query's lines start again after another query's, or None: a query of an
     earlier block (seen_before[code] True) or one met earlier in these rows (codes: query of each row)."""
-    starts = _run_starts(codes)
+    starts = run_starts(codes)
     first_codes = codes[starts]
     order = np.argsort(first_codes, kind="stable")
     again = seen_before[first_codes]
@@ -130,152 +105,3 @@ def first_return(codes: np.ndarray, seen_before: np.ndarray) -> int | None:
     return int(starts[hits[0]]) if len(hits) else None
 
 
-def _run_starts(codes: np.ndarray) -> np.ndarray:
-    """The rows where a run of equal codes begins (a query's lines, in a run grouped by query)."""
-    if not len(codes):
-        return np.zeros(0, dtype=np.intp)
-    return np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-
-
-class ReadAhead(Iterator[T]):
-    """The items of an iterator, the next `depth` made on a thread while the caller works on the one
-    it has (pyarrow and NumPy release the GIL): reading blocks overlaps evaluating the one before.
-    Making items starts at once. An exception of the iterator reaches the caller when it asks for
-    that item. close() (or leaving `with closing(...)`) waits for the item being made."""
-
-    def __init__(self, items: Iterator[T], depth: int = 2) -> None:
-        self._items = items
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="read-ahead")  # one thread: next() in order
-        self._pending: deque[Future] = deque(self._pool.submit(next, items, _END) for _ in range(depth))
-
-    def __next__(self) -> T:
-        item = self._pending.popleft().result()
-        if item is _END:
-            raise StopIteration
-        self._pending.append(self._pool.submit(next, self._items, _END))
-        return item
-
-    def close(self) -> None:
-        for pending in self._pending:
-            pending.cancel()
-        self._pool.shutdown(wait=True)
-
-
-def _query_blocks(run: str | Path, block_bytes: int,
-                  max_query_lines: int = MAX_QUERY_LINES) -> Iterator[tuple[pa.Table, int]]:
-    """(table of whole queries, rows before it): about block_bytes of text at a time. A TREC text
-    run comes in pieces of whole queries (cut in its text), each a block as parsed; other pieces (other
-    formats, READ_BYTES at a time) are gathered and cut before their last query, whose lines go to the
-    front of the next block; InputError once those lines of one query are more than max_query_lines."""
-    per_block = max(1, block_bytes // READ_BYTES)
-    gathered: list[pa.Table] = []  # the carried lines first, then the chunks read since
-    start = 0  # rows before the first gathered table
-    chunks = 0
-    for table, rows_before, whole in run_pieces(run, min(block_bytes, READ_BYTES), block_bytes):  # Parquet: READ_BYTES / 40 rows
-        if not gathered:
-            start = rows_before
-        if whole:  # ends at a query's end: the block is what was gathered, with this piece
-            if gathered:
-                table = _one_table([*gathered, table])
-                _check_query_lines(Path(run), table, 0, start, max_query_lines)  # the carried query's
-                table = _compact(table)
-            yield table, start
-            gathered, chunks = [], 0
-            continue
-        gathered.append(table)
-        chunks += 1
-        if chunks < per_block:
-            continue
-        table = _one_table(gathered)
-        codes = as_numpy(table["qid"].chunk(0).indices)
-        changes = np.flatnonzero(codes[1:] != codes[:-1])
-        split = int(changes[-1]) + 1 if len(changes) else 0  # where the last query's trailing lines begin
-        _check_query_lines(Path(run), table, split, start, max_query_lines)
-        if split:
-            yield _compact(table.slice(0, split)), start
-        gathered, start, chunks = [table.slice(split)], start + split, 0
-    if gathered:
-        table = _one_table(gathered)
-        if table.num_rows:
-            yield _compact(table), start
-
-
-def _check_query_lines(run: Path, table: pa.Table, first: int, start: int, limit: int) -> None:
-    """InputError if the query whose lines begin at row `first` of the block (`start` rows before it)
-    has more than `limit` lines in it."""
-    codes = as_numpy(table["qid"].chunk(0).indices)
-    changes = np.flatnonzero(codes[first + 1:] != codes[first:-1])
-    lines = int(changes[0]) + 1 if len(changes) else table.num_rows - first
-    if lines > limit:
-        raise _query_too_long(run, table["qid"][first].as_py(), start + first, limit)
-
-
-def _one_table(tables: list[pa.Table]) -> pa.Table:
-    """The tables end to end, one chunk, one qid dictionary."""
-    return pa.concat_tables(tables).unify_dictionaries().combine_chunks()
-
-
-def _query_too_long(run: Path, qid: str, first_row: int, limit: int) -> InputError:
-    """The error for a query whose lines, from data row first_row on, are more than limit."""
-    file, line, at = _where(run, first_row)
-    return InputError(file, line, f"{at}query {qid!r} has more than {limit:,} lines from here on, more than a block "
-                                  "of the streamed run holds", "keep each query's top documents (a run's depth is "
-                                  "usually 1,000), or evaluate it in memory (--in-memory)")
-
-
-def _compact(table: pa.Table) -> pa.Table:
-    """The table in one chunk, its qid dictionary holding only the qids of its rows, in the order they
-    first appear (as read_run's): the codes remapped, no string decoded."""
-    column = one_array(table["qid"])
-    codes = as_numpy(column.indices)
-    used, first = np.unique(codes[_run_starts(codes)], return_index=True)
-    used = used[np.argsort(first)]
-    remap = np.zeros(len(column.dictionary), dtype=np.int32)
-    remap[used] = np.arange(len(used), dtype=np.int32)
-    qids = pa.DictionaryArray.from_arrays(from_numpy(remap[codes]), column.dictionary.take(from_numpy(used)))
-    return table.set_column(0, "qid", qids).combine_chunks()
-
-
-def streams_by_default(run: str | Path, available: int | None = None) -> bool:
-    """True for a run file whose text is past STREAM_ABOVE bytes (a JSON-lines run past
-    JSON_STREAM_ABOVE), or that is unlikely to fit in memory: streaming is as fast there and its
-    memory stays bounded."""
-    path = Path(run)
-    above = JSON_STREAM_ABOVE if not is_parquet(path) and _is_json_lines(path) else STREAM_ABOVE
-    return _text_bytes(path) > above or not fits_in_memory(run, available)
-
-
-def _is_json_lines(run: Path) -> bool:
-    from ndcg_report.inputs.detection import JSONL, detect_format
-
-    try:
-        return detect_format(run, "run") == JSONL
-    except (InputError, OSError):
-        return False
-
-
-def _text_bytes(run: Path) -> int:
-    """The size of a run's text: the file's, an estimate for gzip; for Parquet the larger of its data's
-    and its rows' as text (_TEXT_BYTES_PER_LINE each: dictionary-encoded rows take almost no bytes)."""
-    if is_parquet(run):
-        return max(parquet_data_bytes(run), parquet_rows(run).starts[-1] * _TEXT_BYTES_PER_LINE)
-    size = run.stat().st_size
-    with open(run, "rb") as handle:
-        return size * _GZIP_RATIO if handle.read(2) == b"\x1f\x8b" else size
-
-
-def fits_in_memory(run: str | Path, available: int | None = None) -> bool:
-    """True if an in-memory evaluation of the run file is likely to use under half the memory
-    available (MemAvailable of /proc/meminfo, else the physical memory)."""
-    return _text_bytes(Path(run)) * _IN_MEMORY_FACTOR < (available if available is not None else _available_memory()) / 2
-
-
-def _available_memory() -> int:
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
