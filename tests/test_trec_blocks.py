@@ -148,3 +148,24 @@ def test_pieces_are_not_views_of_the_buffer(tmp_path):
     assert pa.concat_tables([table for table, _, _ in pieces]).column("docid").to_pylist() == \
         [f"doc-{q}-{r}" for q in range(50) for r in range(30)]
     assert first["docid"][0].as_py() == "doc-0-0"
+
+
+@settings(max_examples=25, deadline=None)
+@given(run_texts(), st.sampled_from([64, 300, 4096]))
+def test_every_output_of_a_streamed_run_is_the_in_memory_runs_byte_for_byte(tmp_path_factory, text, size):
+    from ndcg_report.core.evaluation_pass import evaluate
+    from ndcg_report.core.output_formats import csv_chunks, json_chunks, trec_chunks
+    from ndcg_report.core.streaming import evaluate_streaming
+
+    folder = tmp_path_factory.mktemp("outputs")
+    (folder / "run.txt").write_bytes(text.encode())
+    pairs = [line.split()[::2] for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    judged = {(qid, docid): n % 4 for n, (qid, docid, *_) in enumerate(pairs) if n % 3 == 0}  # a third, 0-3
+    (folder / "qrels.txt").write_text("".join(f"{qid} 0 {docid} {label}\n" for (qid, docid), label in judged.items())
+                                      + "unretrieved 0 x 2\n")
+    options = dict(measures="ndcg_cut.1,5,10 map recip_rank P.5 recall.10 num_rel_ret", missing="zero",
+                   no_relevant="zero")
+    streamed = evaluate_streaming(folder / "run.txt", folder / "qrels.txt", block_bytes=size, **options)
+    whole = evaluate(folder / "run.txt", folder / "qrels.txt", **options)
+    for chunks in (lambda e: trec_chunks(e, True, 4), lambda e: csv_chunks(e, True, 4), lambda e: json_chunks(e, True, None)):
+        assert b"".join(map(bytes, chunks(streamed))) == b"".join(map(bytes, chunks(whole)))
