@@ -6,10 +6,13 @@ table STAGES below; a name a checkout lacks is skipped, so one script times old 
 alike). The pipeline runs stages on several threads at once, so a stage's figure is its busy time
 summed over threads; `main thread waits` is the time the evaluating thread spent waiting for the
 next parsed block. `whole process` is the process's wall time, from before the interpreter starts.
-Prints the medians over the rounds as a Markdown table, one column per checkout.
+Prints the medians over the rounds as a Markdown table, one column per checkout; with --peers, the
+whole-process times of the floor (benchmarks/eval_floor.py: pyarrow reading the run's three
+columns) and of the peers named (benchmarks/peer_eval.py), timed in the same rounds, beneath it.
 
     .venv/bin/python benchmarks/eval_stages.py --data DIR [--checkout DIR ...] [--rounds N] \
-        [-- EVAL OPTIONS]        (default: -k 1,3,5,10,20,100,1000 -q --format csv)
+        [--peers floor,pytrec_eval,ranx,ir_measures] [-- EVAL OPTIONS]
+        (default options: -k 1,3,5,10,20,100,1000 -q --format csv)
 
 DIR holds run.txt and qrels.txt (benchmarks/make_eval_data.py writes them). Timers add a few
 microseconds a call; stages are called a few times a block, so they change nothing measurable.
@@ -158,21 +161,38 @@ def run_once(python: Path, stages: list, eval_args: list[str]) -> dict[str, floa
     return times
 
 
+def time_peer(peer: str, data: Path) -> float:
+    """Wall time of one fresh process of this venv's python: the floor, or a peer's whole evaluation."""
+    here = Path(__file__).resolve().parent
+    if peer == "floor":
+        argv = [str(here / "eval_floor.py"), str(data / "run.txt")]
+    else:
+        argv = [str(here / "peer_eval.py"), peer, str(data / "qrels.txt"), str(data / "run.txt")]
+    start = time.perf_counter()
+    subprocess.run([sys.executable, *argv], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True, help="folder with run.txt and qrels.txt")
     parser.add_argument("--checkout", type=Path, action="append", default=[],
                         help="a checkout with its .venv (repeatable; default: this one)")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--peers", default="", help="comma-separated: floor, pytrec_eval, ranx, ir_measures")
     parser.add_argument("eval_options", nargs="*", help="after --: eval's options")
     args = parser.parse_args()
+    peers = [peer for peer in args.peers.split(",") if peer]
     checkouts = args.checkout or [Path(__file__).resolve().parent.parent]
     eval_args = [*(args.eval_options or DEFAULT_OPTIONS), str(args.data / "qrels.txt"), str(args.data / "run.txt")]
     stages = [list(stage) for stage in STAGES]
     rounds: dict[Path, list[dict]] = {checkout: [] for checkout in checkouts}
+    peer_times: dict[str, list[float]] = {}
     for number in range(args.rounds):  # round-robin, so drift falls on every checkout alike
         for checkout in checkouts:
             rounds[checkout].append(run_once(checkout / ".venv" / "bin" / "python", stages, eval_args))
+        for peer in peers:
+            peer_times.setdefault(peer, []).append(time_peer(peer, args.data))
         print(f"round {number + 1}/{args.rounds} done", file=sys.stderr)
     names = list(dict.fromkeys([stage for stage, _, _ in STAGES] + ["whole process"]))
     header = "| stage (median s over %d rounds) | " % args.rounds + " | ".join(
@@ -186,10 +206,16 @@ def main() -> None:
             values = [r.get(name) for r in rounds[checkout]]
             cells.append(f"{statistics.median(values):.3f}" if None not in values else "-")
         print(f"| {name} | " + " | ".join(cells) + " |")
+    for peer, times in peer_times.items():
+        name = "floor: pyarrow reads qid, docid, score" if peer == "floor" else peer
+        print(f"| whole process, {name} | " + " | ".join(f"{statistics.median(times):.3f}" for _ in checkouts) + " |")
+    print("\n-: the stage did not run (an in-memory evaluation has no blocks), or that checkout has none of its functions")
     for checkout in checkouts:
-        skipped = rounds[checkout][0]["skipped"]
-        if skipped:
-            print(f"\n{_label(checkout)}: not in this checkout, not timed: {', '.join(skipped)}")
+        skipped = set(rounds[checkout][0]["skipped"])
+        untimed = [stage for stage in dict.fromkeys(s for s, _, _ in STAGES)
+                   if all(f"{m}.{a}" in skipped for s, m, a in STAGES if s == stage)]
+        if untimed:
+            print(f"{_label(checkout)} has no function of: {', '.join(untimed)}")
 
 
 def _label(checkout: Path) -> str:
