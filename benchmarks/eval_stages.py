@@ -89,7 +89,7 @@ import importlib.abc, importlib.machinery
 wanted = {}
 for stage, module_name, attribute in stages[1:]:
     wanted.setdefault(module_name, []).append((stage, attribute))
-patched = set()
+missing = []  # loaded modules without the function
 
 def patch(module, stage, attribute):
     owner, name = module, attribute
@@ -98,7 +98,8 @@ def patch(module, stage, attribute):
         owner = getattr(module, cls, None)
     if owner is not None and hasattr(owner, name):
         setattr(owner, name, timed(stage, getattr(owner, name)))
-        patched.add((module.__name__, attribute))
+    else:
+        missing.append(f"{module.__name__}.{attribute}")
 
 class TimedLoader(importlib.abc.Loader):
     def __init__(self, inner):
@@ -135,7 +136,7 @@ try:
     code = cli.main(sys.argv[1:])
 finally:
     sys.stdout = stdout
-skipped = [f"{m}.{a}" for _, m, a in stages[1:] if (m, a) not in patched]
+skipped = missing
 busy["imports"] = busy.get("imports", 0.0)
 print(json.dumps({"busy": busy, "skipped": skipped, "code": code}))
 """
