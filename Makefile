@@ -27,8 +27,8 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/run_benchmark.py
-	$(BIN)/python benchmarks/stage_times.py
+	$(BIN)/python benchmarks/eval_stages.py --peers floor,pytrec_eval
 	$(BIN)/python benchmarks/scale_benchmark.py
 
 clean:
-	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/demo-rag reports/nightly build site src/*.egg-info .pytest_cache .hypothesis benchmarks/data-scale
+	rm -rf $(VENV) reports/demo reports/demo-cranfield reports/demo-rag reports/nightly build site src/*.egg-info .pytest_cache .hypothesis benchmarks/data-scale benchmarks/data-eval

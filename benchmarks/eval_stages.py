@@ -14,8 +14,9 @@ columns) and of the peers named (benchmarks/peer_eval.py), timed in the same rou
         [--peers floor,pytrec_eval,ranx,ir_measures] [-- EVAL OPTIONS]
         (default options: -k 1,3,5,10,20,100,1000 -q --format csv)
 
-DIR holds run.txt and qrels.txt (benchmarks/make_eval_data.py writes them). Timers add a few
-microseconds a call; stages are called a few times a block, so they change nothing measurable.
+DIR holds run.txt and qrels.txt (default benchmarks/data-eval; benchmarks/make_eval_data.py writes
+them there first if either is missing). Timers add a few microseconds a call; stages are called a
+few times a block, so they change nothing measurable.
 """
 
 from __future__ import annotations
@@ -176,7 +177,7 @@ def time_peer(peer: str, data: Path) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, required=True, help="folder with run.txt and qrels.txt")
+    parser.add_argument("--data", type=Path, default=Path("benchmarks/data-eval"), help="folder with run.txt and qrels.txt")
     parser.add_argument("--checkout", type=Path, action="append", default=[],
                         help="a checkout with its .venv (repeatable; default: this one)")
     parser.add_argument("--rounds", type=int, default=5)
@@ -185,6 +186,9 @@ def main() -> None:
     args = parser.parse_args()
     peers = [peer for peer in args.peers.split(",") if peer]
     checkouts = args.checkout or [Path(__file__).resolve().parent.parent]
+    if not (args.data / "run.txt").exists() or not (args.data / "qrels.txt").exists():
+        subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "make_eval_data.py"), "--out",
+                        str(args.data)], check=True)
     eval_args = [*(args.eval_options or DEFAULT_OPTIONS), str(args.data / "qrels.txt"), str(args.data / "run.txt")]
     stages = [list(stage) for stage in STAGES]
     rounds: dict[Path, list[dict]] = {checkout: [] for checkout in checkouts}
