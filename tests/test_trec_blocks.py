@@ -111,6 +111,8 @@ def test_query_cut_finds_where_the_last_query_begins_or_says_it_cannot():
     (b"5 Q0 d9 1 x run\n", ""),
     (b"5 Q0 d9 1\n", ""),
     (b"5 Q0 d\x009 1 2 run\n", "NUL byte"),
+    (b"5 Q0 d\xff9 1 2 run\n", ""),  # not UTF-8
+    (b"5\tQ0 d9 1 2 run extra\n", ""),  # normalised, then a field too many
 ])
 @pytest.mark.parametrize("size", [256, 4096, 1 << 20])
 def test_a_bad_line_deep_in_the_run_is_the_whole_readers_error_at_its_line(tmp_path, bad, problem, size):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from ndcg_report.console import lossy
+from ndcg_report.interrupts import Interrupted, deferred
 
 PROGRESS_MARK = "\x1fndcg-report-progress "  # a line starting so is a child's "cell DONE of TOTAL"
 REVALIDATION_ENV = "NDCG_REPORT_NBVAL"  # set by the build in nbval's re-execution of the notebook
@@ -94,6 +95,30 @@ def die_with_starter() -> Callable[[], None] | None:
     return in_child
 
 
+def started(command: list[str], **popen: object) -> subprocess.Popen:
+    """subprocess.Popen(command, **popen) with the stop signals held while it forks; one that arrived
+    meanwhile kills the child and is raised as Interrupted. With a preexec_fn, Popen runs the fork
+    handlers, logging's among them: a stop raised inside one was dropped ("Exception ignored"),
+    leaving logging's lock held, and the build hung at its next log line instead of stopping."""
+    process = None
+    try:
+        with deferred() as arrived:
+            process = subprocess.Popen(command, **popen)  # type: ignore[call-overload]
+    except KeyboardInterrupt:  # handled as the handlers were put back
+        if process is not None:
+            _kill(process)
+        raise
+    if arrived:
+        _kill(process)
+        raise Interrupted(arrived[0])
+    return process
+
+
+def _kill(process: subprocess.Popen) -> None:
+    process.kill()
+    process.wait()
+
+
 class ChildProcess:
     """A child process whose stdout and stderr are read as it runs; on a terminal (`label` given) a bar
     over its progress lines. Stopping the parent (Ctrl-C, a stop signal) kills it, as subprocess.run does."""
@@ -103,10 +128,9 @@ class ChildProcess:
         """talk: keep the child's stdin open for send() (else it reads nothing); line: where its bar is
         drawn, counted from the step's line (0), so that bars of children running at once do not mix;
         pass_fds: file descriptors the child inherits (subprocess.Popen's)."""
-        self._process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         stdin=subprocess.PIPE if talk else subprocess.DEVNULL, text=True,
-                                         encoding="utf-8", errors="replace", pass_fds=pass_fds,
-                                         preexec_fn=die_with_starter())
+        self._process = started(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.PIPE if talk else subprocess.DEVNULL, text=True, encoding="utf-8",
+                                errors="replace", pass_fds=pass_fds, preexec_fn=die_with_starter())
         self._label = label
         self._line = line
         self._stdout: list[str] = []

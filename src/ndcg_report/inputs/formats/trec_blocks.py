@@ -54,7 +54,8 @@ def trec_run_pieces(path: Path, piece_bytes: int) -> Iterator[RunPiece]:
             else:
                 line_end = buffer.rfind(b"\n", 0, filled) + 1
                 if line_end == 0:  # no \n in a full buffer: a very long line, or \r line ends
-                    yield from ((table, rows, False) for table, rows in trec_run_chunks(path, None, offset, rows_before))
+                    yield from ((table, rows, False)
+                                for table, rows in trec_run_chunks(path, piece_bytes, offset, rows_before))
                     return
                 cut, whole = query_cut(buffer, line_end)
             table = _parsed(path, buffer, cut, offset, rows_before)

@@ -1,0 +1,33 @@
+"""A stop signal that arrives while a build starts a child process (Popen running its fork handlers)
+stops the build: it was raised inside a fork handler, where Python drops exceptions, and lost."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+PROBE = r"""
+import os, signal, sys
+from ndcg_report import interrupts
+from ndcg_report.build.steps.processes import ChildProcess
+
+interrupts.install()
+fired = []
+def stop_now():  # a Ctrl-C whose handler runs inside the fork handlers, as it did in the failing build
+    if not fired:
+        fired.append(1)
+        signal.raise_signal(signal.SIGINT)
+os.register_at_fork(after_in_parent=stop_now)
+try:
+    child = ChildProcess([sys.executable, "-c", "import time; time.sleep(60)"], env=dict(os.environ))
+    print("started, the stop lost", flush=True)
+    child.kill()
+except KeyboardInterrupt as exc:
+    print("interrupted", interrupts.signal_of(exc), flush=True)
+"""
+
+
+def test_a_stop_during_the_fork_of_a_child_is_raised_and_the_child_killed():
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, check=False)
+    assert done.stdout.strip() == "interrupted 2", done.stderr
+    assert "Exception ignored" not in done.stderr
