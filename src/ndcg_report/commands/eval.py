@@ -35,21 +35,21 @@ def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
 def _run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     from pathlib import Path
 
+    from ndcg_report.core.presets import averaging, measure_set
     from ndcg_report.inputs.access.sources import source_path
+    from ndcg_report.inputs.access.stamps import InputWatch
 
+    asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level, args.judged_only)
     if args.digits is not None and not 0 <= args.digits <= 17:
         raise ParameterError("--digits must be between 0 and 17")
     runs = _named_runs(args.runs)
     args.qrels = str(source_path(args.qrels))  # <(...) read once; FIFOs refused
     runs = [(name, str(source_path(path))) for name, path in runs]
+    inputs = InputWatch.of(Path(path) for path in [args.qrels, *(path for _, path in runs)])  # read more than once
     reading = _start_reading(args, runs[0][1])  # the first run is read while the evaluation's modules load
     try:
         from ndcg_report.core.partitions import Options
-        from ndcg_report.core.presets import averaging, measure_set
-        from ndcg_report.inputs.access.stamps import InputWatch
 
-        asked = measure_set(args.preset, args.measures, args.cutoffs, args.rel_level, args.judged_only)
-        inputs = InputWatch.of(Path(path) for path in [args.qrels, *(path for _, path in runs)])  # read more than once
         # every format averages alike: as trec_eval -c, or as the preset's community does, unless told otherwise
         policies = averaging(args.preset, args.missing, args.no_relevant, args.identical_ids)
         options = Options.of(None, args.gain, policies.missing, policies.no_relevant, asked.measures, asked.rel_level,
