@@ -4,7 +4,7 @@ query_blocks gives about BLOCK_BYTES of text at a time (a TREC text run cut wher
 begin, inputs.formats.trec_blocks; other formats gathered and cut before their last query);
 ReadAhead makes the next items on a thread while the caller works on the one it has. Nothing here
 evaluates, so a command can start reading before it imports the evaluation (core.streaming).
-A query's lines longer than MAX_QUERY_LINES are an InputError: a block holds whole queries.
+A query of more than MAX_QUERY_LINES lines is an InputError: a block holds whole queries.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def start_reading(run: str | Path, block_bytes: int = BLOCK_BYTES,
 
 
 def query_blocks(run: str | Path, block_bytes: int,
-                  max_query_lines: int = MAX_QUERY_LINES) -> Iterator[tuple[pa.Table, int]]:
+                 max_query_lines: int = MAX_QUERY_LINES) -> Iterator[tuple[pa.Table, int]]:
     """(table of whole queries, rows before it): about block_bytes of text at a time. A TREC text
     run comes in pieces of whole queries (cut in its text), each a block as parsed; other pieces (other
     formats, READ_BYTES at a time) are gathered and cut before their last query, whose lines go to the
