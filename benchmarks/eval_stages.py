@@ -130,7 +130,7 @@ import importlib._bootstrap
 importlib._bootstrap._find_and_load = timed(stages[0][0], importlib._bootstrap._find_and_load)
 sys.meta_path.insert(0, Timers())
 from ndcg_report import cli
-sys.argv = ["ndcg-report", "eval", *sys.argv[3:]]
+sys.argv = ["ndcg-report", "eval", *sys.argv[2:]]
 stdout = sys.stdout
 sys.stdout = open(os.devnull, "w")
 try:
@@ -146,7 +146,7 @@ print(json.dumps({"busy": busy, "skipped": skipped, "code": code}))
 def run_once(python: Path, stages: list, eval_args: list[str]) -> dict[str, float]:
     """One fresh process of the checkout's python: the stages' busy times and the whole wall time."""
     start = time.perf_counter()
-    done = subprocess.run([str(python), "-c", CHILD, json.dumps(stages), "0", *eval_args],
+    done = subprocess.run([str(python), "-c", CHILD, json.dumps(stages), *eval_args],
                           capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     if done.returncode != 0 or not done.stdout.strip():

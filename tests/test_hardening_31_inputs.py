@@ -154,7 +154,7 @@ def test_06_a_control_character_in_an_id_is_refused_in_every_format(tmp_path, fo
 
 @pytest.mark.parametrize("form", ["trec run", "jsonl", "parquet"])
 def test_06_a_streamed_run_names_the_line_of_a_bad_id_in_a_later_block(tmp_path, form):
-    from ndcg_report.inputs.reading import run_chunks
+    from ndcg_report.inputs.reading import run_pieces
 
     rows = 5000
     path = tmp_path / FORMS[form]
@@ -169,7 +169,7 @@ def test_06_a_streamed_run_names_the_line_of_a_bad_id_in_a_later_block(tmp_path,
     else:
         path.write_text("# a comment\n" + "".join(f"{q} Q0 {d} {i} {-i} t\n" for i, (q, d) in enumerate(zip(qids, docids))))
     with pytest.raises(InputError) as caught:
-        for _ in run_chunks(path, 4096):
+        for _ in run_pieces(path, 4096):
             pass
     where = {"parquet": f"{path}: row 4322: ", "jsonl": f"{path}:4322: ", "trec run": f"{path}:4323: "}[form]
     assert str(caught.value).startswith(where + "document id 'd\\u2028x' holds a control character (U+2028)")

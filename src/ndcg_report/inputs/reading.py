@@ -3,7 +3,7 @@
 read_run, read_qrels and read_topics take a path in any accepted format: inputs.detection tells
 which (by extension and content), inputs.formats holds one reader per format, and an id holding
 a control character or a repeated (query, document) pair is refused here (inputs.ids,
-inputs.duplicates) whatever the format. run_chunks reads a run in pieces for streaming, each
+inputs.duplicates) whatever the format. run_pieces reads a run in pieces for streaming, each
 checked alike; line_of_row maps a data row back to its line. A process substitution is read once
 into a copy (inputs.access.sources); an error about the copy names the path the user gave.
 """
@@ -227,29 +227,20 @@ def read_topics(path: str | Path) -> "pd.Series":
         return read_topics_file(readable)
 
 
-def run_chunks(path: str | Path, chunk_bytes: int | None = None) -> Iterator[tuple[pa.Table, int]]:
+def run_pieces(path: str | Path, chunk_bytes: int | None = None, text_bytes: int | None = None) -> Iterator[RunPiece]:
     """A run file (TREC text, JSON lines or JSON) read about chunk_bytes of whole lines at a time, for
-    streaming: (table of the chunk's rows as read_run's table has them, rows before it). Checks as
-    read_run, with file:line: bad lines, non-finite scores, ids holding control characters; an empty
-    file is an InputError. Repeated pairs are the caller's (they may straddle chunks)."""
-    return ((table, rows_before) for table, rows_before, _ in _run_pieces(path, chunk_bytes, None))
-
-
-def run_pieces(path: str | Path, chunk_bytes: int, text_bytes: int) -> Iterator[RunPiece]:
-    """run_chunks, with a TREC text run read text_bytes at a time and cut where a query's lines begin
-    (inputs.formats.trec_blocks): (table, rows before it, whether its last row ends its query's rows,
-    known only for such a cut)."""
-    return _run_pieces(path, chunk_bytes, text_bytes)
-
-
-def _run_pieces(path: str | Path, chunk_bytes: int | None, text_bytes: int | None) -> Iterator[RunPiece]:
+    streaming: (table of the piece's rows as read_run's table has them, rows before it, whether its last
+    row ends its query's rows). With text_bytes, a TREC text run is read text_bytes at a time and cut
+    where a query's lines begin (inputs.formats.trec_blocks), the one case where that last is known
+    (else False). Checks as read_run, with file:line: bad lines, non-finite scores, ids holding control
+    characters; an empty file is an InputError. Repeated pairs are the caller's (they may straddle pieces)."""
     with io_errors_as_input_errors(path), _named_as(path) as readable:
         form = _format(readable, "run")
         if form == JSONL:
             pieces = _not_known_whole(json_lines_chunks(readable, "run", chunk_bytes))
         elif form == JSON:
             table, _, line_of_id = read_json_document(readable, "run")
-            pieces = iter([(table, 0, True)])
+            pieces = _not_known_whole(iter([(table, 0)]))
         elif form == PARQUET:
             pieces = _not_known_whole(parquet_chunks(readable, "score", "run",
                                                      max(1, chunk_bytes // ROW_BYTES) if chunk_bytes else 1 << 19))

@@ -19,13 +19,13 @@ import pyarrow as pa
 from ndcg_report.errors import InputError
 from ndcg_report.files import is_gzip
 from ndcg_report.inputs.formats.trec_lines import RUN_LAYOUT
-from ndcg_report.inputs.formats.trec_parsing import looks_clean, parse_text
+from ndcg_report.inputs.formats.trec_parsing import parse_plain
 from ndcg_report.inputs.formats.trec_text import finite_scores, parse_run_piece, run_prefix_problem, trec_run_chunks
 
 RunPiece = tuple[pa.Table, int, bool]  # (table, data rows before it, whether its last line ends a query)
-_NOT_FIRST_BYTE = b" #\t\r\n\xef\xff\xfe"  # a piece starting so may need normalising or an encoding check
+_NOT_FIRST_BYTE = b" #\t\r\n\xef\xff\xfe"  # a line starting so does not show its qid plainly
 _OTHER_BLANKS = (b"\t", b"\x0b", b"\x0c", b"\r")  # blanks normalising turns into spaces or line ends
-_NEEDS_NORMALISING = (b"\r", b"\t", b"\x00")  # in a piece: parse_run_piece's checks, not the fast parse
+_ENCODING_MARKS = b"\xff\xfe"  # a piece starting so may be UTF-16: check_encoding's, not the plain parse
 _MAX_WALK_LINES = 65_536  # lines of the last query looked back over for its start; a longer query is joined by the caller
 
 
@@ -106,13 +106,11 @@ def _first_field(text: bytearray | bytes, start: int, end: int) -> bytes | None:
 
 
 def _parsed(path: Path, buffer: bytearray, cut: int, offset: int, rows_before: int) -> pa.Table | None:
-    """buffer[:cut] parsed in place when it is plain single-spaced text that pyarrow reads cleanly;
-    else copied and read as trec_run_chunks reads a chunk (normalised, or its first bad line named)."""
-    if buffer[0] not in _NOT_FIRST_BYTE and all(buffer.find(byte, 0, cut) < 0 for byte in _NEEDS_NORMALISING):
-        try:
-            table = parse_text(memoryview(buffer)[:cut], RUN_LAYOUT)  # its columns are new buffers: pyarrow copies
-        except pa.ArrowInvalid:
-            table = None
-        if table is not None and looks_clean(table):
+    """buffer[:cut] parsed in place when it is plain text (trec_parsing.parse_plain) with no NUL byte
+    or UTF-16 mark; else copied and read as trec_run_chunks reads a chunk (normalised, or its first bad
+    line named)."""
+    if buffer[0] not in _ENCODING_MARKS and buffer.find(b"\x00", 0, cut) < 0:  # check_encoding's, for a plain piece
+        table = parse_plain(buffer, RUN_LAYOUT, cut)
+        if table is not None:
             return finite_scores(path, table, rows_before)
     return parse_run_piece(path, bytes(buffer[:cut]), offset, rows_before)

@@ -21,6 +21,7 @@ from ndcg_report.inputs.access.text_files import MAX_LINE, line_ends
 
 _BLOCK_SIZE = 1 << 22  # 4 MiB: fastest here, and peak memory stays about twice the file
 _MAX_BLOCK = MAX_LINE  # the longest line read: longer ones are refused with their line number
+_NOT_PLAIN_START = (b" ", b"#", b"\t", b"\r", b"\n", b"\xef")  # a first byte that may need normalising
 _LARGE_STRINGS = 1 << 31  # docid columns this large become large_string (one chunk holds < 2 GiB of string)
 
 
@@ -108,16 +109,25 @@ def parse_file(path: Path, layout: Layout) -> pa.Table | None:
     return table
 
 
+def parse_plain(text: bytes | bytearray, layout: Layout, end: int | None = None) -> pa.Table | None:
+    """text[:end] (whole lines) parsed in place if it is plain single-spaced text that pyarrow reads
+    cleanly; None where it may need normalising (a blank or `#` first, a tab, a \r, a byte-order mark)."""
+    end = len(text) if end is None else end
+    if text[:1] in _NOT_PLAIN_START or text.find(b"\r", 0, end) >= 0 or text.find(b"\t", 0, end) >= 0:
+        return None
+    try:
+        table = parse_text(memoryview(text)[:end], layout)  # its columns are new buffers: pyarrow copies
+    except pa.ArrowInvalid:
+        return None
+    return table if looks_clean(table) else None
+
+
 def parse_chunk(path: Path, chunk: bytes, layout: Layout, lines_before: int) -> pa.Table | None:
     """One chunk of whole lines as a table: as it is if pyarrow reads it cleanly, else normalised
     (tabs, runs of spaces, comments, CRLF); InputError naming the first bad line."""
-    if chunk[:1] not in (b" ", b"#", b"\t", b"\r", b"\n", b"\xef") and b"\r" not in chunk and b"\t" not in chunk:
-        try:
-            table = parse_text(chunk, layout)
-            if looks_clean(table):
-                return table
-        except pa.ArrowInvalid:
-            pass
+    table = parse_plain(chunk, layout)
+    if table is not None:
+        return table
     normalised = normalise(chunk)
     return parse_normalised(path, normalised, layout, lines_before) if normalised.strip() else None
 

@@ -158,8 +158,9 @@ def _parse_in_chunks(path: Path, layout: Layout) -> pa.Table:
 
 def trec_run_chunks(path: Path, chunk_bytes: int | None, text_offset: int = 0,
                     rows_before: int = 0) -> Iterator[tuple[pa.Table, int]]:
-    """run_chunks of a TREC text run: (table of a chunk's rows, rows before it), each checked; from
-    `text_offset` bytes of text on, after `rows_before` data rows (a reader that read those itself)."""
+    """A TREC text run in chunks for streaming (reading.run_pieces): (table of a chunk's rows, rows
+    before it), each checked; from `text_offset` bytes of text on, after `rows_before` data rows (a
+    reader that read those itself)."""
     if text_offset == 0:
         problem = run_prefix_problem(path)
         if problem is not None:
