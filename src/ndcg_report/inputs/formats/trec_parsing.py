@@ -116,7 +116,7 @@ def parse_plain(text: bytes | bytearray, layout: Layout, end: int | None = None)
     if text[:1] in _NOT_PLAIN_START or text.find(b"\r", 0, end) >= 0 or text.find(b"\t", 0, end) >= 0:
         return None
     try:
-        table = parse_text(memoryview(text)[:end], layout)  # its columns are new buffers: pyarrow copies
+        table = parse_text(text if end == len(text) else memoryview(text)[:end], layout)  # pyarrow copies the values
     except pa.ArrowInvalid:
         return None
     return table if looks_clean(table) else None
