@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -69,6 +71,64 @@ def hash_with_seed_0(text: str) -> int:
                               capture_output=True, text=True, check=True).stdout)
 
 
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "launched"])
+def test_a_kernel_needs_no_free_tcp_port(tmp_path, monkeypatch, forked):
+    """jupyter_client chose a kernel's TCP ports by letting free ones go, and the kernel died at its start
+    if one was taken before it bound it (by the build's other kernel, starting beside it): here every port
+    chosen is taken. The kernel talks over Unix sockets in a private folder, removed with it."""
+    from jupyter_client.localinterfaces import localhost
+    from jupyter_client.manager import KernelManager
+    from jupyter_client.provisioning.local_provisioner import LocalPortCache
+
+    taken = socket.socket()
+    taken.bind((localhost(), 0))
+    taken.listen()
+    monkeypatch.setattr(LocalPortCache, "find_available_port", lambda self, ip: taken.getsockname()[1])
+    if not forked:
+        monkeypatch.setenv(NO_FORKS_ENV, "1")
+    env = _kernel_environment(tmp_path)
+    monkeypatch.setenv("JUPYTER_PATH", env["JUPYTER_PATH"])
+    with taken, running_fork_server() as server:
+        assert bool(server) is forked
+        manager = KernelManager(kernel_name="python3")
+        manager.start_kernel(env={**env, FORK_SERVER_ENV: server}, cwd=str(tmp_path))
+        client = manager.client()
+        client.start_channels()
+        try:
+            client.wait_for_ready(timeout=60)
+            assert client.execute_interactive("1 + 1", timeout=60)["content"]["status"] == "ok"
+            folder = Path(manager.ip).parent
+            assert manager.transport == "ipc" and folder.name.startswith("ndcg-report-forks-")
+            assert sorted(path.name for path in folder.iterdir()) == [f"kernel-{port}" for port in range(1, 6)]
+            assert folder.stat().st_mode & 0o777 == 0o700 and folder.stat().st_uid == os.geteuid()
+        finally:
+            client.stop_channels()
+            manager.shutdown_kernel()
+    assert not folder.exists()
+
+
+def test_a_temporary_folder_too_long_for_a_socket_keeps_tcp(tmp_path, monkeypatch):
+    from jupyter_client.manager import KernelManager
+
+    deep = tmp_path / ("x" * 100)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    monkeypatch.setenv(NO_FORKS_ENV, "1")
+    env = _kernel_environment(tmp_path)
+    monkeypatch.setenv("JUPYTER_PATH", env["JUPYTER_PATH"])
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(env=env, cwd=str(tmp_path))
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        assert manager.transport == "tcp"
+        assert [path for path in deep.iterdir() if path.is_dir()] == []  # the folder made for the sockets is gone
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel()
+
+
 def test_a_kernel_is_launched_as_usual_without_a_server(tmp_path, monkeypatch):
     monkeypatch.setenv(NO_FORKS_ENV, "1")
     with running_fork_server() as server:
@@ -98,7 +158,8 @@ def test_both_kernels_of_a_build_are_forks(tmp_path):
     notebook = nbformat.read(package_file("notebooks", "ndcg_report.ipynb"), as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(
         "import os\nppid = open(f'/proc/{os.getpid()}/stat').read().rsplit(')', 1)[1].split()[1]\n"
-        "print(open(f'/proc/{ppid}/cmdline').read().split(chr(0))[2])"))
+        "print(open(f'/proc/{ppid}/cmdline').read().split(chr(0))[2])\n"
+        "from ipykernel.kernelapp import IPKernelApp\nprint(IPKernelApp.instance().transport)"))
     forked = tmp_path / "forked.ipynb"
     nbformat.write(notebook, forked)
     result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "build", "--run", str(SMALL / "monot5.txt"),
@@ -107,7 +168,7 @@ def test_both_kernels_of_a_build_are_forks(tmp_path):
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr  # nbval's kernel printed the same line
     cells = json.loads((tmp_path / "out" / "report.ipynb").read_text())["cells"]
-    assert "".join(cells[-1]["outputs"][0]["text"]) == "ndcg_report.build.kernels.kernel_forks\n"
+    assert "".join(cells[-1]["outputs"][0]["text"]) == "ndcg_report.build.kernels.kernel_forks\nipc\n"
 
 
 def test_a_build_without_forks_launches_its_kernels_as_usual(tmp_path):

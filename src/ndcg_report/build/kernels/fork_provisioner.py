@@ -3,12 +3,18 @@
 The jupyter_client kernel provisioner `ndcg-report-fork`: kernels forked by the build's fork server
 (build/kernels/kernel_forks.py) when the environment names one, else launched as LocalProvisioner launches
 them. A forked kernel is not a child of this process: ForkedKernel looks at it instead of waiting.
+
+Either way the kernel talks over Unix sockets in a folder of its own (zmq's ipc transport), not TCP ports:
+jupyter_client picks a TCP port by binding port 0 and letting it go, and the kernel binds it later, so a
+port taken meanwhile (by the build's other kernel, starting at the same moment, or any process) killed the
+kernel at its start ("Kernel died before replying to kernel_info", about one build in 500).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -18,11 +24,14 @@ from typing import Any
 from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
-from ndcg_report.build.kernels.kernel_forks import FORK_SERVER_ENV, LAUNCHER, REAP_SECONDS, forks_switched_off
+from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, REAP_SECONDS, forks_switched_off,
+                                                    socket_folder)
 from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, IMPORT_SECONDS, IMPORTING, READY,
                                                     child_of, forked_by, peer_pid, read_line,
                                                     trusted_socket)
 from ndcg_report.files import process_alive
+
+UNIX_SOCKET_PATH_BYTES = 100  # the longest ipc address kept (Linux allows 107 bytes): its folder, name, "-" and port
 
 
 class ForkedKernel:
@@ -63,7 +72,24 @@ class ForkedKernel:
 
 
 class ForkProvisioner(LocalProvisioner):
-    """LocalProvisioner whose kernels come from the build's fork server when there is one."""
+    """LocalProvisioner whose kernels come from the build's fork server when there is one, and talk over
+    Unix sockets in a private folder (removed with the kernel) where the system has them."""
+
+    _sockets: str | None = None  # the kernel's socket folder, while it has one
+
+    async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
+        """As LocalProvisioner's, the kernel's addresses first moved from TCP ports to Unix sockets (its
+        first start only: a restart keeps the addresses of its connection file)."""
+        manager = self.parent
+        if manager is not None and manager.transport == "tcp" and not self.ports_cached and self._sockets is None:
+            self._sockets = _use_unix_sockets(manager)
+        return await super().pre_launch(**kwargs)
+
+    async def cleanup(self, restart: bool = False) -> None:
+        await super().cleanup(restart=restart)
+        if not restart and self._sockets is not None:
+            shutil.rmtree(self._sockets, ignore_errors=True)
+            self._sockets = None
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
         env = kwargs.get("env") or os.environ
@@ -84,6 +110,28 @@ class ForkProvisioner(LocalProvisioner):
         if isinstance(self.process, ForkedKernel) and self.process.poll() is not None:
             return
         await super().send_signal(signum)
+
+
+def _use_unix_sockets(manager: Any) -> str | None:
+    """Point the kernel manager's five addresses at Unix sockets in a new private folder (kernel_forks.
+    socket_folder), which is returned; None, and TCP as before, where zmq has no ipc transport or the
+    temporary folder's path is too long for a socket."""
+    import zmq
+
+    if not hasattr(socket, "AF_UNIX") or not zmq.has("ipc"):
+        return None
+    try:
+        folder = socket_folder()
+    except OSError:
+        return None
+    address = os.path.join(folder, "kernel")
+    if len(os.fsencode(address)) + len("-65535") > UNIX_SOCKET_PATH_BYTES:
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    manager.transport = "ipc"
+    manager.ip = address  # the sockets are kernel-1 ... kernel-5 (connect.write_connection_file numbers them)
+    manager.cache_ports = False  # TCP's port cache
+    return folder
 
 
 def _ask_for_kernel(server: str, cmd: list[str], kwargs: dict) -> tuple[int, int] | None:

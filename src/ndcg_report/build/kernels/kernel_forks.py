@@ -95,7 +95,7 @@ def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> I
         return
     env = child_environment() if env is None else env
     remove_stale_socket_folders()
-    folder = tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-")  # 0700, and a short path for the socket
+    folder = socket_folder()
     path = os.path.join(folder, "socket")
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:  # here: it exists before it is asked
@@ -112,6 +112,12 @@ def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> I
     finally:
         server.terminate()  # at once, even in its imports (bad input found meanwhile)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def socket_folder() -> str:
+    """A new folder for Unix sockets, that only this user may enter (0700), with a short path: named so that
+    remove_stale_socket_folders removes it once this process has ended, if it is left behind."""
+    return tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-")
 
 
 def remove_stale_socket_folders(parent: str | None = None) -> None:
