@@ -107,12 +107,15 @@ def test_a_kernel_needs_no_free_tcp_port(tmp_path, monkeypatch, forked):
     assert not folder.exists()
 
 
-def test_a_temporary_folder_too_long_for_a_socket_keeps_tcp(tmp_path, monkeypatch):
+@pytest.mark.parametrize("why", ["a path too long", "no sockets there"])
+def test_a_temporary_folder_that_cannot_hold_a_socket_keeps_tcp(tmp_path, monkeypatch, why):
     from jupyter_client.manager import KernelManager
 
-    deep = tmp_path / ("x" * 100)
+    deep = tmp_path / ("x" * (100 if why == "a path too long" else 1))
     deep.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    if why == "no sockets there":
+        monkeypatch.setattr(socket.socket, "bind", refuse_unix_sockets(socket.socket.bind))
     monkeypatch.setenv(NO_FORKS_ENV, "1")
     env = _kernel_environment(tmp_path)
     monkeypatch.setenv("JUPYTER_PATH", env["JUPYTER_PATH"])
@@ -127,6 +130,14 @@ def test_a_temporary_folder_too_long_for_a_socket_keeps_tcp(tmp_path, monkeypatc
     finally:
         client.stop_channels()
         manager.shutdown_kernel()
+
+
+def refuse_unix_sockets(bind):
+    def refusing(self, address):
+        if self.family == socket.AF_UNIX:
+            raise OSError(95, "Operation not supported")
+        return bind(self, address)
+    return refusing
 
 
 def test_a_kernel_is_launched_as_usual_without_a_server(tmp_path, monkeypatch):

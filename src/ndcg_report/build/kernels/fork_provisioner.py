@@ -115,7 +115,7 @@ class ForkProvisioner(LocalProvisioner):
 def _use_unix_sockets(manager: Any) -> str | None:
     """Point the kernel manager's five addresses at Unix sockets in a new private folder (kernel_forks.
     socket_folder), which is returned; None, and TCP as before, where zmq has no ipc transport or the
-    temporary folder's path is too long for a socket."""
+    temporary folder cannot hold a socket (a path too long, a file system without them)."""
     import zmq
 
     if not hasattr(socket, "AF_UNIX") or not zmq.has("ipc"):
@@ -125,13 +125,24 @@ def _use_unix_sockets(manager: Any) -> str | None:
     except OSError:
         return None
     address = os.path.join(folder, "kernel")
-    if len(os.fsencode(address)) + len("-65535") > UNIX_SOCKET_PATH_BYTES:
+    if len(os.fsencode(address)) + len("-65535") > UNIX_SOCKET_PATH_BYTES or not _can_bind(f"{address}-0"):
         shutil.rmtree(folder, ignore_errors=True)
         return None
     manager.transport = "ipc"
     manager.ip = address  # the sockets are kernel-1 ... kernel-5 (connect.write_connection_file numbers them)
     manager.cache_ports = False  # TCP's port cache
     return folder
+
+
+def _can_bind(path: str) -> bool:
+    """Whether a Unix socket can be made at path (a file system without them refuses it), removed again."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.bind(path)
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
 
 
 def _ask_for_kernel(server: str, cmd: list[str], kwargs: dict) -> tuple[int, int] | None:
