@@ -20,6 +20,8 @@ from statsmodels.stats.multitest import multipletests
 
 from ndcg_report.build.pipeline import BUILD_TIME_END, BUILD_TIME_START, package_file
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 SMALL = Path(__file__).parent / "data" / "small"
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 DEMO_RUNS = {

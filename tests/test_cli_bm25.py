@@ -13,6 +13,8 @@ import pytest
 
 from ndcg_report import evaluate, read_qrels, read_run
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 CORPUS = Path(__file__).parent / "data" / "corpus"
 CRANFIELD = Path(str(resources.files("ndcg_report") / "data" / "cranfield"))
 

@@ -24,6 +24,8 @@ from ndcg_report.analysis import checks as data_checks, content, results
 from ndcg_report.build.parameters import validate_parameters
 from ndcg_report.version import __version__
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 BM25 = DL19 / "run.msmarco-v1-passage.bm25-default.dl19.txt.gz"
 

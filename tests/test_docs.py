@@ -17,6 +17,8 @@ import pytest
 
 import ndcg_report
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 SMALL = REPO / "tests" / "data" / "small"  # 8 DL 2019 queries: what the examples run on

@@ -28,6 +28,8 @@ from ndcg_report import ParameterError, compare_runs, evaluate, read_qrels, read
 from ndcg_report.errors import InputError
 from ndcg_report.stats.paired import COLUMNS
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS = DL19 / "qrels.dl19-passage.txt"
 BM25 = DL19 / "run.msmarco-v1-passage.bm25-default.dl19.txt.gz"

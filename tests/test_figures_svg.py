@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 SMALL = Path(__file__).parent / "data" / "small"
 CONSOLE = Path(sys.executable).parent / "ndcg-report"
 

@@ -18,6 +18,8 @@ import pytest
 import ndcg_report
 from ndcg_report import ParameterError, compare_runs, read_qrels, read_run, read_topics
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 SMALL = Path(__file__).parent / "data" / "small"
 GROUPS = {"first-four": ["1037798", "104861", "1063750", "1103812"]}  # the rest in no group
 OPTIONS = dict(baseline_name="BM25", preset="trec-dl", measures="R@100", seed=7)

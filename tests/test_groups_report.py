@@ -15,6 +15,8 @@ import pytest
 from ndcg_report import compare_runs, group_table
 from ndcg_report.errors import InputError, ParameterError
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 DATA = Path(__file__).parent / "data"
 SMALL, JUDGES = DATA / "small", DATA / "judges"
 CONSOLE = Path(sys.executable).parent / "ndcg-report"

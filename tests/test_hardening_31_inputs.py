@@ -22,6 +22,8 @@ import pytest
 
 from ndcg_report.errors import InputError, ParameterError
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 SMALL = Path(__file__).parent / "data" / "small"
 CORPUS = Path(__file__).parent / "data" / "corpus"
 CONSOLE = Path(sys.executable).parent / "ndcg-report"

@@ -16,6 +16,8 @@ import pytest
 from ndcg_report import cli
 from ndcg_report.build.pipeline import package_file
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 ROOT = Path(__file__).parents[1]
 SMALL = Path(__file__).parent / "data" / "small"
 PARAMETER_LINE = re.compile(r"^(\w+): (\w+) = (.+?)  # (.+)$")

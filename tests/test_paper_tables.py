@@ -28,6 +28,8 @@ from ndcg_report.analysis.paper.report_files import leaderboard_files, paper_sec
 from ndcg_report.analysis.paper.suite import suite_latex, suite_markdown
 from ndcg_report.cli import main
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 DATA = Path(__file__).parent / "data"
 EXPECTED = DATA / "paper"
 SMALL = DATA / "small"

@@ -22,6 +22,8 @@ from ndcg_report.analysis.compare import compare_runs
 from ndcg_report.analysis.results import verdicts
 from ndcg_report.core.evaluation_pass import evaluate
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 DATA = Path(__file__).parent / "data" / "presets"
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS_BELOW_2 = DATA / "qrels.dl19-1121709-below-2.txt"

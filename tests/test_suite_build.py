@@ -20,6 +20,8 @@ import pytest
 from ndcg_report import compare_runs, compare_suite
 from ndcg_report.core.relevance_level import RelevanceLevelWarning
 
+SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
+
 TESTS = Path(__file__).parent
 SMALL = TESTS / "data" / "small"
 JUDGES = TESTS / "data" / "judges"
