@@ -132,6 +132,21 @@ def test_a_temporary_folder_that_cannot_hold_a_socket_keeps_tcp(tmp_path, monkey
         manager.shutdown_kernel()
 
 
+def test_a_killed_kernel_starters_socket_folder_goes_with_the_next_build_forks_or_not(monkeypatch):
+    """papermill's or nbval's process killed before its kernel's clean-up leaves the kernel's socket folder:
+    the next build removes it, even one that forks no kernels."""
+    holder = subprocess.Popen([sys.executable, "-c", "import time\nfrom ndcg_report.build.kernels.kernel_forks import "
+                               "socket_folder\nprint(socket_folder(), flush=True)\ntime.sleep(300)"],
+                              stdout=subprocess.PIPE, text=True)
+    folder = Path(holder.stdout.readline().strip())
+    assert folder.is_dir()
+    holder.kill()
+    holder.wait()
+    monkeypatch.setenv(NO_FORKS_ENV, "1")
+    with running_fork_server() as server:
+        assert server == "" and not folder.exists()
+
+
 def refuse_unix_sockets(bind):
     def refusing(self, address):
         if self.family == socket.AF_UNIX:

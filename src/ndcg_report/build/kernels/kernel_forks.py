@@ -85,7 +85,9 @@ def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> I
     are then launched as usual). Stopped, with every kernel it forked, when the block ends. If this
     process's FORK_SERVER_ENV names a server's socket that is this user's own (server_trust; a batch's,
     running for all of its builds), that one is yielded and none is started. label: shown in its command
-    line (server_label); env: its environment (default: child_environment(), what kernels read at import)."""
+    line (server_label); env: its environment (default: child_environment(), what kernels read at import).
+    Either way, the socket folders left by this user's processes that are gone are removed first."""
+    remove_stale_socket_folders()  # a killed build's server's, or its kernels' (build/kernels/fork_provisioner.py)
     if forks_switched_off() or not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX"):
         yield ""  # kernels are launched as usual
         return
@@ -94,7 +96,6 @@ def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> I
         yield given
         return
     env = child_environment() if env is None else env
-    remove_stale_socket_folders()
     folder = socket_folder()
     path = os.path.join(folder, "socket")
     try:
