@@ -31,8 +31,6 @@ from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, I
                                                     trusted_socket)
 from ndcg_report.files import process_alive
 
-UNIX_SOCKET_PATH_BYTES = 100  # the longest ipc address kept (Linux allows 107 bytes): its folder, name, "-" and port
-
 
 class ForkedKernel:
     """The Popen-like handle LocalProvisioner manages, for a kernel forked by the server (not a child of
@@ -81,7 +79,7 @@ class ForkProvisioner(LocalProvisioner):
         """As LocalProvisioner's, the kernel's addresses first moved from TCP ports to Unix sockets (its
         first start only: a restart keeps the addresses of its connection file)."""
         manager = self.parent
-        if manager is not None and manager.transport == "tcp" and not self.ports_cached and self._sockets is None:
+        if manager is not None and manager.transport == "tcp" and not self.ports_cached:
             self._sockets = _use_unix_sockets(manager)
         return await super().pre_launch(**kwargs)
 
@@ -125,7 +123,7 @@ def _use_unix_sockets(manager: Any) -> str | None:
     except OSError:
         return None
     address = os.path.join(folder, "kernel")
-    if len(os.fsencode(address)) + len("-65535") > UNIX_SOCKET_PATH_BYTES or not _can_bind(f"{address}-0"):
+    if not _can_bind(f"{address}-0"):  # as long as the sockets' paths (kernel-1 ... kernel-5)
         shutil.rmtree(folder, ignore_errors=True)
         return None
     manager.transport = "ipc"
@@ -135,7 +133,8 @@ def _use_unix_sockets(manager: Any) -> str | None:
 
 
 def _can_bind(path: str) -> bool:
-    """Whether a Unix socket can be made at path (a file system without them refuses it), removed again."""
+    """Whether a Unix socket can be made at path (refused if the path is too long for one, or on a file
+    system without them), removed again."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
             probe.bind(path)
