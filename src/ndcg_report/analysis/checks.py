@@ -83,7 +83,7 @@ def pool_note(report: "Report") -> str:
     pool = experiment.unjudged_pool()
     queries, without = pool_query_counts(pool, experiment.qrels.table)
     none = f" ({without:,} of them with no judgement at all: they are not evaluated)" if without else ""
-    return (f'<p class="note">Unjudged pool: {pool.num_rows:,} documents in the top {experiment.rank_depth} of some '
+    return (f'<p class="note">Unjudged pool: {pool.num_rows:,} documents in the top {experiment.drilldown_depth} of some '
             f"system or the baseline have no label, over {queries:,} queries{none}; they count as not relevant. "
             '<a href="unjudged.tsv">unjudged.tsv</a> lists them for the next judging round (by query, the documents '
             "more systems retrieved and higher first; the systems that did).</p>")

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
 from ndcg_report.analysis.judgments.sets import named_judgment_sets
+from ndcg_report.analysis.options.table import DEFAULTS
 from ndcg_report.analysis.sources import Sources, check_pair, given_pairs
 from ndcg_report.analysis.tables.groups import checked_groups
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
@@ -50,18 +51,19 @@ def compare_runs(
     preset: str = "",
     headline: Measure | str | None = None,
     judged_only: bool = False,
-    rank_depth: int = 10,
-    gain: str = "linear",
+    drilldown_depth: int = DEFAULTS["drilldown_depth"],
+    gain: str = DEFAULTS["gain"],
     missing: str | None = None,
     no_relevant: str | None = None,
     identical_ids: str | None = None,
-    seed: int = 42,
+    seed: int = DEFAULTS["seed"],
     baseline_name: str = "",
     topics: pd.Series | None = None,
     n_resamples: int = N_RESAMPLES,
     confidence: float = CONFIDENCE,
     alpha: float = ALPHA,
     large_n: int = LARGE_N,
+    rank_depth: int | None = None,
 ) -> Experiment:
     """Evaluate every run and the baseline on qrels and compare each run with the baseline.
 
@@ -111,8 +113,9 @@ def compare_runs(
         else nDCG@10 if computed, else the first measure that is not a count).
     judged_only
         Add beside each nDCG measure its judged-only twin (`nDCG_judged`).
-    rank_depth
-        The top k of the rankings, the unjudged pool and the rank overlap (default 10).
+    drilldown_depth
+        The top k of the rankings, the unjudged pool and the rank overlap (default 10); `rank_depth`
+        is its older name, still taken.
     gain
         As for `evaluate`.
     missing
@@ -176,16 +179,20 @@ def compare_runs(
     for label, value in (("confidence", confidence), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1:
             raise ParameterError(f"{label} must be a number between 0 and 1; got {value!r}")
+    if rank_depth is not None:
+        if drilldown_depth != DEFAULTS["drilldown_depth"]:
+            raise ParameterError("rank_depth is the older name of drilldown_depth, also given; give it once")
+        drilldown_depth = rank_depth
     sources = Sources.of(runs, qrels, baseline, topics, groups, dict(
         fill_unjudged_from=fill_unjudged_from, cutoffs=cutoffs, measures=measures, rel_level=rel_level, preset=preset,
-        headline=headline, judged_only=judged_only, rank_depth=rank_depth, gain=gain, missing=missing,
+        headline=headline, judged_only=judged_only, drilldown_depth=drilldown_depth, gain=gain, missing=missing,
         no_relevant=no_relevant, identical_ids=identical_ids, seed=seed, baseline_name=baseline_name,
         n_resamples=n_resamples, confidence=confidence, alpha=alpha, large_n=large_n))
     topics = _topics(topics)
     pairs = _named_runs(runs)
     asked = measure_set(preset, measures, cutoffs, rel_level, judged_only)
     chosen_headline = choose_headline(headline, preset, asked.measures)
-    for label, value in (("large_n", large_n), ("rank_depth", rank_depth)):
+    for label, value in (("large_n", large_n), ("drilldown_depth", drilldown_depth)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{label} must be a whole number >= 1; got {value!r}")
     named_sets = named_judgment_sets(qrels, fill_unjudged_from)
@@ -198,7 +205,7 @@ def compare_runs(
     policies = averaging(preset, missing, no_relevant, identical_ids)
     derive = _Derive(qrels_read, dict(gain=gain, missing=policies.missing, no_relevant=policies.no_relevant,
                                       identical_ids=policies.identical_ids, measures=asked.measures,
-                                      rel_level=asked.rel_level), int(rank_depth), others)
+                                      rel_level=asked.rel_level), int(drilldown_depth), others)
     names = _Names(base_name, baseline_run.path)
     systems = []
     while (pair := next(pairs, None)) is not None:  # one run at a time: read, named, evaluated, then let go
@@ -227,7 +234,7 @@ def compare_runs(
         tie_ranges={system.name: system.tie_range for system in systems if system.tie_range is not None},
         rankings={system.name: system.rankings for system in systems}, topics=topics, seed=int(seed),
         n_resamples=int(n_resamples), confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset,
-        rank_depth=int(rank_depth), large_n=int(large_n), averaging=policies, judgments=judgments,
+        drilldown_depth=int(drilldown_depth), large_n=int(large_n), averaging=policies, judgments=judgments,
         groups=membership, sources=sources,
     )
 
@@ -251,7 +258,7 @@ class _Derive:
 
     qrels: Qrels
     options: dict
-    rank_depth: int
+    drilldown_depth: int
     others: Mapping[str, Qrels]  # the other judgment sets: each run is evaluated under each too
 
     def __call__(self, name: str, run: Run) -> _System:
@@ -268,7 +275,7 @@ class _Derive:
             raise ParameterError(f"{name!r} has no query in common with the qrels; check that they are for the same topics")
         return _System(
             name=name, evaluation=evaluation, info=RunInfo(path=run.path, tag=run.tag),
-            rankings=rankings(run, self.qrels, self.rank_depth, evaluation.rel_level),
+            rankings=rankings(run, self.qrels, self.drilldown_depth, evaluation.rel_level),
             tie_range=tie_range(run, self.qrels, evaluation) if evaluation.tied_lines else None,
             under={name: evaluate_pass(run, qrels, **self.options) for name, qrels in self.others.items()},
         )

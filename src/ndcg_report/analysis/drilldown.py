@@ -106,7 +106,7 @@ def drilldown_html(experiment: "Experiment", qids: list[str], texts: dict[str, s
     relevant = {name: _by_query(ranked[name].relevant, qids) for name in systems}
     overlap = experiment.rank_overlap()
     scores = experiment.scores()
-    depth, level = experiment.rank_depth, level_text(experiment.rel_level)
+    depth, level = experiment.drilldown_depth, level_text(experiment.rel_level)
     topics = experiment.topics
     blocks = []
     for qid in qids:

@@ -104,7 +104,7 @@ class Experiment(ExperimentFigures):
         Per system with tied scores: the mean of every measure with its ties in the worst and the
         best order, and how many queries the order of ties can change (core.ties.TieRange).
     rankings
-        Per system (the baseline too): its top rank_depth of every judged query, with labels, and
+        Per system (the baseline too): its top drilldown_depth of every judged query, with labels, and
         the rank of every relevant judgement (core.toplists.Rankings).
     topics
         The query text by qid, if given.
@@ -120,7 +120,7 @@ class Experiment(ExperimentFigures):
         The measure of the verdicts, the pairwise test and the figures.
     preset
         The preset the measures came from, if any.
-    rank_depth
+    drilldown_depth
         The top k of the drill-downs, the unjudged pool and the rank overlap.
     large_n
         Above this many paired queries, the resampling statistics use their limits where accurate.
@@ -161,7 +161,7 @@ class Experiment(ExperimentFigures):
     qrels: Qrels
     comparisons: pd.DataFrame  # index (system, measure, k): paired statistics against the baseline
     tie_ranges: Mapping[str, TieRange]  # per system with tied scores (core.ties), systems then the baseline
-    rankings: Mapping[str, Rankings]  # per system, the baseline last: top rank_depth and relevant ranks
+    rankings: Mapping[str, Rankings]  # per system, the baseline last: top drilldown_depth and relevant ranks
     topics: pd.Series | None
     seed: int
     n_resamples: int
@@ -169,7 +169,7 @@ class Experiment(ExperimentFigures):
     alpha: float
     headline: Measure = HEADLINE  # the measure of the verdicts, the pairwise test and the figures
     preset: str = ""  # the preset the measures came from, if any
-    rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
+    drilldown_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
     large_n: int = LARGE_N  # above this many queries, resampling statistics use their limits where accurate
     averaging: Averaging = Averaging()  # how the queries are averaged, and where that came from (core.conventions)
     judgments: JudgmentComparison | None = None  # other judgment sets compared with qrels (analysis.judgments)
@@ -177,6 +177,11 @@ class Experiment(ExperimentFigures):
     sources: Sources | None = None  # compare_runs' inputs as kept, for report() (analysis.sources)
 
     # --- shape -----------------------------------------------------------------------------
+
+    @property
+    def rank_depth(self) -> int:
+        """drilldown_depth's older name, still read."""
+        return self.drilldown_depth
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -370,7 +375,7 @@ class Experiment(ExperimentFigures):
 
     def rank_overlap(self) -> pd.DataFrame:
         """How much each system's ranking of a query differs from the baseline's: rank-biased overlap of
-        the two top rank_depth lists (1: the same list, 0: nothing in common), queries of scores() x
+        the two top drilldown_depth lists (1: the same list, 0: nothing in common), queries of scores() x
         systems under test."""
         return self._rank_overlap
 
@@ -378,11 +383,11 @@ class Experiment(ExperimentFigures):
     def _rank_overlap(self) -> pd.DataFrame:
         qids = list(self.scores().index)
         overlaps = rank_overlaps(self.rankings[self.baseline_name].top,
-                                 {name: self.rankings[name].top for name in self.names}, qids, self.rank_depth)
+                                 {name: self.rankings[name].top for name in self.names}, qids, self.drilldown_depth)
         return pd.DataFrame(overlaps, index=pd.Index(qids, name="qid"))
 
     def unjudged_pool(self) -> pa.Table:
-        """Every (qid, docid) without a label in the top rank_depth of any system or the baseline, for
+        """Every (qid, docid) without a label in the top drilldown_depth of any system or the baseline, for
         the next judging round (core.toplists.unjudged_pool), queries without any judgement included."""
         return self._unjudged_pool
 

@@ -85,12 +85,12 @@ def summary_record(report: Report) -> dict:
             "pvalues": {a: {b: _json_number(test.pvalues.at[a, b]) for b in test.names} for a in test.names},
             "letters": {name: test.letters[name] for name in test.names},
         },
-        "unjudged": {"file": "unjudged.tsv", "depth": experiment.rank_depth,
+        "unjudged": {"file": "unjudged.tsv", "depth": experiment.drilldown_depth,
                      "documents": experiment.unjudged_pool().num_rows},
-        "drilldown": {"depth": experiment.rank_depth, "queries": drilldown_queries(experiment, p.drilldown)[0],
+        "drilldown": {"depth": experiment.drilldown_depth, "queries": drilldown_queries(experiment, p.drilldown)[0],
                       "anchor": "report.html#q-<qid, percent-encoded>", "largest_changes": largest_changes(experiment)},
         "rank_overlap": {"measure": f"rank-biased overlap (p = {RBO_PERSISTENCE}) of each system's top "
-                                    f"{experiment.rank_depth} with the baseline's, mean over the paired queries",
+                                    f"{experiment.drilldown_depth} with the baseline's, mean over the paired queries",
                          "systems": {name: _json_number(value) for name, value in
                                      experiment.rank_overlap().mean().items()}},
         "verdicts": verdicts(experiment),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ndcg_report.analysis.options.table import BY_NAME, on
 from ndcg_report.core.conventions import Averaging
 from ndcg_report.core.measures.names import Measure, level_text, parse_cutoffs
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
@@ -58,7 +59,7 @@ class ReportParameters:
     judged_only: bool = False  # each nDCG measure has its judged-only twin (nDCG_judged) beside it
     docs: Path | None = None  # document text for the drill-downs (BEIR corpus.jsonl or docid<TAB>text)
     drilldown: int = 200  # queries with a drill-down block at most (0: none)
-    rank_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
+    drilldown_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
     identical_ids: str = "keep"  # run lines whose docid is their qid: kept, or dropped (BEIR's convention)
     averaging_given: tuple[str, ...] = ()  # the averaging policies an option set against the preset's (or trec_eval's)
     judgment_sets: tuple[RunInput, ...] = ()  # with several judgment sets: each by name, the reference (qrels) first
@@ -85,37 +86,42 @@ def default_title(names: Sequence[str], baseline_name: str) -> str:
     return f"{len(names)} systems against {baseline_name}"
 
 
+MEASURE_OPTIONS = ("measures", "cutoffs", "rel_level", "preset", "judged_only", "headline")  # said by measure_words
+
+
+def option_values(params: ReportParameters) -> dict[str, object]:
+    """The report options params holds, as plain values by the options table's names (the notebook's
+    parameters): every measure computed, by label."""
+    values: dict[str, object] = {
+        "cutoffs": ",".join(str(k) for k in params.cutoffs) if params.cutoffs else "",
+        "measures": " ".join(measure.label for measure in params.measures), "rel_level": level_text(params.rel_level),
+        "headline": params.headline.label, "run_name": "",  # each run carries its own name
+    }
+    return {**{option.name: getattr(params, option.name) for option in on("notebook", paths=False)
+               if option.name not in values}, **values}
+
+
 def build_command(params: ReportParameters, out: str = "REPORT_FOLDER") -> str:
-    """An `ndcg-report build` command that rebuilds a report of these parameters into out."""
+    """An `ndcg-report build` command that rebuilds a report of these parameters into out: its inputs,
+    the measure options (measure_words), then every other option not at the table's default."""
     words = ["ndcg-report", "build"]
     for item in params.runs:
         words += ["--run", f"{item.name}={item.path}" if item.name else str(item.path)]
     for item in params.judgment_sets or (RunInput("", params.qrels),):
         words += ["--qrels", f"{item.name}={item.path}" if item.name else str(item.path)]
-    if params.fill_unjudged_from:
-        words += ["--fill-unjudged-from", params.fill_unjudged_from]
     if params.corpus is not None:
         words += ["--corpus", str(params.corpus)]
     elif params.baseline is not None:
         words += ["--baseline", str(params.baseline)]
-    if params.topics is not None:
-        words += ["--topics", str(params.topics)]
-    if params.docs is not None:
-        words += ["--docs", str(params.docs)]
-    if params.groups is not None:
-        words += ["--groups", str(params.groups)]
+    for name in ("topics", "docs", "groups"):
+        if getattr(params, name) is not None:
+            words += [BY_NAME[name].cli_flag, str(getattr(params, name))]
     words += measure_words(params)
-    words += ["--gain", params.gain, "--missing", params.missing, "--no-relevant", params.no_relevant,
-              "--identical-ids", params.identical_ids,
-              "--seed", str(params.seed)]
-    if params.drilldown != 200:
-        words += ["--drilldown", str(params.drilldown)]
-    if params.rank_depth != 10:
-        words += ["--drilldown-depth", str(params.rank_depth)]
-    if params.title:
-        words += ["--name", params.title]
-    if params.baseline_name:
-        words += ["--baseline-name", params.baseline_name]
+    values = option_values(params)
+    for option in on("cli", paths=False):
+        value = values.get(option.name, option.default)
+        if option.name not in MEASURE_OPTIONS and value != option.default:
+            words += [option.cli_flag] if value is True else [option.cli_flag, str(value)]
     return shlex.join(words + ["--out", out])
 
 

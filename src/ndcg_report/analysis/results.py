@@ -379,7 +379,7 @@ def query_table_note(report: "Report", measure: Measure | str | int | None = Non
     note = (f"Per-query {label} of all {n:,} queries averaged in every system, sorted by the mean difference "
             f"from {experiment.baseline_name} (largest gains first). Cells are tinted green where the system beats "
             f"{experiment.baseline_name} on that query and red where it loses, darker for larger differences. "
-            f"RBO: how much of its top {experiment.rank_depth} a system shares with {experiment.baseline_name}'s, "
+            f"RBO: how much of its top {experiment.drilldown_depth} a system shares with {experiment.baseline_name}'s, "
             "in rank-biased overlap (1: the same list; near 0: a different one), so a reranker that reorders "
             "everything and one that moves two documents are told apart. A linked qid opens its rankings below. "
             "per_query.csv has every query, system and measure.")

@@ -8,70 +8,63 @@ input FILE exists is not checked here: a missing file fails only its own report 
 from __future__ import annotations
 
 import difflib
-import math
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-
-from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.errors import ParameterError
-from ndcg_report.core.measures.names import parse_cutoffs, parse_rel_level, resolve_measures
-from ndcg_report.core.conventions import POLICIES
-from ndcg_report.core.evaluation_pass import GAINS
-from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
-from ndcg_report.build.pipeline import MAX_TIMEOUT
+from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.build.parameters import PACKAGE_PREFIX
-from ndcg_report.analysis.systems import check_name, check_title
+from ndcg_report.analysis.options.checks import check, check_given
+from ndcg_report.analysis.options.table import ALIASES, defaults, names
+from ndcg_report.analysis.systems import check_name
 from ndcg_report.inputs.ids import control_character
 from ndcg_report.batch.config_yaml import read_config_yaml, shown as _shown
 
 TOP_KEYS = ("output", "cache_dir", "defaults", "reports")
 FILE_KEYS = ("qrels", "baseline", "corpus", "topics", "docs", "groups")  # the inputs besides the runs
-BM25_KEYS = ("k1", "b", "top_k")
-MEASURE_KEYS = ("measures", "preset", "k", "rel_level", "headline", "judged_only")
-OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "identical_ids", "drilldown", "drilldown_depth", "title", "run_name",
-               "baseline_name", "seed", "timeout", "fill_unjudged_from",
-               *BM25_KEYS)
-REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS)
+BM25_KEYS = names("yaml", "bm25")
+MEASURE_KEYS = names("yaml", "measure")
+OPTION_KEYS = names("yaml")  # the report options a config takes: analysis.options.table's
+ALIAS_KEYS = tuple(alias for alias, name in ALIASES.items() if name in OPTION_KEYS)  # older spellings, still read
+REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS, *ALIAS_KEYS)
 SUITE_ENTRY_KEYS = ("name", "suite", "title", "timeout", "with_reports")  # a suite's other keys are in its own file
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "measures": "", "preset": "", "k": "", "rel_level": "", "headline": "", "judged_only": False, "gain": "linear", "missing": "", "no_relevant": "", "identical_ids": "", "title": "",
-    "run_name": "", "baseline_name": "", "seed": 42, "timeout": 600, "drilldown": 200, "drilldown_depth": 10,
-    "fill_unjudged_from": "",
-    **BM25_DEFAULTS,
-}
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 RESERVED_NAMES = frozenset({"index.html"})
 
 
-@dataclass(frozen=True)
-class ReportOptions:
-    """The options of `ndcg-report build` for one report (defaults applied, values checked)."""
+class ReportOptions(Mapping[str, Any]):
+    """The options of `ndcg-report build` for one report, by the options table's names (defaults
+    applied, values checked), read as options["seed"] or options.seed."""
 
-    measures: str  # measure names as given, space-separated ('' = nDCG at the cut-offs)
-    preset: str
-    cutoffs: str  # canonical, e.g. "1,3,5,10,all" ('' = the default)
-    rel_level: str  # '' = 1 or the preset's
-    headline: str  # '' = the preset's, else nDCG@10 if computed
-    judged_only: bool
-    gain: str
-    missing: str  # '' = the preset's, else trec_eval -c's (zero)
-    no_relevant: str  # '' = the preset's, else trec_eval -c's (zero)
-    identical_ids: str  # '' = the preset's, else keep
-    title: str  # default: the report name
-    run_name: str
-    baseline_name: str
-    seed: int
-    timeout: int
-    drilldown: int
-    drilldown_depth: int
-    k1: float
-    b: float
-    top_k: int
-    fill_unjudged_from: str = ""  # with several judgment sets: the one filling the reference's holes
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = dict(values)
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_values"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        return f"ReportOptions({self._values!r})"
+
+
+def default_options() -> dict[str, Any]:
+    """Every option a config takes, at the options table's default."""
+    return defaults("yaml")
 
 
 @dataclass(frozen=True)
@@ -137,10 +130,8 @@ def parse_config(data: object, config_path: Path, label: str) -> BatchConfig:
     defaults = data.get("defaults") or {}
     if not isinstance(defaults, dict):
         raise ParameterError(f"{label}: key 'defaults' must be a mapping of report options")
-    _check_keys(defaults, OPTION_KEYS, f"{label}: defaults:")
-    merged_defaults = dict(DEFAULT_OPTIONS)
-    for key, value in defaults.items():
-        merged_defaults[key] = _option(key, value, f"{label}: defaults: key '{key}'")
+    _check_keys(defaults, (*OPTION_KEYS, *ALIAS_KEYS), f"{label}: defaults:")
+    merged_defaults = {**default_options(), **given_options(defaults, lambda key: f"{label}: defaults: key '{key}'")}
     reports = data.get("reports")
     if not isinstance(reports, list) or not reports:
         raise ParameterError(f"{label}: key 'reports' must be a non-empty list of reports")
@@ -197,13 +188,7 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
     values = dict(defaults)
     if "runs" in entry:
         values["run_name"] = ""  # a default run_name names one-run reports only; runs carry their own names
-    for key in OPTION_KEYS:
-        if key in entry:
-            values[key] = _option(key, entry[key], f"{where} key '{key}'")
-    if values["run_name"]:
-        values["run_name"] = check_name(values["run_name"], f"{where} key 'run_name'")
-    if values["baseline_name"]:
-        values["baseline_name"] = check_name(values["baseline_name"], f"{where} key 'baseline_name'")
+    values.update(given_options(entry, lambda key: f"{where} key '{key}'"))
     check_measure_options(values, where)
     options = _report_options(values, name)
     sets = [item.name for item in inputs if item.role.startswith("qrels ")]
@@ -219,15 +204,14 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
 
 
 def _report_options(values: dict, name: str) -> ReportOptions:
-    return ReportOptions(
-        measures=values["measures"], preset=values["preset"], cutoffs=values["k"], rel_level=values["rel_level"],
-        headline=values["headline"], judged_only=values["judged_only"], gain=values["gain"], missing=values["missing"], no_relevant=values["no_relevant"],
-        identical_ids=values["identical_ids"],
-        title=values["title"] or name, run_name=values["run_name"], baseline_name=values["baseline_name"],
-        seed=values["seed"], timeout=values["timeout"], drilldown=values["drilldown"],
-        drilldown_depth=values["drilldown_depth"], k1=values["k1"], b=values["b"], top_k=values["top_k"],
-        fill_unjudged_from=values["fill_unjudged_from"],
-    )
+    return ReportOptions({**values, "title": values["title"] or name})
+
+
+def given_options(mapping: dict, where: Callable[[str], str]) -> dict[str, Any]:
+    """The report options a config mapping gives (by name or an older spelling), checked, by name;
+    its other keys are not looked at."""
+    return check_given({key: value for key, value in mapping.items() if key in OPTION_KEYS or key in ALIAS_KEYS},
+                       OPTION_KEYS, where)
 
 
 def _parse_suite_entry(entry: dict, name: str, defaults: dict, base: Path, where: str) -> ReportConfig:
@@ -235,9 +219,8 @@ def _parse_suite_entry(entry: dict, name: str, defaults: dict, base: Path, where
     and with_reports; of `defaults` only the timeout applies (the suite's options are in its config)."""
     _check_keys(entry, SUITE_ENTRY_KEYS, where)
     values = dict(defaults)
-    for key in ("title", "timeout"):
-        if key in entry:
-            values[key] = _option(key, entry[key], f"{where} key '{key}'")
+    values.update(given_options({key: entry[key] for key in ("title", "timeout") if key in entry},
+                                lambda key: f"{where} key '{key}'"))
     with_reports = entry.get("with_reports", False)
     if not isinstance(with_reports, bool):
         raise ParameterError(f"{where} key 'with_reports': {_shown(with_reports)} must be true or false")
@@ -251,7 +234,7 @@ def check_measure_options(values: dict, where: str) -> None:
     together: what a build would refuse (a headline that is not among the measures), a ParameterError
     prefixed by where."""
     try:
-        asked = measure_set(values["preset"], values["measures"] or None, values["k"] or None,
+        asked = measure_set(values["preset"], values["measures"] or None, values["cutoffs"] or None,
                             values["rel_level"] or None, values["judged_only"])
         choose_headline(values["headline"] or None, values["preset"], asked.measures)
     except ParameterError as exc:
@@ -268,7 +251,7 @@ def _parse_judgment_sets(value: object, where: str, base: Path) -> tuple[InputFi
     sets, paths = [], {}
     for name, path_text in value.items():
         at = f"{where} key 'qrels' set {_shown(name)}"
-        name = check_name(_option("run_name", name, at), at)
+        name = check_name(check("run_name", name, at) or "", at)
         path = _locate(_text(path_text, at, path=True), base)
         if path in paths:
             raise ParameterError(f"{at}: {path} is already set {paths[path]!r}; give each judgment set once")
@@ -293,7 +276,7 @@ def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
                 raise ParameterError(f"{at}: unknown key {_shown(sorted(map(str, unknown))[0])} (known keys: name, path)")
             if "path" not in item:
                 raise ParameterError(f"{at}: key 'path' is required")
-            name = _option("run_name", item.get("name", ""), f"{at}: key 'name'") if item.get("name") is not None else ""
+            name = check("run_name", item["name"], f"{at}: key 'name'") if item.get("name") is not None else ""
             path = _locate(_text(item["path"], f"{at}: key 'path'", path=True), base)
         else:
             name, path = "", _locate(_text(item, at, path=True), base)
@@ -308,81 +291,6 @@ def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
         paths[path] = position
         runs.append(InputFile(f"run {position}", path, name))
     return tuple(runs)
-
-
-def _option(key: str, value: object, where: str) -> Any:
-    """The checked (and normalised) value of one report option."""
-    if key == "k":
-        if isinstance(value, bool) or not isinstance(value, (str, int, list)) or (
-                isinstance(value, list) and not all(isinstance(item, (str, int)) for item in value)):
-            raise ParameterError(f"{where}: {_shown(value)} must be cut-offs such as '1,10,100' or [1, 10, all]")
-        try:
-            return ",".join(str(k) for k in parse_cutoffs(str(value) if isinstance(value, int) else value))
-        except ParameterError as exc:
-            raise ParameterError(f"{where}: {exc}") from None
-    if key in ("measures", "preset", "rel_level", "headline"):
-        return _measure_option(key, value, where)
-    if key == "judged_only":
-        if not isinstance(value, bool):
-            raise ParameterError(f"{where}: {_shown(value)} must be true or false")
-        return value
-    if key in ("gain", "missing", "no_relevant", "identical_ids"):
-        choices = {"gain": GAINS, **POLICIES}[key]
-        if value not in choices:
-            raise ParameterError(f"{where}: {_shown(value)} is not one of {', '.join(choices)}")
-        return value
-    if key in ("title", "run_name", "baseline_name", "fill_unjudged_from"):
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise ParameterError(f"{where}: {_shown(value)} must be text")
-        if key == "title":  # a name is checked where it is used (check_name), a title here, as `build --name` is
-            return check_title(str(value), where)
-        return str(value)
-    if key == "timeout":
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIMEOUT:
-            raise ParameterError(f"{where}: {_shown(value)} must be a whole number of seconds from 1 to {MAX_TIMEOUT:,}")
-        return value
-    if key in ("seed", "timeout", "top_k", "drilldown", "drilldown_depth"):
-        lowest = {"seed": 0, "timeout": 1, "top_k": 1, "drilldown": 0, "drilldown_depth": 1}[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
-            raise ParameterError(f"{where}: {_shown(value)} must be a whole number >= {lowest}")
-        return value
-    if key in ("k1", "b"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ParameterError(f"{where}: {_shown(value)} must be a number")
-        if key == "k1" and value < 0:
-            raise ParameterError(f"{where}: {value!r} must be >= 0")
-        if key == "b" and not 0 <= value <= 1:
-            raise ParameterError(f"{where}: {value!r} must be between 0 and 1")
-        return float(value)
-    raise AssertionError(key)  # pragma: no cover - keys are checked before
-
-
-def _measure_option(key: str, value: object, where: str) -> str:
-    """measures (names, or a list of them), preset, rel_level (a number) and headline (a name), as text."""
-    if key == "measures" and isinstance(value, list):
-        if not value or not all(isinstance(item, str) for item in value):
-            raise ParameterError(f"{where}: {_shown(value)} must be measure names such as [nDCG@10, RR, R@1000]")
-        value = " ".join(value)
-    if key == "rel_level":
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            raise ParameterError(f"{where}: {_shown(value)} must be a number such as 2")
-        try:
-            parse_rel_level(value)
-        except ParameterError as exc:
-            raise ParameterError(f"{where}: {exc}") from None
-        return str(value)
-    if not isinstance(value, str) or not value.strip():
-        raise ParameterError(f"{where}: {_shown(value)} must be text (a non-empty string)")
-    try:
-        if key == "measures":
-            resolve_measures(value)
-        elif key == "preset":
-            find_preset(value)
-        else:
-            resolve_measures(value)
-    except ParameterError as exc:
-        raise ParameterError(f"{where}: {exc}") from None
-    return value.strip()
 
 
 def _check_keys(mapping: dict, known: tuple[str, ...], where: str) -> None:
@@ -415,6 +323,5 @@ def _locate(spec: str, base: Path) -> Path:
 
 # The checks a suite's config (batch/suite_config.py) shares with a report's, under public names.
 check_keys = _check_keys
-check_option = _option
 check_text = _text
 locate = _locate

@@ -11,9 +11,9 @@ import json
 import re
 import signal
 import sys
-from dataclasses import asdict
 from pathlib import Path
 
+from ndcg_report.analysis.options.table import on
 from ndcg_report.batch.config import BM25_KEYS, ReportConfig
 from ndcg_report.batch.index_page import format_p
 from ndcg_report.batch.suite_entries import suite_command, suite_fingerprint, suite_headline
@@ -34,7 +34,7 @@ def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
     for item in report.inputs:
         path = resolve_path(str(item.path), item.role, folder_ok=item.role not in ("corpus", "topics", "docs", "groups"))
         files[item.role] = {"path": str(path), "sha256": path_sha256(path)}
-    options = asdict(report.options)
+    options = dict(report.options)
     if not report.uses_corpus:
         for key in BM25_KEYS:
             options.pop(key)
@@ -49,28 +49,18 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
     suite entry, its `ndcg-report suite` command."""
     if report.suite is not None:
         return suite_command(report, out)
-    o = report.options
     command = [sys.executable, "-m", "ndcg_report.cli", "build"]
     command += [f"--run={item.name}={item.path}" if item.name else f"--run={item.path}" for item in report.runs]
     command += [f"--qrels={item.name}={item.path}" if item.role.startswith("qrels ") else f"--{item.role}={item.path}"
                 for item in report.inputs if not item.role.startswith("run")]
-    command += [f"--fill-unjudged-from={o.fill_unjudged_from}"] if o.fill_unjudged_from else []
-    command += [f"--{flag}={value}" for flag, value in (("preset", o.preset), ("measure", o.measures),
-                                                         ("cutoffs", o.cutoffs), ("rel-level", o.rel_level),
-                                                         ("headline", o.headline)) if value]
-    command += ["--judged-only"] if o.judged_only else []
-    command += [f"--{flag}={value}" for flag, value in (("missing", o.missing), ("no-relevant", o.no_relevant),
-                                                         ("identical-ids", o.identical_ids)) if value]
-    command += [f"--gain={o.gain}", f"--drilldown={o.drilldown}", f"--drilldown-depth={o.drilldown_depth}",
-                f"--name={o.title}", f"--seed={o.seed}", f"--timeout={o.timeout}"]
-    if o.run_name:
-        command.append(f"--run-name={o.run_name}")
-    if o.baseline_name:
-        command.append(f"--baseline-name={o.baseline_name}")
-    if report.uses_corpus:
-        command += [f"--k1={o.k1!r}", f"--b={o.b!r}", f"--top-k={o.top_k}"]
-        if cache_dir is not None:
-            command.append(f"--cache-dir={cache_dir}")
+    for option in on("cli", paths=False):  # every option the config sets, as the options table spells its flag
+        value = report.options.get(option.name)
+        if option.group == "bm25" and not report.uses_corpus or value is None or value == "" or value is False:
+            continue
+        command.append(option.cli_flag if value is True else f"{option.cli_flag}={value!r}" if isinstance(value, float)
+                       else f"{option.cli_flag}={value}")
+    if report.uses_corpus and cache_dir is not None:
+        command.append(f"--cache-dir={cache_dir}")
     command.append(f"--out={out}")
     return command
 

@@ -13,16 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ndcg_report.analysis.systems import check_name
-from ndcg_report.batch.config import (DEFAULT_OPTIONS, MEASURE_KEYS, check_keys, check_measure_options, check_option,
-                                      check_text, locate)
+from ndcg_report.analysis.options.checks import check
+from ndcg_report.analysis.options.table import ALIASES
+from ndcg_report.batch.config import (MEASURE_KEYS, check_keys, check_measure_options, check_text, default_options,
+                                      given_options, locate)
 from ndcg_report.batch.config_yaml import read_config_yaml, shown
 from ndcg_report.build.suite_parameters import DEFAULT_BASELINE_NAME, check_collection_name, check_suite_names
 from ndcg_report.errors import ParameterError
 
-OPTION_KEYS = (*MEASURE_KEYS, "gain", "missing", "no_relevant", "identical_ids", "seed")  # for all, or per collection
-TOP_KEYS = ("title", "systems", "baseline_name", "collections", *OPTION_KEYS)
-COLLECTION_KEYS = ("name", "qrels", "baseline", "runs", "topics", *OPTION_KEYS)
-PARAMETER_NAMES = {"k": "ks"}  # a config key -> validate_parameters' name, where they differ
+OPTION_KEYS = (*MEASURE_KEYS, "seed")  # for all, or per collection
+ALIAS_KEYS = tuple(alias for alias, name in ALIASES.items() if name in OPTION_KEYS)  # older spellings, still read
+TOP_KEYS = ("title", "systems", "baseline_name", "collections", *OPTION_KEYS, *ALIAS_KEYS)
+COLLECTION_KEYS = ("name", "qrels", "baseline", "runs", "topics", *OPTION_KEYS, *ALIAS_KEYS)
 
 
 @dataclass(frozen=True)
@@ -64,16 +66,13 @@ def parse_suite_config(data: object, config_path: Path, label: str) -> SuiteConf
         raise ParameterError(f"{label}: a suite config must be a mapping with at least 'collections' (and 'title', "
                              "'preset' or 'measures')")
     check_keys(data, TOP_KEYS, f"{label}:")
-    title = check_option("title", data["title"], f"{label}: key 'title'") if data.get("title") is not None else ""
+    title = check("title", data["title"], f"{label}: key 'title'") if data.get("title") is not None else ""
     baseline_name = DEFAULT_BASELINE_NAME
     if data.get("baseline_name") is not None:
-        baseline_name = check_name(check_option("baseline_name", data["baseline_name"], f"{label}: key 'baseline_name'"),
+        baseline_name = check_name(check("baseline_name", data["baseline_name"], f"{label}: key 'baseline_name'") or "",
                                    f"{label}: key 'baseline_name'")
     systems = _systems(data.get("systems"), label)
-    defaults = dict(DEFAULT_OPTIONS)
-    for key in OPTION_KEYS:
-        if key in data:
-            defaults[key] = check_option(key, data[key], f"{label}: key '{key}'")
+    defaults = {**default_options(), **_options(data, f"{label}:")}
     listed = data.get("collections")
     if not isinstance(listed, list) or not listed:
         raise ParameterError(f"{label}: key 'collections' must be a non-empty list of collections, each "
@@ -104,13 +103,16 @@ def _collection(entry: object, number: int, defaults: dict, base: Path, label: s
             raise ParameterError(f"{where} key '{key}' is required")
     files = {role: str(locate(check_text(entry[role], f"{where} key '{role}'", path=True), base))
              for role in ("qrels", "baseline", "topics") if role in entry}
-    values = dict(defaults)
-    for key in OPTION_KEYS:
-        if key in entry:
-            values[key] = check_option(key, entry[key], f"{where} key '{key}'")
+    values = {**defaults, **_options(entry, where)}
     check_measure_options(values, where)
-    options = {PARAMETER_NAMES.get(key, key): values[key] for key in OPTION_KEYS}
+    options = {key: values[key] for key in OPTION_KEYS}
     return {"name": name, "runs": _runs(entry["runs"], where, base), "topics": "", **files, **options}
+
+
+def _options(mapping: dict, where: str) -> dict:
+    """The suite options a mapping gives (the measure options and the seed), checked, by name."""
+    return given_options({key: mapping[key] for key in (*OPTION_KEYS, *ALIAS_KEYS) if key in mapping},
+                         lambda key: f"{where} key '{key}'")
 
 
 def _runs(value: object, where: str, base: Path) -> dict[str, str]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ndcg_report.analysis.experiment import ALPHA, Experiment
+from ndcg_report.analysis.options.table import ALIASES, BY_NAME, names
 from ndcg_report.analysis.report_model import ReportParameters, RunInput, build_command
 from ndcg_report.analysis.judgments.sets import is_named_sets
 from ndcg_report.analysis.sources import given, given_pairs
@@ -34,8 +35,8 @@ __all__ = ["BuildResult", "INPUTS", "build_report"]
 
 INPUTS = "inputs"  # the report's folder of the inputs it was given as objects
 INPUT_KEYS = ("runs", "qrels", "baseline", "topics", "groups")  # of build_report's mapping of inputs
-ANALYSIS_OPTIONS = ("fill_unjudged_from", "cutoffs", "measures", "rel_level", "preset", "headline", "judged_only",
-                    "rank_depth", "gain", "missing", "no_relevant", "identical_ids", "seed", "baseline_name")
+REPORT_ONLY = ("title", "timeout", "drilldown")  # the report options an Experiment does not hold
+ANALYSIS_OPTIONS = tuple(name for name in names("python") if name not in REPORT_ONLY)  # compare_runs' own
 REPORT_DEFAULTS = {"n_resamples": N_RESAMPLES, "confidence": CONFIDENCE, "alpha": ALPHA, "large_n": LARGE_N}
 REBUILT = "NEW_FOLDER"  # the --out of the rebuild command of a report built from objects
 
@@ -53,9 +54,8 @@ class _Inputs:
     options: Mapping[str, object]
 
 
-def build_report(source: Experiment | Mapping[str, object], out_dir: str | Path, *, title: str = "",
-                 timeout: int = 600, progress: bool = False, drilldown: int = 200, docs: str | Path = "",
-                 **options: object) -> BuildResult:
+def build_report(source: Experiment | Mapping[str, object], out_dir: str | Path, *, progress: bool = False,
+                 docs: str | Path = "", **options: object) -> BuildResult:
     """Build the HTML report of an Experiment, or of inputs held in Python, as `ndcg-report build` would.
 
     The same papermill -> nbval -> nbconvert steps and atomic publish as `build`, with the same numbers
@@ -72,19 +72,14 @@ def build_report(source: Experiment | Mapping[str, object], out_dir: str | Path,
         `topics` and `groups`, each in any form compare_runs takes.
     out_dir
         The report's folder: absent, empty or an earlier report's; on any failure it is left as it was.
-    title
-        The report's heading ('' = made from the system names).
-    timeout
-        Seconds a notebook cell may take.
     progress
         Show the steps and a bar over the cells on stderr.
-    drilldown
-        Queries with a drill-down of their rankings.
     docs
         A document text file for the drill-downs (BEIR corpus.jsonl or docid<TAB>text).
     **options
-        With a mapping: compare_runs' options (`preset`, `measures`, `cutoffs`, `rel_level`,
-        `headline`, `baseline_name`, `seed`, ...). With an Experiment none: its own are used.
+        The report options (docs/report-options.md: `title`, `timeout`, `drilldown`), and with a
+        mapping also compare_runs' (`preset`, `measures`, `cutoffs`, `rel_level`, `headline`,
+        `baseline_name`, `seed`, ...). With an Experiment those are its own.
 
     Returns
     -------
@@ -110,12 +105,13 @@ def build_report(source: Experiment | Mapping[str, object], out_dir: str | Path,
     >>> sorted(path.name for path in result.out_dir.iterdir())[:3]  # doctest: +SKIP
     ['figures', 'leaderboard.md', 'leaderboard.tex']
     """
+    report = {name: options.pop(name) for name in REPORT_ONLY if name in options}
     inputs = _experiment_inputs(source, options) if isinstance(source, Experiment) else _mapping_inputs(source, options)
-    check_timeout(timeout, "timeout")
+    timeout = check_timeout(report.pop("timeout", BY_NAME["timeout"].default), "timeout")
     folder = Path(tempfile.mkdtemp(prefix="ndcg-report-inputs-")).resolve()  # this user's alone (0700), removed below
     try:
         values, written = _files(inputs, folder)
-        params = validate_parameters(**values, title=title, drilldown=drilldown, docs=str(docs or ""))
+        params = validate_parameters(**values, **report, docs=str(docs or ""))
         if written:
             shown = {path: Path(INPUTS, path.name) for path in written}
             params = replace(params, command=build_command(_with_paths(params, shown), out=REBUILT))
@@ -137,7 +133,7 @@ def _experiment_inputs(experiment: Experiment, options: Mapping[str, object]) ->
     if sources is None or sources.runs is None:
         raise ParameterError("this Experiment's runs were given by an iterator, read once and not kept; give compare_runs "
                              "(or build_report) the runs themselves, e.g. a mapping of names to runs")
-    settings = {key: value for key, value in sources.options.items() if key in ANALYSIS_OPTIONS}
+    settings = {key: value for key, value in sources.options.items() if ALIASES.get(key, key) in ANALYSIS_OPTIONS}
     _check_report_defaults(sources.options)
     if isinstance(sources.qrels, dict) and is_named_sets(sources.qrels):
         qrels: object = {name: given(value, f"judgment set {name!r}") for name, value in sources.qrels.items()}
@@ -162,10 +158,10 @@ def _mapping_inputs(source: object, options: Mapping[str, object]) -> _Inputs:
         problem = f"unknown key {', '.join(map(repr, unknown))}" if unknown else f"no {', '.join(missing)}"
         raise ParameterError(f"build_report's inputs: {problem}; give {', '.join(INPUT_KEYS[:3])} (and optionally "
                              f"{', '.join(INPUT_KEYS[3:])})")
-    odd = sorted(key for key in options if key not in ANALYSIS_OPTIONS and key not in REPORT_DEFAULTS)
+    odd = sorted(key for key in options if ALIASES.get(key, key) not in ANALYSIS_OPTIONS and key not in REPORT_DEFAULTS)
     if odd:
         raise ParameterError(f"build_report: unknown option {', '.join(odd)}; give compare_runs' options "
-                             f"({', '.join(ANALYSIS_OPTIONS)}), title, timeout, progress, drilldown or docs")
+                             f"({', '.join(ANALYSIS_OPTIONS)}), {', '.join(REPORT_ONLY)}, progress or docs")
     _check_report_defaults(options)
     pairs = given_pairs(source["runs"])
     if pairs is None:
@@ -175,7 +171,7 @@ def _mapping_inputs(source: object, options: Mapping[str, object]) -> _Inputs:
     return _Inputs(runs=tuple(pairs), qrels=_qrels_sets(source["qrels"]), baseline=source["baseline"],
                    baseline_name=check_name(str(baseline_name), "baseline_name") if baseline_name else "",
                    topics=source.get("topics"), groups=source.get("groups"),
-                   options={key: value for key, value in options.items() if key in ANALYSIS_OPTIONS})
+                   options={key: value for key, value in options.items() if ALIASES.get(key, key) in ANALYSIS_OPTIONS})
 
 
 def _check_report_defaults(options: Mapping[str, object]) -> None:
@@ -234,38 +230,22 @@ def _files(inputs: _Inputs, folder: Path) -> tuple[dict, list[Path]]:
                          for number, (name, value) in enumerate(inputs.qrels, start=1)]
     else:
         qrels = qrels_path(inputs.qrels, "qrels.parquet")
-    options = dict(inputs.options)
     values = dict(
         runs=runs, qrels=qrels, baseline=baseline, baseline_name=baseline_name,
         topics=text_file(inputs.topics, "topics.jsonl", _write_topics),
         groups=text_file(inputs.groups, "groups.json", _write_groups),
-        fill_unjudged_from=str(options.get("fill_unjudged_from") or ""), ks=_text(options.get("cutoffs"), ","),
-        measures=_text(options.get("measures"), " "), rel_level=_text(options.get("rel_level"), ""),
-        preset=str(options.get("preset") or ""), headline=_text(options.get("headline"), ""),
-        judged_only=options.get("judged_only", False), drilldown_depth=_whole(options.get("rank_depth", 10)),
-        gain=options.get("gain", "linear"), missing=str(options.get("missing") or ""),
-        no_relevant=str(options.get("no_relevant") or ""), identical_ids=str(options.get("identical_ids") or ""),
-        seed=_whole(options.get("seed", 42)),
+        **{key: _plain(value) for key, value in inputs.options.items() if key != "baseline_name" and value is not None},
     )
     return values, written
 
 
-def _whole(value: object) -> object:
-    """A NumPy integer as a Python int (validate_parameters checks the type); anything else as it is."""
-    import numpy as np
-
-    return int(value) if isinstance(value, np.integer) else value
-
-
-def _text(value: object, separator: str) -> str:
-    """An option as validate_parameters reads it: '' for None, a Measure by its label, a list joined."""
-    if value is None:
-        return ""
+def _plain(value: object) -> object:
+    """An option as validate_parameters reads it: a Measure by its label, in a list too; else as it is."""
     if isinstance(value, Measure):
         return value.label
     if isinstance(value, (list, tuple)):
-        return separator.join(item.label if isinstance(item, Measure) else str(item) for item in value)
-    return str(value)
+        return [item.label if isinstance(item, Measure) else item for item in value]
+    return value
 
 
 def _write_parquet(table: object, target: Path) -> None:

@@ -54,7 +54,7 @@ def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
             fill_unjudged_from=params.fill_unjudged_from,
             baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
             preset=params.preset, headline=params.headline, judged_only=params.judged_only,
-            rank_depth=params.rank_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
+            drilldown_depth=params.drilldown_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
             identical_ids=params.identical_ids, seed=params.seed, topics=topics, groups=params.groups,
         )
     del baseline

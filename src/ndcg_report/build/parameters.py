@@ -12,9 +12,9 @@ from importlib import resources
 from pathlib import Path
 
 from ndcg_report.core.measures.names import parse_cutoffs
-from ndcg_report.core.presets import averaging
-from ndcg_report.core.evaluation_pass import GAINS, check_choice
-from ndcg_report.core.presets import choose_headline, measure_set
+from ndcg_report.core.presets import averaging, choose_headline, measure_set
+from ndcg_report.analysis.options.checks import checked_options
+from ndcg_report.analysis.options.table import on
 from ndcg_report.analysis.drilldown import MAX_DRILLDOWN_ROWS
 from ndcg_report.analysis.report_model import ReportParameters, RunInput
 from ndcg_report.errors import InputError, ParameterError
@@ -27,6 +27,7 @@ from ndcg_report.analysis.systems import (
 )
 
 PACKAGE_PREFIX = "package:"
+NOTEBOOK_OPTIONS = tuple(option.name for option in on("notebook", paths=False))  # what validate_parameters checks
 
 
 def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool = False) -> Path | None:
@@ -65,25 +66,29 @@ def _documents_file(path: Path | None) -> Path | None:
 
 
 def validate_parameters(
-    runs: Sequence = (), run: str = "", run_name: str = "", qrels: str | Sequence = "", baseline: str = "",
-    topics: str = "", ks: str = "", gain: str = "linear", missing: str = "",
-    no_relevant: str = "", title: str = "", seed: int = 42, baseline_name: str = "",
-    command: str = "", corpus: str = "", bm25_settings: str = "", measures: str | Sequence = "",
-    preset: str = "", rel_level: str | float = "", headline: str = "", judged_only: bool = False,
-    docs: str = "", drilldown: int = 200, drilldown_depth: int = 10, identical_ids: str = "",
-    fill_unjudged_from: str = "", groups: str = "",
+    runs: Sequence = (), run: str = "", qrels: str | Sequence = "", baseline: str = "", topics: str = "",
+    corpus: str = "", docs: str = "", groups: str = "", command: str = "", bm25_settings: str = "",
+    **options: object,
 ) -> ReportParameters:
     """Check every report parameter without reading the data; raise ParameterError/InputError.
 
-    runs: paths, `NAME=PATH` texts or {name, path} mappings; `run` (with `run_name`) is one run.
-    qrels: a path, or a list of judgment sets as runs are given (the first the reference, each named
-    by its file's name if not named); fill_unjudged_from: the set that fills the reference's holes.
-    The baseline is a run file, or (baseline '') a BM25 run still to be built from corpus + topics.
-    With no run, qrels, baseline or corpus at all, the parameters are those of the default demo.
-    ks, measures, preset, rel_level and headline choose the measures (core.presets.measure_set and
-    choose_headline; '' is not given); missing, no_relevant and identical_ids how they are averaged
-    ('' is the preset's, else trec_eval -c's: core.conventions.averaging).
+    options: the report options of analysis.options.table by name (or an older spelling: `ks`,
+    `rank_depth`), each checked by its type's one check, the table's default where not given.
+    runs: paths, `NAME=PATH` texts or {name, path} mappings; `run` (with the option `run_name`) is one
+    run. qrels: a path, or a list of judgment sets as runs are given (the first the reference, each
+    named by its file's name if not named). The baseline is a run file, or (baseline '') a BM25 run
+    still to be built from corpus + topics. With no run, qrels, baseline or corpus at all, the
+    parameters are those of the default demo.
     """
+    checked = checked_options(options, NOTEBOOK_OPTIONS)
+    return _validated(runs, run, qrels, baseline, topics, corpus, docs, groups, command, bm25_settings, checked)
+
+
+def _validated(runs: Sequence, run: str, qrels: str | Sequence, baseline: str, topics: str, corpus: str, docs: str,
+               groups: str, command: str, bm25_settings: str, checked: dict) -> ReportParameters:
+    """validate_parameters past the checks of its options (`checked`, by name): the inputs and what
+    the options decide together."""
+    title, baseline_name, preset, run_name = (checked[name] for name in ("title", "baseline_name", "preset", "run_name"))
     if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
         raise ParameterError(f"runs must be a list of paths or {{name, path}} mappings; got {runs!r}")
     demo = ""
@@ -94,8 +99,6 @@ def validate_parameters(
         title, baseline_name = title or values["title"], baseline_name or values["baseline_name"]
         preset = preset or values["preset"]
         command = command or "ndcg-report demo"
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ParameterError(f"seed must be a whole number >= 0; got {seed!r}")
     if run and runs:
         raise ParameterError("give the runs as `runs` or one run as `run`, not both")
     if run_name and not run:
@@ -108,7 +111,7 @@ def validate_parameters(
     if corpus and not topics:
         raise ParameterError("topics are required with a corpus: BM25 needs the query text")
     run_inputs = tuple(_run_input(entry, position) for position, entry in enumerate(entries, start=1))
-    base_name = check_name(baseline_name, "the baseline name") if baseline_name else ""
+    base_name = baseline_name
     baseline_path = resolve_path(baseline, "baseline", required=False, folder_ok=True)
     paths = [item.path for item in run_inputs] + ([baseline_path] if baseline_path else [])
     roles = [f"run {i}" for i in range(1, len(run_inputs) + 1)] + (["the baseline"] if baseline_path else [])
@@ -117,34 +120,30 @@ def validate_parameters(
     unique_names([item.name for item in run_inputs],  # the names the report will show: a clash fails now
                  [derived_name("", item.path, position) for position, item in enumerate(run_inputs, start=1)],
                  reserved=[shown_base])
-    for label, value in (("preset", preset), ("headline", headline)):
-        if not isinstance(value, str):
-            raise ParameterError(f"{label} must be text; got {value!r}")
-    cutoffs = parse_cutoffs(ks) if ks not in ("", None) else None
-    if not isinstance(judged_only, bool):
-        raise ParameterError(f"judged_only must be true or false; got {judged_only!r}")
-    for label, value, lowest in (("drilldown", drilldown, 0), ("drilldown_depth", drilldown_depth, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= 100_000:
-            raise ParameterError(f"{label} must be a whole number from {lowest} to 100,000; got {value!r}")
+    drilldown, drilldown_depth = checked["drilldown"], checked["drilldown_depth"]
     if drilldown * drilldown_depth > MAX_DRILLDOWN_ROWS:
         raise ParameterError(f"drilldown {drilldown:,} x drilldown_depth {drilldown_depth:,} asks for "
                              f"{drilldown * drilldown_depth:,} ranked documents per system in the report's drill-downs, "
                              f"more than {MAX_DRILLDOWN_ROWS:,}: give fewer drill-downs or a smaller depth")
-    asked = measure_set(preset, measures or None, cutoffs, None if rel_level in ("", None) else rel_level, judged_only)
+    cutoffs = parse_cutoffs(checked["cutoffs"]) if checked["cutoffs"] else None
+    asked = measure_set(preset, checked["measures"] or None, cutoffs, checked["rel_level"] or None,
+                        checked["judged_only"])
+    fill_unjudged_from = checked["fill_unjudged_from"]
     qrels_path, judgment_sets = _judgment_sets(qrels, fill_unjudged_from)
-    policies = averaging(preset, missing or None, no_relevant or None, identical_ids or None)
+    policies = averaging(preset, checked["missing"] or None, checked["no_relevant"] or None,
+                         checked["identical_ids"] or None)
     return ReportParameters(
         runs=run_inputs, qrels=qrels_path, judgment_sets=judgment_sets, fill_unjudged_from=fill_unjudged_from,
         groups=resolve_path(groups, "groups", required=False),
         baseline=baseline_path,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
         cutoffs=cutoffs, measures=asked.measures, rel_level=asked.rel_level,
-        headline=choose_headline(headline or None, preset, asked.measures), preset=preset, judged_only=judged_only,
-        docs=_documents_file(resolve_path(docs, "docs", required=False)), drilldown=drilldown, rank_depth=drilldown_depth,
-        gain=check_choice("gain", gain, GAINS),
+        headline=choose_headline(checked["headline"] or None, preset, asked.measures), preset=preset,
+        judged_only=checked["judged_only"], docs=_documents_file(resolve_path(docs, "docs", required=False)),
+        drilldown=drilldown, drilldown_depth=drilldown_depth, gain=checked["gain"],
         missing=policies.missing, no_relevant=policies.no_relevant, identical_ids=policies.identical_ids,
         averaging_given=policies.given,
-        title=check_title(str(title), "the title (--name)"), seed=seed, baseline_name=base_name, command=str(command),
+        title=title, seed=checked["seed"], baseline_name=base_name, command=str(command),
         bm25_settings=bm25_settings, demo=demo,
     )
 

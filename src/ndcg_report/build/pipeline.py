@@ -32,8 +32,9 @@ from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, P
                                              running_fork_server, server_label)
 from ndcg_report.build.loading import check_inputs
 from ndcg_report.build.steps.nbval_plugin import GO as NBVAL_GO
-from ndcg_report.core.measures.names import level_text
-from ndcg_report.analysis.report_model import ReportParameters
+from ndcg_report.analysis.options.checks import check
+from ndcg_report.analysis.options.table import MAX_TIMEOUT
+from ndcg_report.analysis.report_model import ReportParameters, option_values
 from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess, Finished, Steps, skip_unused_jsonschema_formats
 from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
 from ndcg_report.build.steps.step_failures import check_notebook, disk_full, killed, papermill_failure
@@ -57,14 +58,9 @@ PARAMETERISED = ".parameterised.ipynb"  # papermill's notebook before it runs, w
 CELLS_FOLDER = ".cells"  # papermill's outputs of each cell as soon as it has run (report.cell_snapshots)
 BUILD_TIME_START = "<!-- build-time -->"
 BUILD_TIME_END = "<!-- /build-time -->"
-MAX_TIMEOUT = 7 * 24 * 3600  # seconds a cell may take; nbval counts milliseconds in 32 bits (2,147,483 s)
-
-
 def check_timeout(timeout: object, option: str = "--timeout") -> int:
     """timeout if it is a whole number of seconds from 1 to MAX_TIMEOUT, else ParameterError."""
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or not 1 <= timeout <= MAX_TIMEOUT:
-        raise ParameterError(f"{option} must be a whole number of seconds from 1 to {MAX_TIMEOUT:,} (7 days); got {timeout!r}")
-    return timeout
+    return check("timeout", timeout, option)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -98,21 +94,15 @@ def package_file(*parts: str) -> Path:
 
 def notebook_parameters(params: ReportParameters) -> dict:
     """The papermill parameters of the report notebook (absolute paths, plain values)."""
+    def path(value: Path | None) -> str:
+        return str(value) if value else ""
+
     return {
         "runs": [{"name": item.name, "path": str(item.path)} for item in params.runs],
         "qrels": [{"name": item.name, "path": str(item.path)} for item in params.judgment_sets] or str(params.qrels),
-        "fill_unjudged_from": params.fill_unjudged_from, "groups": str(params.groups) if params.groups else "",
-        "baseline": str(params.baseline) if params.baseline else "", "topics": str(params.topics) if params.topics else "",
-        "ks": ",".join(str(k) for k in params.cutoffs) if params.cutoffs else "",
-        "measures": " ".join(measure.label for measure in params.measures), "preset": params.preset,
-        "rel_level": level_text(params.rel_level), "headline": params.headline.label,
-        "judged_only": params.judged_only, "docs": str(params.docs) if params.docs else "",
-        "drilldown": params.drilldown, "drilldown_depth": params.rank_depth,
-        "gain": params.gain, "missing": params.missing,
-        "no_relevant": params.no_relevant, "identical_ids": params.identical_ids, "title": params.title,
-        "seed": params.seed,
-        "baseline_name": params.baseline_name, "command": params.command, "output_dir": ".",
-        "corpus": str(params.corpus) if params.corpus else "", "bm25_settings": params.bm25_settings,
+        **{name: path(getattr(params, name)) for name in ("baseline", "topics", "corpus", "docs", "groups")},
+        **option_values(params),
+        "command": params.command, "output_dir": ".", "bm25_settings": params.bm25_settings,
     }
 
 

@@ -17,14 +17,14 @@ from pathlib import Path
 
 from ndcg_report.analysis.report_model import ReportParameters
 from ndcg_report.analysis.systems import check_name, check_title
+from ndcg_report.analysis.options.table import names
 from ndcg_report.analysis.tables.suite import OVER_COLLECTIONS
 from ndcg_report.build.parameters import validate_parameters
 from ndcg_report.core.measures.names import measure_of
 from ndcg_report.errors import InputError, ParameterError
 
 DEFAULT_BASELINE_NAME = "baseline"  # each collection's baseline differs: the suite shows them under one name
-COLLECTION_OPTIONS = ("measures", "preset", "ks", "rel_level", "headline", "judged_only", "gain", "missing",
-                      "no_relevant", "identical_ids", "seed")  # validate_parameters' options a collection may set
+COLLECTION_OPTIONS = (*names("notebook", "measure"), "seed")  # validate_parameters' options a collection may set
 COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")  # a folder name: collections/NAME/ of --with-reports
 
 

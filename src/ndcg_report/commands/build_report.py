@@ -63,7 +63,9 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     from ndcg_report.build.loading import check_run_and_qrels
     from ndcg_report.build.corpus_baseline import with_bm25_baseline
     from ndcg_report.build.demos import DEMOS
-    from ndcg_report.build.parameters import demo_values, validate_parameters
+    from ndcg_report.analysis.options.table import BY_NAME
+    from ndcg_report.build.parameters import NOTEBOOK_OPTIONS, demo_values, validate_parameters
+    from ndcg_report.commands.report_flags import bm25_names, given_values
     from ndcg_report.analysis.systems import check_name, split_run_option
     from ndcg_report.baseline.settings import BM25_DEFAULTS
     from ndcg_report.inputs.access.stamps import InputWatch
@@ -75,26 +77,20 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
         values["command"] = command
         out = args.out or DEMOS[args.dataset].out
     else:
-        runs = [split_run_option(text) for text in args.run]
+        runs = [split_run_option(text) for text in args.runs]
         if args.run_name:
             if len(runs) != 1:
                 raise ParameterError("--run-name names a single --run; with several runs, give each as --run NAME=PATH")
             if runs[0][0]:
                 raise ParameterError("the run is named twice (--run NAME=PATH and --run-name); give one name")
             runs = [(check_name(args.run_name, "--run-name"), runs[0][1])]
-        values = dict(
-            runs=[{"name": name, "path": path} for name, path in runs],
-            qrels=args.qrels[0] if len(args.qrels) == 1 else args.qrels, fill_unjudged_from=args.fill_unjudged_from,
-            baseline=args.baseline,
-            corpus=args.corpus, topics=args.topics, ks=args.cutoffs or "", gain=args.gain, missing=args.missing or "",
-            no_relevant=args.no_relevant or "", identical_ids=args.identical_ids or "", title=args.name, seed=args.seed, baseline_name=args.baseline_name,
-            command=command, measures=" ".join(args.measures or []), preset=args.preset,
-            rel_level="" if args.rel_level is None else args.rel_level, headline=args.headline,
-            judged_only=args.judged_only, docs=args.docs, drilldown=args.drilldown, groups=args.groups,
-            drilldown_depth=args.drilldown_depth,
-        )
-        given = [option for option, value in (("--k1", args.k1), ("--b", args.b), ("--top-k", args.top_k),
-                                               ("--cache-dir", args.cache_dir)) if value not in (None, "")]
+        values = {
+            **given_values(args, NOTEBOOK_OPTIONS), "run_name": "",  # the run's name is in runs
+            "runs": [{"name": name, "path": path} for name, path in runs],
+            "qrels": args.qrels[0] if len(args.qrels) == 1 else args.qrels, "command": command,
+            **{name: getattr(args, name) or "" for name in ("baseline", "corpus", "topics", "docs", "groups")},
+        }
+        given = [BY_NAME[name].cli_flag for name, value in given_values(args, bm25_names()).items() if value != ""]
         if args.baseline and given:
             verb = "applies" if len(given) == 1 else "apply"
             raise ParameterError(f"{' and '.join(given)} {verb} only with --corpus: they set how BM25 is built "
@@ -111,7 +107,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     if params.baseline is None:  # check run, qrels and topics before a long BM25 build
         check_run_and_qrels(params)
         read_topics(params.topics)
-    params = with_bm25_baseline(params, **bm25, cache_dir=args.cache_dir or None, log=log)
+    params = with_bm25_baseline(params, **bm25, cache_dir=getattr(args, "cache_dir", None) or None, log=log)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None,
                           progress=sys.stderr.isatty(), fork_server=fork_server, inputs=inputs)
     for note in result.notes:

@@ -1,0 +1,1 @@
+"""A report's options, declared once: the table, one check per type, and what is derived from them."""
