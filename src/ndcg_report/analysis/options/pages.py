@@ -42,8 +42,13 @@ def notebook_parameters_cell() -> str:
 
 
 def _meaning(option: ReportOption) -> str:
+    """The notebook's comment on an option: its help and what empty means; never a '=' (papermill's
+    --help-notebook cannot read a line holding a second one)."""
     default = option.default_text if option.default == "" or option.default_text else ""
-    return option.help + (f"; empty: {default}" if default else "")
+    text = (option.notebook_help or option.help) + (f"; empty: {default}" if default else "")
+    if "=" in text:
+        raise ValueError(f"{option.name}: the notebook's comment holds '=': give the option a notebook_help")
+    return text
 
 
 def notebook_options(namespace: Mapping[str, object]) -> dict[str, object]:

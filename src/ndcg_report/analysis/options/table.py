@@ -27,6 +27,7 @@ class ReportOption:
     kind: str  # how a value is checked: a key of analysis.options.checks.CHECKS, or a path kind (PATH_KINDS)
     default: object  # '' for text: not given (the preset's, the file's name, ...)
     help: str  # one line, without the default (derived from `default`, or said in `default_text`)
+    notebook_help: str = ""  # the notebook's comment where it differs (papermill reads no line holding a second '=')
     flag: str = ""  # the command line's, '' = `--` and the name with dashes
     short: str = ""  # a one-letter flag beside it (-m, -k, -l)
     metavar: str | None = None
@@ -55,10 +56,12 @@ PATH_KINDS = ("runs", "judgment_sets", "run_path", "path")  # checked where they
 
 OPTIONS: tuple[ReportOption, ...] = (
     ReportOption(name="runs", kind="runs", default=(), flag="--run", metavar="[NAME=]PATH", repeat=True,
-                 surfaces=frozenset(("cli", "yaml", "python", "notebook")),
+                 notebook_help="the systems under test: paths, or mappings with keys name and path (any run format)",
                  help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is named by "
                       "its file name without .gz, .txt, .run, ... (two runs with one name: exit 2)"),
     ReportOption(name="qrels", kind="judgment_sets", default="", metavar="[NAME=]PATH", repeat=True,
+                 notebook_help="relevance judgements in any qrels format; or judgment sets to compare, a list of "
+                               "{name, path} (the first is the reference every section uses)",
                  help="the qrels; repeat as NAME=PATH to compare judgment sets (human against LLM labels): the first "
                       "is the reference every section uses, a section compares the others with it"),
     ReportOption(name="fill_unjudged_from", kind="text", default="", metavar="NAME",
@@ -105,6 +108,7 @@ OPTIONS: tuple[ReportOption, ...] = (
                       "one; 'all' means no cut-off"),
     ReportOption(name="rel_level", kind="rel_level", default="", short="-l", metavar="N", group="measure",
                  default_text="1, or the preset's",
+                 notebook_help="relevance level of the binary measures: a label at or above it is relevant",
                  help="relevance level, trec_eval's -l: the binary measures (P, R, AP, RR, Rprec, Success) count a "
                       "label >= N as relevant; nDCG always uses the graded labels"),
     ReportOption(name="preset", kind="preset", default="", metavar="NAME", group="measure",
@@ -116,6 +120,7 @@ OPTIONS: tuple[ReportOption, ...] = (
                  default_text="the preset's, else nDCG@10 if computed, else the first measure",
                  help="the measure of the verdicts, the pairwise tests and the figures"),
     ReportOption(name="gain", kind="choice", default="linear", choices=GAINS, group="measure",
+                 notebook_help="linear (the label, as trec_eval) or exponential (2**label - 1)",
                  help="linear: gain = label (trec_eval); exponential: 2**label - 1"),
     ReportOption(name="missing", kind="choice", default="", choices=POLICIES["missing"], group="measure",
                  default_text="zero, or the preset's",
@@ -130,7 +135,7 @@ OPTIONS: tuple[ReportOption, ...] = (
     ReportOption(name="title", kind="title", default="", flag="--name",
                  default_text="made from the system names", help="report title"),
     ReportOption(name="run_name", kind="name", default="", surfaces=frozenset(("cli", "yaml", "notebook")),
-                 default_text="its file name",
+                 default_text="its file name", notebook_help="display name of `run` (with runs, each has its own)",
                  help="display name of the one run; with several runs, use --run NAME=PATH"),
     ReportOption(name="baseline_name", kind="name", default="", default_text="its file name; BM25 with --corpus",
                  help="display name of the baseline"),
