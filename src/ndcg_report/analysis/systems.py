@@ -1,8 +1,7 @@
 """Naming the systems of a report: `NAME=PATH` or a file's name, checked, never silently renamed.
 
-Naming the systems of a report: `NAME=PATH`, or a plain path named by its file name (without
-`.gz`, `.txt`, `.run`, ...); names are never changed to make them unique: two systems with one name,
-or the same file given twice, are refused.
+A plain path is named by its file name without `.gz`, `.txt`, `.run`, ... Names are never changed to
+make them unique: two systems with one name, or the same file given twice, are refused.
 """
 
 from __future__ import annotations

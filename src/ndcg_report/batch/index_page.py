@@ -1,7 +1,7 @@
 """The batch's index.html: one row per report with its headline numbers, status and history figure.
 
-index.html of a batch output root: one row per report, and its headline measure (nDCG@10 unless the
-report names another) across builds per report.
+The headline measure is nDCG@10 unless the report names another; the history figure shows it across
+builds.
 
 Offline and self-contained like the reports: inline CSS, no script, figures as PNG data URIs made
 with matplotlib's Figure API (deterministic: figure_style.RC, no PNG metadata). Every text is escaped.
