@@ -508,6 +508,28 @@ def test_index_draws_histories_that_mix_one_run_and_many_run_records():
     assert page.count("data:image/png;base64,") == 1
 
 
+@pytest.mark.parametrize(("value", "text"), [
+    (None, "–"), (float("nan"), "–"), (np.float64("nan"), "–"), ("0.01", "–"), (True, "–"),  # no number
+    (0, "<0.0001"), (5e-5, "<0.0001"), (-np.inf, "<0.0001"), (1e-4, "0.0001"), (0.00012345, "0.0001"),
+    (0.0123, "0.0123"), (0.99995, "1.0000"), (1, "1.0000"), (np.float64(0.03), "0.0300"), (np.float32(0.5), "0.5000"),
+])
+def test_a_p_value_reads_the_same_in_the_report_and_the_batch_index_and_log(value, text):
+    from ndcg_report.analysis.text import format_p
+    from ndcg_report.batch.index_page import ReportState, render_index
+    from ndcg_report.batch.reports import test_text
+
+    assert format_p(value) == text
+    if isinstance(value, np.floating):
+        return  # a report's tables hold numpy numbers; the index and the log read JSON
+    record = {"time": "2026-11-21T02:30:00Z", "measure": "nDCG@10", "run_mean": 0.5, "baseline_mean": 0.5,
+              "delta": 0.0, "ci_low": -0.1, "ci_high": 0.1, "holm_randomization_pvalue": value, "run_name": "A",
+              "baseline_name": "B"}
+    page = render_index([ReportState(name="r", title="r", status="built", history=(record,), has_report=True)],
+                        heading="h", batch_line="b")
+    assert index_rows(page)["r"][5] == text
+    assert test_text(record) == f"Holm randomization p={text}"
+
+
 def test_index_marks_a_significant_loss_apart_from_a_win_and_counts_the_systems_below():
     """Issue 30: a significant loss was bold with * like a win, and only the systems above were counted."""
     from ndcg_report.batch.index_page import ReportState, render_index
