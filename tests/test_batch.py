@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from ndcg_report.batch.runner import _failure, fingerprint
+from ndcg_report.batch.reports import _failure, fingerprint
 from ndcg_report.batch.config import load_config
 from ndcg_report.errors import ParameterError
 from ndcg_report.batch.history import append_history, history_file, read_history
@@ -612,7 +612,7 @@ def test_failure_step_comes_from_the_exit_code_and_the_last_line():
 
 
 def test_the_start_line_says_why_a_report_is_built():
-    from ndcg_report.batch.runner import _reason
+    from ndcg_report.batch.reports import _reason
 
     files = {"run": {"sha256": "new"}, "qrels": {"sha256": "q"}}
     good = {"time": "T", "fingerprint": "f", "version": "0.1.0", "files": {"run": {"sha256": "old"}, "qrels": {"sha256": "q"}}}
