@@ -93,7 +93,7 @@ def build_in_process(out: Path, run: Path = RUN, progress: bool = False, **given
 
 
 @pytest.fixture
-def stop_signals():
+def stop_signals(sighup_at_default):
     """The command line's stop signals (each raises interrupts.Interrupted), put back afterwards."""
     from ndcg_report.interrupts import install, restore
 
@@ -328,6 +328,7 @@ def on_a_terminal_hung_up(command: list[str], cwd: Path, ready) -> tuple[int, by
             pass
 
 
+@pytest.mark.usefixtures("sighup_at_default")
 def test_08_a_terminal_hung_up_mid_build_removes_the_staging_and_exits_129(tmp_path):
     # found: the progress line's clean-up failed on the dead terminal (EIO) and skipped the staging's
     code, shown = on_a_terminal_hung_up([*CLI, *build_args(RUN, tmp_path / "out")], tmp_path,
@@ -336,6 +337,7 @@ def test_08_a_terminal_hung_up_mid_build_removes_the_staging_and_exits_129(tmp_p
     assert working_folders(tmp_path) == [] and not (tmp_path / "out").exists()
 
 
+@pytest.mark.usefixtures("sighup_at_default")
 def test_08_a_batch_whose_terminal_hangs_up_exits_129(tmp_path):
     small_config(tmp_path)
     code, shown = on_a_terminal_hung_up([*CLI, "batch", "c.yml"], tmp_path,

@@ -12,7 +12,7 @@ from ndcg_report.interrupts import Interrupted, install, restore, whole
 
 
 @pytest.fixture
-def stop_signals():
+def stop_signals(sighup_at_default):
     replaced = install()
     yield
     restore(replaced)
