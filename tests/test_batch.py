@@ -208,7 +208,7 @@ def test_unchanged_rerun_skips_and_force_rebuilds(second_batch, forced_batch):
     assert re.search(rf"start good-a \(1/1\): inputs unchanged since {TIME}, rebuilding \(--force\)$", forced.stderr,
                      re.M), forced.stderr
     assert " skip good-a" not in forced.stderr
-    # a forced rebuild of unchanged inputs is built, but adds no point to the history (issue 11, item 6)
+    # a forced rebuild of unchanged inputs is built, but adds no point to the history
     assert len(forced_snap["history"]["good-a"]) == 1 and len(forced_snap["history"]["good-b"]) == 1
     assert forced_snap["history"]["good-a"] == snap["history"]["good-a"]
     assert set(index_rows(forced_snap["index"])) == {"good-a"}  # the index lists the reports of its config
@@ -531,7 +531,7 @@ def test_a_p_value_reads_the_same_in_the_report_and_the_batch_index_and_log(valu
 
 
 def test_index_marks_a_significant_loss_apart_from_a_win_and_counts_the_systems_below():
-    """Issue 30: a significant loss was bold with * like a win, and only the systems above were counted."""
+    """A significant loss is not bold with * like a win, and the systems below are counted as well as those above."""
     from ndcg_report.batch.index_page import ReportState, render_index
 
     def record(delta, p, **more):
@@ -636,7 +636,7 @@ def test_unusable_output_root_and_odd_yaml_keys_are_one_line_errors(tmp_path):
 
 
 def test_config_values_take_every_input_format_with_the_same_checks(tmp_path):
-    """Issue 20: a batch reads runs, qrels and topics in any format, with the readers' checks (here
+    """A batch reads runs, qrels and topics in any format, with the readers' checks (here
     each report fails at validation, before any kernel, naming the file and line)."""
     copy_inputs(tmp_path)
     inputs = tmp_path / "inputs"

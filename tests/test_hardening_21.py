@@ -1,4 +1,4 @@
-"""Hostile use, second round (issue 21): one regression test per item, numbered as in the issue.
+"""Hostile use: one regression test each.
 
 Most builds here run in-process with the notebook steps replaced by a stub that writes the report's
 files (fake_steps): what is under test is what happens around the steps (checks, publish, batch).
