@@ -29,7 +29,7 @@ CHILD = r"""
 import json, sys, time
 started = time.perf_counter()
 from pathlib import Path
-try:  # the layout since issue 29: report/ split into analysis/ and build/
+try:  # the layout since report/ was split into analysis/ and build/
     import ndcg_report.build.pipeline as build
 except ImportError:
     import ndcg_report.report.build as build
@@ -57,14 +57,14 @@ def cell_times(executed, *args, **kwargs):
     return original_drop(executed, *args, **kwargs)
 
 original_drop = build._drop_run_specific_metadata
-if hasattr(build, "check_inputs"):  # since issue 23: read, checked and saved for the kernels one run at a time
+if hasattr(build, "check_inputs"):  # since the inputs are read, checked and saved for the kernels one run at a time
     build.check_inputs = timed("read, check and save the inputs before any kernel (bad input fails here)",
                                build.check_inputs)
 else:
     build.load_inputs = timed("read the inputs before any kernel (bad input fails here)", build.load_inputs)
 build._execute = timed("papermill: write the parameters, run the process, check", build._execute)
 build._drop_run_specific_metadata = timed("drop run-specific metadata", cell_times)
-try:  # the pipeline since issue 23: papermill and nbval as child processes started together
+try:  # the pipeline since papermill and nbval are child processes started together
     try:
         import ndcg_report.build.steps.processes as processes
     except ImportError:
@@ -93,7 +93,7 @@ if processes is not None:
         return wrapper
 
     processes.ChildProcess.__init__, processes.ChildProcess.wait = init, ended(original_wait)
-    if original_terminate is not None:  # the fork server (since issue 23's second round) is ended so
+    if original_terminate is not None:  # the fork server (since kernels are forked) is ended so
         processes.ChildProcess.terminate = ended(original_terminate)
 build.notebook_to_html = timed("nbconvert: offline HTML", build.notebook_to_html)
 publish = "publish" if hasattr(build, "publish") else "_publish"
@@ -109,7 +109,7 @@ IMPORTS = r"""
 import importlib, time
 started = time.perf_counter()
 for name in ("checks", "content", "html", "outputs", "results", "drilldown", "plots"):  # what a release has
-    for package in ("ndcg_report.analysis", "ndcg_report.report"):  # since issue 29, and before it
+    for package in ("ndcg_report.analysis", "ndcg_report.report"):  # after report/ was split, and before
         try:
             importlib.import_module(f"{package}.{name}")
             break

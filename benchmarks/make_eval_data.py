@@ -1,4 +1,5 @@
-"""Generate the run and qrels `eval` is timed on (issue 35's shape), fast enough for 50M lines.
+"""Generate the run and qrels `eval` is timed on (7,000 queries x 1,000 by default), fast enough for 50M
+lines.
 
 The run: QUERIES queries of DEPTH lines in rank order (about 3% of queries shorter), in random qid
 order; docids `D` + 7 digits; scores with 4 decimals, descending, about 5% of lines tied with the

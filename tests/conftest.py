@@ -17,6 +17,21 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.fixture
+def sighup_at_default():
+    """SIGHUP at its default for one test and every process it starts, as a terminal's session has it.
+
+    A suite run under nohup (or by cron or a CI runner that starts jobs so) inherits SIGHUP ignored, and
+    the tool rightly keeps an ignored SIGHUP ignored, so a hang-up test would see no hang-up. Set here, in
+    the suite's process, it reaches the test's own handlers and its children alike (Popen's
+    restore_signals resets only the signals Python itself ignores, not SIGHUP), and it is put back after
+    the test: outside the hang-up tests the run still survives its terminal hanging up, as nohup asked.
+    """
+    previous = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGHUP, previous)
+
+
 def _statsmodels_holm_without_a_full_collection() -> None:
     """statsmodels' multipletests(method="holm"), our reference for Holm's adjustment, ends with a
     gc.collect() (to free its temporary array): 0.05 s in a fresh process, half a second in this suite's

@@ -1,4 +1,4 @@
-"""Every numeric measure of trec_eval 10's `-m all_trec` (issue 30): `eval --format trec -q -m all_trec`
+"""Every numeric measure of trec_eval 10's `-m all_trec`: `eval --format trec -q -m all_trec`
 prints the lines trec_eval -c -q -m all_trec printed (tests/data/trec_eval/, made by trec_eval 10 on
 the DL 2019 runs at -l 1 and -l 2, with and without -M); their names in both spellings; -M in
 memory, streamed and in parts; how each family's `all` row is made."""

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from ndcg_report.batch.runner import _failure, fingerprint
+from ndcg_report.batch.reports import _failure, fingerprint
 from ndcg_report.batch.config import load_config
 from ndcg_report.errors import ParameterError
 from ndcg_report.batch.history import append_history, history_file, read_history
@@ -208,7 +208,7 @@ def test_unchanged_rerun_skips_and_force_rebuilds(second_batch, forced_batch):
     assert re.search(rf"start good-a \(1/1\): inputs unchanged since {TIME}, rebuilding \(--force\)$", forced.stderr,
                      re.M), forced.stderr
     assert " skip good-a" not in forced.stderr
-    # a forced rebuild of unchanged inputs is built, but adds no point to the history (issue 11, item 6)
+    # a forced rebuild of unchanged inputs is built, but adds no point to the history
     assert len(forced_snap["history"]["good-a"]) == 1 and len(forced_snap["history"]["good-b"]) == 1
     assert forced_snap["history"]["good-a"] == snap["history"]["good-a"]
     assert set(index_rows(forced_snap["index"])) == {"good-a"}  # the index lists the reports of its config
@@ -508,8 +508,30 @@ def test_index_draws_histories_that_mix_one_run_and_many_run_records():
     assert page.count("data:image/png;base64,") == 1
 
 
+@pytest.mark.parametrize(("value", "text"), [
+    (None, "–"), (float("nan"), "–"), (np.float64("nan"), "–"), ("0.01", "–"), (True, "–"),  # no number
+    (0, "<0.0001"), (5e-5, "<0.0001"), (-np.inf, "<0.0001"), (1e-4, "0.0001"), (0.00012345, "0.0001"),
+    (0.0123, "0.0123"), (0.99995, "1.0000"), (1, "1.0000"), (np.float64(0.03), "0.0300"), (np.float32(0.5), "0.5000"),
+])
+def test_a_p_value_reads_the_same_in_the_report_and_the_batch_index_and_log(value, text):
+    from ndcg_report.analysis.text import format_p
+    from ndcg_report.batch.index_page import ReportState, render_index
+    from ndcg_report.batch.reports import test_text
+
+    assert format_p(value) == text
+    if isinstance(value, np.floating):
+        return  # a report's tables hold numpy numbers; the index and the log read JSON
+    record = {"time": "2026-11-21T02:30:00Z", "measure": "nDCG@10", "run_mean": 0.5, "baseline_mean": 0.5,
+              "delta": 0.0, "ci_low": -0.1, "ci_high": 0.1, "holm_randomization_pvalue": value, "run_name": "A",
+              "baseline_name": "B"}
+    page = render_index([ReportState(name="r", title="r", status="built", history=(record,), has_report=True)],
+                        heading="h", batch_line="b")
+    assert index_rows(page)["r"][5] == text
+    assert test_text(record) == f"Holm randomization p={text}"
+
+
 def test_index_marks_a_significant_loss_apart_from_a_win_and_counts_the_systems_below():
-    """Issue 30: a significant loss was bold with * like a win, and only the systems above were counted."""
+    """A significant loss is not bold with * like a win, and the systems below are counted as well as those above."""
     from ndcg_report.batch.index_page import ReportState, render_index
 
     def record(delta, p, **more):
@@ -590,7 +612,7 @@ def test_failure_step_comes_from_the_exit_code_and_the_last_line():
 
 
 def test_the_start_line_says_why_a_report_is_built():
-    from ndcg_report.batch.runner import _reason
+    from ndcg_report.batch.reports import _reason
 
     files = {"run": {"sha256": "new"}, "qrels": {"sha256": "q"}}
     good = {"time": "T", "fingerprint": "f", "version": "0.1.0", "files": {"run": {"sha256": "old"}, "qrels": {"sha256": "q"}}}
@@ -614,7 +636,7 @@ def test_unusable_output_root_and_odd_yaml_keys_are_one_line_errors(tmp_path):
 
 
 def test_config_values_take_every_input_format_with_the_same_checks(tmp_path):
-    """Issue 20: a batch reads runs, qrels and topics in any format, with the readers' checks (here
+    """A batch reads runs, qrels and topics in any format, with the readers' checks (here
     each report fails at validation, before any kernel, naming the file and line)."""
     copy_inputs(tmp_path)
     inputs = tmp_path / "inputs"

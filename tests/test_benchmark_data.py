@@ -1,4 +1,4 @@
-"""benchmarks/make_eval_data.py makes the run issue 35 times eval on: its shape, checked on a small one."""
+"""benchmarks/make_eval_data.py makes the run eval's benchmark times it on: its shape, checked on a small one."""
 
 from __future__ import annotations
 

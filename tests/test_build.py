@@ -168,7 +168,7 @@ def assert_reproduce_block_keeps_paths_whole(out: Path) -> None:
 
 
 def test_small_build_escapes_text_from_inputs(tmp_path):
-    """Also inputs in other formats (issues 20 and 21): the topics through `<(zcat t.tsv.gz)`, a second
+    """Also inputs in other formats: the topics through `<(zcat t.tsv.gz)`, a second
     run as JSON lines of ranked lists, another as pandas 3 writes Parquet (large_string ids, which broke
     build when mixed with text), the qrels as BEIR TSV; the report names the format of each."""
     import gzip

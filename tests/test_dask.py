@@ -1,4 +1,4 @@
-"""Dask (issue 13, part 4): `batch --dask` and `eval --dask` on a LocalCluster of two worker processes
+"""Dask: `batch --dask` and `eval --dask` on a LocalCluster of two worker processes
 give exactly what one machine gives; a worker killed mid-build fails its report only; the lock still
 refuses a second batch; a build whose batch is gone (seen through the shared filesystem) never
 publishes; without --dask nothing of Dask is imported."""

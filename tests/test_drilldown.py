@@ -116,7 +116,7 @@ def monkeypatch_module():
        st.booleans())
 def test_the_pool_equals_plain_python_pooling(monkeypatch_module, first, second, third, depth, colliding, block,
                                               every_query):
-    # every_query: the runs' queries without any judgement pooled too (Rankings.pool_top, issue 30)
+    # every_query: the runs' queries without any judgement pooled too (Rankings.pool_top)
     # colliding: every docid gets the same fingerprint, so the pool takes its exact (sorting) path;
     # block: queries pooled at a time (the large runs' path, here with 1 or 2 queries a block)
     monkeypatch_module.setattr(toplists, "string_fingerprints",

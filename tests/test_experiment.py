@@ -92,7 +92,7 @@ def test_a_verdict_does_not_change_with_the_measures_or_cutoffs_asked_for():
 def test_headline_numbers_and_leaderboard_equal_each_evaluation(experiment):
     board = experiment.leaderboard
     assert list(board.index) == [*RUNS, "BM25"]
-    # flat labels, each Measure's .label (issue 30: they were ('nDCG', 10) and ('RR', nan) tuples)
+    # flat labels, each Measure's .label (not ('nDCG', 10) and ('RR', nan) tuples)
     assert list(board.columns) == [f"nDCG@{k}" for k in (1, 3, 5, 10, 20, 100, 1000)] == experiment.labels
     assert board.columns.name == "measure" and list(experiment.significance.columns) == experiment.labels
     assert round(board.at["monoT5", "nDCG@10"], 4) == 0.7215 and round(board.at["BM25", "nDCG@10"], 4) == 0.5058
@@ -168,7 +168,7 @@ def test_every_input_form_gives_the_same_numbers(experiment):
         "pyarrow": (run.table, read_qrels(QRELS).table),
         "pandas": (frame, qrels_frame),
         "pyterrier": (pyterrier, qrels_frame.rename(columns={"docid": "docno", "rel": "label"})),
-        # issue 30: ir_datasets' and ir_measures' column names, and rank-only tables as JSON lines and Parquet
+        # ir_datasets' and ir_measures' column names, and rank-only tables as JSON lines and Parquet
         "ir_datasets": (frame.rename(columns={"qid": "query_id", "docid": "doc_id"}),
                         qrels_frame.rename(columns={"qid": "query_id", "docid": "doc_id", "rel": "relevance"})),
         "rank only": (ranked, qrels_frame),
@@ -401,7 +401,7 @@ def test_bad_arguments_are_parameter_errors():
 
 
 
-# --- float grades with the default relevance level: the binary measures' fewer queries said (issue 30) --------
+# --- float grades with the default relevance level: the binary measures' fewer queries said --------
 
 FLOAT_QRELS = {"q1": {"d1": 1.0, "d2": 0.0}, "q2": {"d3": 0.5, "d4": 0.25}, "q3": {"d5": 0.7}}
 FLOAT_RUN = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0, "d4": 2.0}, "q3": {"d5": 1.0, "d6": 3.0}}
@@ -457,7 +457,7 @@ def test_eval_at_the_command_line_prints_no_python_warning(tmp_path, capsys):
     assert "Warning" not in capsys.readouterr().err
 
 
-# --- the report's intervals and tests, each labelled where it is shown (issue 30) -----------------------------
+# --- the report's intervals and tests, each labelled where it is shown -----------------------------
 
 
 def test_each_interval_of_one_comparison_says_its_level_and_why(experiment):

@@ -1,5 +1,5 @@
 """A parsed run of millions of lines takes hundreds of MB, so compare_runs and the report's reading
-hold one run under test at a time and an Experiment keeps none (issue 23: the peak memory of a
+hold one run under test at a time and an Experiment keeps none (the peak memory of a
 report over 200,000 queries). Each test follows every run read through a weak reference."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every figure of a report also as SVG in figures/ beside it (issue 34 item 3): linked from its caption,
+"""Every figure of a report also as SVG in figures/ beside it: linked from its caption,
 the same bytes on every build, replaced by the next build, never a user's file removed."""
 
 from __future__ import annotations

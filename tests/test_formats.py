@@ -218,7 +218,7 @@ BAD = [
 ]
 
 
-# --- a likely mistake is named with its fix (issue 30) ---------------------------------------------
+# --- a likely mistake is named with its fix ---------------------------------------------
 
 HINTED = [
     # a JSON-lines key close to an accepted one: the close keys, then every accepted key

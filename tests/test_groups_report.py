@@ -1,4 +1,4 @@
-"""Query groups inside a report (issue 33 item 2): `build --groups FILE`, compare_runs(groups=...),
+"""Query groups inside a report: `build --groups FILE`, compare_runs(groups=...),
 per_group.csv and summary.json's `groups`, the same numbers as group_table."""
 
 from __future__ import annotations

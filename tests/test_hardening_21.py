@@ -1,4 +1,4 @@
-"""Hostile use, second round (issue 21): one regression test per item, numbered as in the issue.
+"""Hostile use: one regression test each.
 
 Most builds here run in-process with the notebook steps replaced by a stub that writes the report's
 files (fake_steps): what is under test is what happens around the steps (checks, publish, batch).
@@ -561,6 +561,7 @@ def test_24_a_notebook_that_is_not_json_is_bad_input(tmp_path):
     assert not list(tmp_path.glob(".out.*")) and not (tmp_path / "out").exists()
 
 
+@pytest.mark.usefixtures("sighup_at_default")
 def test_25_sighup_to_a_build_is_one_line_and_removes_the_staging(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", *map(str, build_args(tmp_path / "out"))],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)

@@ -1,4 +1,4 @@
-"""The third hardening round (issue 31): nothing of the caller's folder runs as code or changes a
+"""Nothing of the caller's folder runs as code or changes a
 report. Each test plants what a hostile or careless folder may hold and builds from inside it."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def test_02_a_matplotlibrc_in_the_working_folder_changes_no_figure(tmp_path):
     assert figures(tmp_path / "a") and figures(tmp_path / "a") == figures(tmp_path / "b")
 
 
-# --- item 3: another user's files never join a published report ----------------------------------
+# --- another user's files never join a published report ----------------------------------
 
 NOBODY = 65534
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to give files to another user (chown)")
@@ -121,7 +121,7 @@ def test_03_a_staging_folder_is_private_until_published(tmp_path):
     assert (tmp_path / "published").stat().st_mode & 0o7777 == 0o777 & ~old
 
 
-# --- item 4: a fork server named in the environment is used only if it is ours --------------------
+# --- a fork server named in the environment is used only if it is ours --------------------
 
 class HostileServer:
     """A Unix socket server in a thread, behaving as `how` says to every asker, recording what it got:

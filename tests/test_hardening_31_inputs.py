@@ -1,4 +1,4 @@
-"""Issue 31, items 6, 10 and four of 11: ids and names that are bad input, in every format and at the command line.
+"""Ids and names that are bad input, in every format and at the command line.
 
 Control characters in an id are refused at reading whatever the format (one rule, inputs.ids); names and
 paths that are not UTF-8, an --out through a looping link or too long for the file system, and a deleted
@@ -50,7 +50,7 @@ def refused(result: subprocess.CompletedProcess, *parts: str) -> str:
     return err
 
 
-# --- item 6: control characters in ids, every format ----------------------------------------------------------
+# --- control characters in ids, every format ----------------------------------------------------------
 
 
 @pytest.mark.parametrize("side", ["run", "qrels"])
@@ -226,7 +226,7 @@ def test_06_ids_that_look_like_spreadsheet_formulas_round_trip_as_written(tmp_pa
     assert out.read_text().splitlines()[1].split("\t")[:2] == ["=1+1", "+d"]
 
 
-# --- item 10: names that are not UTF-8, --out that cannot be, a deleted working folder ----------------------------
+# --- names that are not UTF-8, --out that cannot be, a deleted working folder ----------------------------
 
 
 def test_10_an_input_file_named_in_bytes_that_are_not_utf8_is_one_line(tmp_path):
@@ -296,7 +296,7 @@ def test_10_a_build_out_too_long_for_the_file_system_is_one_line_before_any_work
     assert os.listdir(tmp_path) == []
 
 
-# --- item 11: one title check, looping --out links, blank files, repeated JSON keys --------------------------------
+# --- one title check, looping --out links, blank files, repeated JSON keys --------------------------------
 
 
 @pytest.mark.parametrize("character", ["\x1b", "\x85"])

@@ -1,4 +1,4 @@
-"""Issue 31, item 9 (and the dead kernel of 11): inputs that would take unbounded memory or disk are
+"""Inputs that would take unbounded memory or disk are
 refused early with one line or read within a bound, and a build whose kernel or step was killed says
 so. Each test makes an input that hits its limit cheaply (a lowered limit, or a gzip of repeats)."""
 

@@ -1,7 +1,6 @@
-"""The third hardening round (issue 31), items 5, 7, 8 and 11: what a build publishes and how it ends
-agree. An input changed while it is read is refused (5); a lost log line is not a failed build (7); a
-terminal hung up mid-build ends it as SIGHUP does (8); no staging folder outlives a build, killed,
-crashed or stopped twice (11).
+"""What a build publishes and how it ends agree. An input changed while it is read is refused; a lost
+log line is not a failed build; a terminal hung up mid-build ends it as SIGHUP does; no staging folder
+outlives a build, killed, crashed or stopped twice.
 
 Most builds here run in-process with the notebook steps replaced by a stub that writes the report's
 files (stub_steps): what is under test is around the steps. The others run the command line for real.
@@ -93,7 +92,7 @@ def build_in_process(out: Path, run: Path = RUN, progress: bool = False, **given
 
 
 @pytest.fixture
-def stop_signals():
+def stop_signals(sighup_at_default):
     """The command line's stop signals (each raises interrupts.Interrupted), put back afterwards."""
     from ndcg_report.interrupts import install, restore
 
@@ -102,7 +101,7 @@ def stop_signals():
     restore(replaced)
 
 
-# --- 5. an input replaced or written to while the build reads it ----------------------------------------------
+# --- an input replaced or written to while the build reads it ----------------------------------------------
 
 
 def swapped_run(tmp_path: Path) -> tuple[Path, Path]:
@@ -231,7 +230,7 @@ def test_05_a_corpus_changed_during_its_bm25_build_stores_no_cache_entry(tmp_pat
     assert list((tmp_path / "cache").iterdir()) == []
 
 
-# --- 7. a standard output or error that cannot be written -----------------------------------------------------
+# --- a standard output or error that cannot be written -----------------------------------------------------
 
 
 class FullStream:
@@ -297,7 +296,7 @@ def test_07_a_batch_whose_log_goes_to_a_full_disk_builds_and_finishes(tmp_path):
     assert (tmp_path / "out" / "r1" / "report.html").is_file()
 
 
-# --- 8. the terminal hangs up mid-build -----------------------------------------------------------------------
+# --- the terminal hangs up mid-build -----------------------------------------------------------------------
 
 
 def on_a_terminal_hung_up(command: list[str], cwd: Path, ready) -> tuple[int, bytes]:
@@ -328,6 +327,7 @@ def on_a_terminal_hung_up(command: list[str], cwd: Path, ready) -> tuple[int, by
             pass
 
 
+@pytest.mark.usefixtures("sighup_at_default")
 def test_08_a_terminal_hung_up_mid_build_removes_the_staging_and_exits_129(tmp_path):
     # found: the progress line's clean-up failed on the dead terminal (EIO) and skipped the staging's
     code, shown = on_a_terminal_hung_up([*CLI, *build_args(RUN, tmp_path / "out")], tmp_path,
@@ -336,6 +336,7 @@ def test_08_a_terminal_hung_up_mid_build_removes_the_staging_and_exits_129(tmp_p
     assert working_folders(tmp_path) == [] and not (tmp_path / "out").exists()
 
 
+@pytest.mark.usefixtures("sighup_at_default")
 def test_08_a_batch_whose_terminal_hangs_up_exits_129(tmp_path):
     small_config(tmp_path)
     code, shown = on_a_terminal_hung_up([*CLI, "batch", "c.yml"], tmp_path,
@@ -375,7 +376,7 @@ def test_08_progress_lines_on_a_dead_terminal_cut_no_clean_up_short(tmp_path, st
     assert working_folders(tmp_path) == [] and not (tmp_path / "out").exists()
 
 
-# --- 11. staging folders left by a crashed build, or by a stop that came twice ---------------------------------
+# --- staging folders left by a crashed build, or by a stop that came twice ---------------------------------
 
 
 CRASHING_BUILD = """

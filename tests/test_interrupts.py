@@ -1,5 +1,5 @@
 """Stop signals held by `whole()` are never lost: one handled while the handlers are being put back
-is still raised once the block is done (the lost Ctrl-C of test_18 under load)."""
+is still raised once the block is done (a Ctrl-C was once lost so under load)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ndcg_report.interrupts import Interrupted, install, restore, whole
 
 
 @pytest.fixture
-def stop_signals():
+def stop_signals(sighup_at_default):
     replaced = install()
     yield
     restore(replaced)

@@ -1,4 +1,4 @@
-"""Several judgment sets in one report (issue 32): compare_runs(qrels={...}), `build --qrels NAME=PATH`,
+"""Several judgment sets in one report: compare_runs(qrels={...}), `build --qrels NAME=PATH`,
 a batch's `qrels:` mapping, the report's section and summary.json's `judgments`."""
 
 from __future__ import annotations

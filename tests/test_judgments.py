@@ -1,4 +1,4 @@
-"""Judgment sets compared (issue 32): label agreement, rank correlations, compare_judgments, `ndcg-report judges`.
+"""Judgment sets compared: label agreement, rank correlations, compare_judgments, `ndcg-report judges`.
 
 Every statistic is checked against its library (scikit-learn, krippendorff, scipy) or a small case worked
 by hand; tau_AP against a plain-Python transcription of its definition (Yilmaz, Aslam and Robertson, SIGIR

@@ -1,4 +1,4 @@
-"""Issue 21, items 23 and 27: long names keep every figure and table readable, one colour has one
+"""Long names keep every figure and table readable, one colour has one
 meaning, many systems get small multiples, the page titles and reprs say what they show."""
 
 from __future__ import annotations

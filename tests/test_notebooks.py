@@ -70,7 +70,7 @@ def test_papermill_help_lists_every_parameter_with_type_default_and_help():
 
 
 def test_the_notebook_and_batch_docs_name_every_input_format_not_only_trec_qrels_and_tsv_topics():
-    """Issue 30: the parameter cell (papermill --help-notebook), docs/notebook.md and the batch config
+    """The parameter cell (papermill --help-notebook), docs/notebook.md and the batch config
     table described only TREC qrels and qid<TAB>text topics; every format of docs/inputs.md is taken."""
     comments = {match.group(1): match.group(4) for match in parameter_lines()}
     notebook_doc = (ROOT / "docs" / "notebook.md").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Issue 34 item 2: the report's "Tables for a paper" section and leaderboard.tex / leaderboard.md beside
+"""The report's "Tables for a paper" section and leaderboard.tex / leaderboard.md beside
 summary.json, the same texts `ndcg-report table` makes from that summary.json."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tables for a paper (issue 34): LaTeX, Markdown and CSV of a report's leaderboard, from its summary.json
+"""Tables for a paper: LaTeX, Markdown and CSV of a report's leaderboard, from its summary.json
 (`ndcg-report table`) or from an Experiment, and the tables of a suite and of judgment sets compared."""
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Issue 21's reading items, each a regression test: ids of every Arrow string layout mixed with text
-inputs (5), formats told by structure, not 4 bytes (8), process substitutions read once (9; a build with
-`--topics <(zcat t.tsv.gz)`: test_build.test_small_build_escapes_text_from_inputs), bounded
-first checks for topics (10) and for overlong first lines (11), mistyped folders not walked (12), and
-named pipes refused instead of blocking (13)."""
+"""Reading, each a regression test: ids of every Arrow string layout mixed with text inputs, formats
+told by structure, not 4 bytes, process substitutions read once (a build with `--topics <(zcat t.tsv.gz)`:
+test_build.test_small_build_escapes_text_from_inputs), bounded first checks for topics and for overlong
+first lines, mistyped folders not walked, and named pipes refused instead of blocking."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The connection to a Dask cluster, for `batch --dask` and `eval --dask` only.
 
-The connection to a Dask cluster (dask.distributed), for `batch --dask` and `eval --dask` only:
-nothing else imports this module, so without --dask nothing of Dask is imported.
+Through dask.distributed; nothing else imports this module, so without --dask nothing of Dask is
+imported.
 
 A bad address or a scheduler that does not answer within CONNECT_TIMEOUT seconds is a
 ParameterError (one line, exit 2) before anything is built or read by a worker.

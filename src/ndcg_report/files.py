@@ -1,7 +1,6 @@
 """File plumbing shared by every stage: atomic writes, gzip, hashes, line counts, safe folders.
 
-File plumbing shared by the readers, the report, the BM25 cache, the CLI and batch builds:
-opening maybe-gzip files, hashes, line counts, atomic writes, folders.
+Its users: the readers, the report, the BM25 cache, the CLI and batch builds.
 """
 
 from __future__ import annotations

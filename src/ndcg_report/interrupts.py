@@ -1,7 +1,7 @@
 """Ctrl-C, SIGTERM and SIGHUP alike: one exception, routed handlers, and the exit code of each.
 
-Ctrl-C, SIGTERM and SIGHUP alike: in the command line each raises Interrupted (a KeyboardInterrupt),
-so every command stops the same way: clean-up in `finally`, one line, exit 128 + the signal number.
+In the command line each raises Interrupted (a KeyboardInterrupt), so every command stops the same way:
+clean-up in `finally`, one line, exit 128 + the signal number.
 """
 
 from __future__ import annotations

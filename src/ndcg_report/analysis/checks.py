@@ -1,7 +1,7 @@
 """The report's data checks: queries, depth, labels, judged@k, and the warnings to read first.
 
-The report's data checks: what kinds of queries each system has, retrieval depth, labels, how much
-of each top k is judged, and the warnings an analyst should read before trusting the numbers.
+Queries: what kinds each system has; judged@k: how much of each top k is judged; the warnings: those an
+analyst should read before trusting the numbers.
 """
 
 from __future__ import annotations

@@ -189,7 +189,7 @@ def compare_runs(
         no_relevant=no_relevant, identical_ids=identical_ids, seed=seed, baseline_name=baseline_name,
         n_resamples=n_resamples, confidence=confidence, alpha=alpha, large_n=large_n))
     topics = _topics(topics)
-    pairs = _named_runs(runs)
+    pairs = _given_runs(runs)
     asked = measure_set(preset, measures, cutoffs, rel_level, judged_only)
     chosen_headline = choose_headline(headline, preset, asked.measures)
     for label, value in (("large_n", large_n), ("drilldown_depth", drilldown_depth)):
@@ -332,7 +332,7 @@ def shown_text(topics: pd.Series, limit: int = MAX_QUERY_TEXT) -> pd.Series:
     return cut
 
 
-def _named_runs(runs: Mapping[str, RunLike] | Sequence | Iterator | RunLike) -> Iterator[tuple[str, RunLike]]:
+def _given_runs(runs: Mapping[str, RunLike] | Sequence | Iterator | RunLike) -> Iterator[tuple[str, RunLike]]:
     """(given name, '' where none; the run) pairs in the order given. From a mapping or list every pair
     is checked at once; from an iterator each as it is asked for, so that it need not hold more than
     the run being read."""

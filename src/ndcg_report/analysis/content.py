@@ -1,7 +1,6 @@
 """The report's tables of what was evaluated (parameters, files) and its list of figures.
 
-What the report notebook shows of what was evaluated (the parameters and files tables) and its
-figures. The data checks are in analysis.checks, the verdicts and result tables in analysis.results.
+The data checks are in analysis.checks, the verdicts and result tables in analysis.results.
 Every function takes the Report and returns plain data, text or HTML.
 """
 

@@ -1,8 +1,8 @@
 """Why a query moved: each query's top k of the baseline and of every system, side by side.
 
-Why a query moved: per query, the top k of the baseline and of each system side by side (labels,
-unjudged ones marked, rank moves against the baseline, a short text when a corpus is given), the
-relevant documents each system left out of its top k, and how much its ranking changed (RBO). Offline
+Each top k shows labels, unjudged ones marked, rank moves against the baseline and a short text when a
+corpus is given; below it, the relevant documents each system left out of its top k, and how much its
+ranking changed (RBO). Offline
 HTML: <details> blocks, no script, every text escaped, each block at a stable anchor `#q-<qid>`.
 """
 

@@ -1,7 +1,6 @@
 """The plot_* methods of an Experiment: each draws one measure of its systems with analysis.plots.
 
-The figures of an Experiment (report.experiment): each plot_* method draws one measure (default: the
-headline) of the experiment's systems with report.plots and returns a matplotlib Figure.
+The measure is the headline unless one is named; each method returns a matplotlib Figure.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """HTML fragments of the report and of the Jupyter display, every text from an input escaped.
 
-HTML fragments the report and the Jupyter display are made of. Every text that can come from an
+Every text that can come from an
 input (names, ids, query text, file names) is escaped here: pandas Styler does not by default.
 """
 

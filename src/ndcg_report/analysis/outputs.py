@@ -1,8 +1,8 @@
 """The report's machine-readable outputs: per_query.csv rows and the summary.json record.
 
-The report's machine-readable outputs: per_query.csv (one row per system, query and measure) and
-summary.json (schema SCHEMA_VERSION: systems, comparisons with the baseline, pairwise tests; every
-per-measure record keyed by the measure's label, 'nDCG@10', with its measure and k).
+per_query.csv has one row per system, query and measure; summary.json (schema SCHEMA_VERSION) the
+systems, comparisons with the baseline and pairwise tests, every per-measure record keyed by the
+measure's label, 'nDCG@10', with its measure and k.
 """
 
 from __future__ import annotations

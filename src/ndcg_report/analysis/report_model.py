@@ -1,8 +1,7 @@
 """The Report and its settings: validated parameters as data, the rebuild command, the results.
 
-The Report and its settings: the validated parameters as plain data (build.parameters checks
-them), the command that rebuilds a report, and everything a report shows, computed once (the build's
-notebook_io makes it; analysis.checks, analysis.results and analysis.outputs read it).
+build.parameters checks the parameters; the results are everything a report shows, computed once. The
+build's notebook_io makes the Report; analysis.checks, analysis.results and analysis.outputs read it.
 """
 
 from __future__ import annotations

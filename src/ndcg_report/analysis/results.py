@@ -1,7 +1,6 @@
 """The report's results: verdicts, leaderboard, comparison tables, pairwise test, per-query tables.
 
-The report's results: the verdict lines, the leaderboard, each system's comparison table, the
-pairwise test and the per-query tables, as text, DataFrames and escaped HTML.
+A comparison table per system; each as text, DataFrames and escaped HTML.
 """
 
 from __future__ import annotations

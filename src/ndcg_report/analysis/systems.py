@@ -1,8 +1,7 @@
 """Naming the systems of a report: `NAME=PATH` or a file's name, checked, never silently renamed.
 
-Naming the systems of a report: `NAME=PATH`, or a plain path named by its file name (without
-`.gz`, `.txt`, `.run`, ...); names are never changed to make them unique: two systems with one name,
-or the same file given twice, are refused.
+A plain path is named by its file name without `.gz`, `.txt`, `.run`, ... Names are never changed to
+make them unique: two systems with one name, or the same file given twice, are refused.
 """
 
 from __future__ import annotations
@@ -130,3 +129,13 @@ def check_distinct_paths(paths: Sequence[Path], roles: Sequence[str], what: str 
                 f"{path} is given twice (as {seen[key]} and as {role}); give each {what} once"
             )
         seen[key] = role
+
+
+def named_run_paths(given: Sequence[str]) -> list[tuple[str, str]]:
+    """(name, path) of each command-line RUN or NAME=RUN in order: the name given, else made from the file
+    name (derived_name); ParameterError if one file is given twice or two runs would share a name."""
+    pairs = [split_run_option(text) for text in given]
+    paths = [Path(path) for _, path in pairs]
+    check_distinct_paths(paths, [f"run {i}" for i in range(1, len(paths) + 1)])
+    names = unique_names([name for name, _ in pairs], [derived_name("", path, i) for i, path in enumerate(paths, 1)])
+    return [(name, path) for name, (_, path) in zip(names, pairs)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -30,11 +31,11 @@ def p_pair(value: float, holm: float) -> str:
     return f"{format_p(value)} ({format_p(holm)})"
 
 
-def format_p(value: float) -> str:
-    """'0.0123', '<0.0001', or '–'."""
-    if value is None or math.isnan(value):
+def format_p(value: object) -> str:
+    """'0.0123', '<0.0001', or '–' where there is no number (None, NaN, text, a bool: a missing JSON value)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         return "–"
-    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
+    return "<0.0001" if value < 1e-4 else f"{float(value):.4f}"
 
 
 def p_phrase(value: float) -> str:

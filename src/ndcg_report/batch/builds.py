@@ -1,7 +1,6 @@
 """How the batch executes one report's build command: the job handed over and what comes back.
 
-How the batch executes one report's build command: the job it hands over, what comes back, and
-LocalBuilds, which runs it as a subprocess of the batch (batch/dask_builds.py has DaskBuilds).
+LocalBuilds runs it as a subprocess of the batch (batch/dask_builds.py has DaskBuilds).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """`batch --dask ADDRESS`: each report's build a task on a Dask cluster's workers.
 
-`batch --dask ADDRESS`: each report's build a task on a Dask cluster's workers, which share the
-output filesystem with the batch. Only how a build command is executed differs from one machine
+The workers share the output filesystem with the batch. Only how a build command is executed differs from one machine
 (builds.LocalBuilds): the batch keeps the lock, the clean-up, the statuses, the history and the index.
 
 The task (build_on_worker) runs the same `python -m ndcg_report.cli build ...` with the worker's own

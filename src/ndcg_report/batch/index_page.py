@@ -1,7 +1,7 @@
 """The batch's index.html: one row per report with its headline numbers, status and history figure.
 
-index.html of a batch output root: one row per report, and its headline measure (nDCG@10 unless the
-report names another) across builds per report.
+The headline measure is nDCG@10 unless the report names another; the history figure shows it across
+builds.
 
 Offline and self-contained like the reports: inline CSS, no script, figures as PNG data URIs made
 with matplotlib's Figure API (deterministic: figure_style.RC, no PNG metadata). Every text is escaped.
@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ndcg_report.analysis.text import format_p
 from ndcg_report.files import write_text_atomic
 
 MAX_PLOTTED_BUILDS = 90
@@ -409,14 +410,6 @@ def format_signed(value: object) -> str:
     """A difference with its sign and 4 decimals; '–' if it is missing."""
     number = _number(value)
     return "–" if math.isnan(number) else f"{number:+.4f}"
-
-
-def format_p(value: object) -> str:
-    """A p-value with 4 decimals, '<0.0001' below that; '–' if it is missing (plain text)."""
-    number = _number(value)
-    if math.isnan(number):
-        return "–"
-    return "<0.0001" if number < 1e-4 else f"{number:.4f}"
 
 
 def _e(text: str) -> str:

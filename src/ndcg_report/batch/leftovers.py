@@ -1,8 +1,8 @@
 """What the batch finds in its output root before it builds: leftovers of killed processes.
 
-What the batch finds in its output root before it builds: leftovers of killed processes of this
-tool (removed, and nothing else), an index.html it did not write (refused), reports a dead batch left
-building (marked interrupted) and history lines it cannot show (named).
+Leftovers of killed processes of this tool are removed (and nothing else); an index.html the batch did
+not write is refused, reports a dead batch left building are marked interrupted and history lines it
+cannot show are named.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The batch's lock: ROOT/.batch.lock, flock-held for the batch's whole run.
 
-The batch's lock: ROOT/.batch.lock, flock-held exclusively for the batch's whole run (released by the
-kernel if the process dies), naming the batch and its token so builds anywhere can tell it runs.
+Held exclusively, released by the kernel if the process dies; it names the batch and its token so builds
+anywhere can tell it runs.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """One report of a batch: its input fingerprint, its build command and its headline numbers.
 
-One report of a batch: its input fingerprint, its build command, the headline numbers its
-summary.json gives the history and index, why it is built and how a failed build is told.
+The headline numbers are those its summary.json gives the history and index; also why a report is built
+and how a failed build is told.
 """
 
 from __future__ import annotations

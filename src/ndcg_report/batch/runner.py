@@ -31,11 +31,11 @@ from ndcg_report.batch.history import (
     append_history, attempt_file, log_file, read_batch_state, read_history, read_status, write_batch_state,
     write_status,
 )
-from ndcg_report.batch.reports import (  # noqa: F401 (re-exported)
+from ndcg_report.batch.reports import (
     _failure, _reason, _short, build_command, fingerprint, headline, test_text,
 )
 from ndcg_report.batch.leftovers import check_index_owner, clean_stale_folders, history_lines_skipped, mark_interrupted
-from ndcg_report.batch.lock import LOCK_NAME, BatchBusy, HeldLock, batch_lock, utc_now  # noqa: F401 (re-exported)
+from ndcg_report.batch.lock import BatchBusy, HeldLock, batch_lock, utc_now
 from ndcg_report.files import folder_problem, write_text_atomic
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
 from ndcg_report.batch.index_page import ReportState, format_number, format_signed, write_index

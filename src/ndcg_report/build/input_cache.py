@@ -1,10 +1,9 @@
 """Parsed inputs kept for a build's kernels as Arrow IPC, read and checked once before any kernel.
 
-Parsed inputs kept for a build's kernels. The build reads and checks every run and qrels file once,
-before any kernel starts, and saves each parsed file as Arrow IPC in a folder of its staging area,
-named by the SHA-256 of the file's path and of its bytes. papermill's and nbval's kernels are told the folder
-(INPUT_CACHE_ENV) and use a saved file only if the input still hashes the same: a file changed during
-the build is parsed again. Only parsed inputs are kept; every number is computed again in each kernel.
+Every run and qrels file is saved in a folder of the build's staging area, named by the SHA-256 of
+the file's path and of its bytes. papermill's and nbval's kernels are told the folder (INPUT_CACHE_ENV) and use a saved file only if the
+input still hashes the same: a file changed during the build is parsed again. Only parsed inputs are
+kept; every number is computed again in each kernel.
 """
 
 from __future__ import annotations

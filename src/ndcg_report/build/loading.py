@@ -1,9 +1,8 @@
 """A report's input files read and checked before any kernel starts, one run at a time.
 
-Reading and checking a report's input files, before any kernel starts (no pandas, scipy or
-matplotlib needed, so bad input fails fast). A run of millions of lines takes hundreds of MB once
-parsed, so the runs are read one at a time: each is read, checked (and handed to whoever keeps it)
-and let go before the next is read.
+No pandas, scipy or matplotlib is needed, so bad input fails fast. A run of millions of lines takes
+hundreds of MB once parsed, so the runs are read one at a time: each is read, checked (and handed to
+whoever keeps it) and let go before the next is read.
 """
 
 from __future__ import annotations

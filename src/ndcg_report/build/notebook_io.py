@@ -1,8 +1,7 @@
 """The report notebook's end of the build: the Report read from parameters, its files written.
 
-The report notebook's end of the build: the Report read from validated parameters (through the
-build's input cache, analysis.compare.compare_runs on the checked runs) and its output files
-written beside the notebook, except in nbval's re-execution.
+The parameters are validated ones, read through the build's input cache (analysis.compare.compare_runs on
+the checked runs); the files are written beside the notebook, except in nbval's re-execution.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """The report's parameters checked without reading the data: paths made absolute, choices checked.
 
-The report's parameters: checked without reading the data, paths made absolute, the demo's
-values used only when no input at all is given.
+The demo's values are used only when no input at all is given.
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ def validate_suite_parameters(
         if not isinstance(given, Mapping):
             raise ParameterError(f"collection {position}: give a mapping of name, qrels, baseline, runs and topics")
         name = check_collection_name(given.get("name"), f"collection {position}: name")
-        runs_of[name] = _named_runs(given.get("runs"), name)
+        runs_of[name] = _collection_runs(given.get("runs"), name)
     check_suite_names({name: [system for system, _ in runs] for name, runs in runs_of.items()}, systems, base)
     chosen = [SuiteCollection(name, *_collection_parameters(given, runs_of[name], title, base), reports.get(name, ""))
               for name, given in zip(runs_of, collections)]
@@ -149,7 +149,7 @@ def collection_values(collection: SuiteCollection) -> dict:
     return {"name": collection.name, "runs": runs, **options}
 
 
-def _named_runs(runs: object, collection: str) -> list[tuple[str, object]]:
+def _collection_runs(runs: object, collection: str) -> list[tuple[str, object]]:
     """(system, path) of a collection's runs: a mapping SYSTEM: PATH or a list of {name, path}; every
     run named (the suite matches systems across collections by name)."""
     where = f"collection {collection!r}: runs"

@@ -78,18 +78,11 @@ def _start_reading(args: argparse.Namespace, run: str) -> "ReadAhead | None":
 
 
 def _named_runs(given: list[str]) -> list[tuple[str, str]]:
-    """(name, path) of each RUN or NAME=RUN; names made from the file names, distinct, the paths too."""
-    from pathlib import Path
+    """(name, path) of each RUN or NAME=RUN (analysis.systems.named_run_paths); one run is its path as
+    given, unnamed (its output names no run)."""
+    from ndcg_report.analysis.systems import named_run_paths
 
-    from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
-
-    if len(given) == 1:
-        return [("", given[0])]
-    pairs = [split_run_option(text) for text in given]
-    paths = [Path(path) for _, path in pairs]
-    check_distinct_paths(paths, [f"run {i}" for i in range(1, len(paths) + 1)])
-    names = unique_names([name for name, _ in pairs], [derived_name("", path, i) for i, path in enumerate(paths, 1)])
-    return [(name, path) for name, (_, path) in zip(names, pairs)]
+    return [("", given[0])] if len(given) == 1 else named_run_paths(given)
 
 
 def _rendered(evaluations: list[tuple[str, Evaluation]], args: argparse.Namespace) -> Iterator[bytes | memoryview]:

@@ -18,7 +18,7 @@ def run_pool(args: argparse.Namespace) -> Note:
     from ndcg_report.core.toplists import pool_query_counts, pool_tsv_chunks, rankings, unjudged_pool
     from ndcg_report.files import OUTPUT_ROOM, folder_problem, overwritten_input, shown_path, unusable_path, write_lines_atomic
     from ndcg_report.inputs.reading import read_qrels, read_run
-    from ndcg_report.analysis.systems import check_distinct_paths, derived_name, split_run_option, unique_names
+    from ndcg_report.analysis.systems import named_run_paths, split_run_option
 
     if not 1 <= args.depth <= 100_000:
         raise ParameterError(f"--depth must be a whole number from 1 to 100,000; got {args.depth}")
@@ -33,8 +33,7 @@ def run_pool(args: argparse.Namespace) -> Note:
     clash = overwritten_input(out, [Path(args.qrels), *paths])
     if clash is not None:
         raise ParameterError(f"--out {out} is the input {clash}, which would be replaced; write the pool to another file")
-    check_distinct_paths(paths, [f"run {i}" for i in range(1, len(paths) + 1)])
-    names = unique_names([name for name, _ in given], [derived_name("", path, i) for i, path in enumerate(paths, 1)])
+    names = [name for name, _ in named_run_paths(args.runs)]
     qrels = read_qrels(args.qrels)
     # every query of the runs, those without any judgement too: they need judging most
     tops = {name: rankings(read_run(path), qrels, args.depth).pool_top() for name, path in zip(names, paths)}

@@ -1,8 +1,7 @@
 """Compact letter display of a pairwise test: two systems share a letter when they do not differ.
 
-Compact letter display of a pairwise test: two systems share a letter exactly when they do
-not differ significantly. Letters are the maximal groups of mutually non-different systems
-(maximal cliques, networkx), `a` for the group holding the best system.
+Not differing means not differing significantly. Letters are the maximal groups of mutually non-different
+systems (maximal cliques, networkx), `a` for the group holding the best system.
 """
 
 from __future__ import annotations

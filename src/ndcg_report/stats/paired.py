@@ -1,9 +1,8 @@
 """Systems against a baseline: paired per-query values of every measure, tests, intervals, Holm.
 
-Systems against a baseline: paired per-query values of every measure, tests, intervals and
-effect sizes per (system, measure, cut-off), with Holm's adjustment over the systems compared with
-the baseline on one (measure, cut-off) at a time (so a verdict never depends on how many measures or
-cut-offs were asked for), and the matching Bonferroni-adjusted interval.
+Tests, intervals and effect sizes are per (system, measure, cut-off), with Holm's adjustment over the
+systems compared with the baseline on one (measure, cut-off) at a time (so a verdict never depends on how
+many measures or cut-offs were asked for), and the matching Bonferroni-adjusted interval.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """The seeded resampling statistics on scipy.stats: paired randomization test and bootstrap intervals.
 
-The seeded resampling statistics, on scipy.stats: the paired randomization test and the
-percentile bootstrap interval of a mean. Each takes its own generator (see streams.stream).
+The bootstrap interval is the percentile interval of a mean. Each takes its own generator (see streams.stream).
 
 Up to LARGE_N values both are Monte Carlo over every value. Above it, `randomization_test` and
 `mean_interval` use the statistics' normal limits (stats.limits) wherever the first correction

@@ -1,7 +1,6 @@
 """Random streams of their own: every seeded statistic draws from a generator derived from its names.
 
-Random streams of their own: every seeded statistic draws from a generator derived from
-(seed, what it is, whose it is), so adding a system or a cut-off never changes another number.
+Its names are (seed, what it is, whose it is), so adding a system or a cut-off never changes another number.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The kernel provisioner `ndcg-report-fork`: kernels forked by the build's fork server.
 
-The jupyter_client kernel provisioner `ndcg-report-fork`: kernels forked by the build's fork server
-(build/kernels/kernel_forks.py) when the environment names one, else launched as LocalProvisioner launches
-them. A forked kernel is not a child of this process: ForkedKernel looks at it instead of waiting.
+A jupyter_client provisioner; the fork server (build/kernels/kernel_forks.py) is used when the
+environment names one, else a kernel is launched as LocalProvisioner launches it. A forked kernel is
+not a child of this process: ForkedKernel looks at it instead of waiting.
 
 Either way the kernel talks over Unix sockets in a folder of its own (zmq's ipc transport), not TCP ports:
 jupyter_client picks a TCP port by binding port 0 and letting it go, and the kernel binds it later, so a

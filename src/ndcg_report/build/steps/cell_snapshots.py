@@ -1,8 +1,8 @@
 """What papermill's execution hands to nbval's concurrent re-execution, through files.
 
-What papermill's execution hands to nbval's concurrent re-execution, through files: the
-parameterised notebook once papermill's kernel is up (beside the executed one, so that nbval's kernel
-runs in the same folder), then into a folder each cell's outputs as soon as that cell has run. Every file is written whole (a temporary file renamed), so a reader sees all of it or nothing.
+First the parameterised notebook, once papermill's kernel is up (beside the executed one, so that nbval's
+kernel runs in the same folder), then into a folder each cell's outputs as soon as that cell has run.
+Every file is written whole (a temporary file renamed), so a reader sees all of it or nothing.
 
 nbval re-executes a cell from the parameterised notebook's source while papermill is still running,
 and compares its outputs with the cell's snapshot; at the end it checks every snapshot it compared

@@ -1,7 +1,7 @@
 """The offline HTML of an executed report notebook, also as the nbconvert exporter `ndcg_offline`.
 
-The offline HTML of an executed report notebook, as `build` writes it, also as an nbconvert
-exporter: `jupyter nbconvert --to ndcg_offline report.ipynb` (registered under nbconvert.exporters).
+The HTML `build` writes; as the exporter: `jupyter nbconvert --to ndcg_offline report.ipynb` (registered
+under nbconvert.exporters).
 """
 
 from __future__ import annotations

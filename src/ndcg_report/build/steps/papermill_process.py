@@ -1,7 +1,7 @@
 """The build's papermill step, as its own process: papermill's execute_notebook with cell snapshots.
 
-The build's papermill step, run as `python -m ndcg_report.build.steps.papermill_process TEMPLATE OUT
-PARAMETERS.yml CWD TIMEOUT [PARAMETERISED CELLS]`: papermill's execute_notebook as its command line would run it,
+Run as `python -m ndcg_report.build.steps.papermill_process TEMPLATE OUT PARAMETERS.yml CWD TIMEOUT
+[PARAMETERISED CELLS]`: papermill's execute_notebook as its command line would run it,
 with the kernel shut down at once when the last cell is done (a graceful shutdown waits ~2.5 s on
 ipykernel 7 for nothing: every output is in by then) and a progress line per cell for the parent's bar.
 

@@ -1,8 +1,8 @@
 """The build's child processes (papermill, nbval): output kept for a failure's line, a progress bar.
 
-The build's child processes (papermill, nbval): their output kept for a failure's one line, and on a
-terminal a bar over the notebook's cells from the progress lines they print; the import they skip.
-A child dies with the build (Linux): killed if the process that started it ends, even by SIGKILL.
+On a terminal, the bar is over the notebook's cells, from the progress lines the children print; also
+the imports they skip. A child dies with the build (Linux): killed if the process that started it ends,
+even by SIGKILL.
 """
 
 from __future__ import annotations

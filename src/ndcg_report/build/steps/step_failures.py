@@ -1,7 +1,7 @@
 """What a failed build step says in one line: the cell that failed or timed out, a full disk.
 
-What a failed build step says, in one line: the cell that failed or timed out (with the limit), a
-full disk, a step killed or its kernel dead (for memory, most likely) named as such; and the check that a --notebook is one before any step starts.
+A timeout names its limit; a step killed or its kernel dead (for memory, most likely) is named as such.
+Also the check that a --notebook is one before any step starts.
 """
 
 from __future__ import annotations
