@@ -18,7 +18,7 @@ from typing import Any
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.build.parameters import PACKAGE_PREFIX
-from ndcg_report.analysis.options.checks import check, check_given
+from ndcg_report.analysis.options.checks import check_given
 from ndcg_report.analysis.options.table import ALIASES, defaults, names
 from ndcg_report.analysis.systems import check_name
 from ndcg_report.inputs.ids import control_character
@@ -251,7 +251,7 @@ def _parse_judgment_sets(value: object, where: str, base: Path) -> tuple[InputFi
     sets, paths = [], {}
     for name, path_text in value.items():
         at = f"{where} key 'qrels' set {_shown(name)}"
-        name = check_name(check("run_name", name, at) or "", at)
+        name = check_name(_name_text(name, at), at)
         path = _locate(_text(path_text, at, path=True), base)
         if path in paths:
             raise ParameterError(f"{at}: {path} is already set {paths[path]!r}; give each judgment set once")
@@ -276,7 +276,7 @@ def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
                 raise ParameterError(f"{at}: unknown key {_shown(sorted(map(str, unknown))[0])} (known keys: name, path)")
             if "path" not in item:
                 raise ParameterError(f"{at}: key 'path' is required")
-            name = check("run_name", item["name"], f"{at}: key 'name'") if item.get("name") is not None else ""
+            name = _name_text(item["name"], f"{at}: key 'name'") if item.get("name") is not None else ""
             path = _locate(_text(item["path"], f"{at}: key 'path'", path=True), base)
         else:
             name, path = "", _locate(_text(item, at, path=True), base)
@@ -291,6 +291,13 @@ def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
         paths[path] = position
         runs.append(InputFile(f"run {position}", path, name))
     return tuple(runs)
+
+
+def _name_text(value: object, where: str) -> str:
+    """A name as text (a number given in YAML is its text); check_name checks it where it is used."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ParameterError(f"{where}: {_shown(value)} must be text")
+    return str(value)
 
 
 def _check_keys(mapping: dict, known: tuple[str, ...], where: str) -> None:

@@ -31,7 +31,8 @@ def check_int(option: ReportOption, value: object, where: str) -> int:
     import numbers
 
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not _within(option, value):
-        raise ParameterError(f"{where}: {shown(value)} must be a whole number {_bounds(option)}")
+        unit = f" of {option.unit}" if option.unit else ""
+        raise ParameterError(f"{where}: {shown(value)} must be a whole number{unit} {_bounds(option)}")
     return int(value)
 
 

@@ -34,6 +34,7 @@ class ReportOption:
     choices: tuple[str, ...] = ()
     low: float | None = None
     high: float | None = None
+    unit: str = ""  # what a number counts ('seconds'), said in a refusal
     default_text: str = ""  # the default as --help and the docs say it, where it is not `default` itself
     aliases: tuple[str, ...] = ()  # older spellings still accepted (a keyword, YAML key or flag without --)
     surfaces: frozenset[Surface] = EVERYWHERE
@@ -56,12 +57,14 @@ PATH_KINDS = ("runs", "judgment_sets", "run_path", "path")  # checked where they
 
 OPTIONS: tuple[ReportOption, ...] = (
     ReportOption(name="runs", kind="runs", default=(), flag="--run", metavar="[NAME=]PATH", repeat=True,
-                 notebook_help="the systems under test: paths, or mappings with keys name and path (any run format)",
+                 notebook_help="the systems under test: paths, or mappings with keys name and path (TREC, JSON, JSON lines, "
+                               "Parquet)",
                  help="a run under test; repeat for several systems. NAME=PATH names it, a plain PATH is named by "
                       "its file name without .gz, .txt, .run, ... (two runs with one name: exit 2)"),
     ReportOption(name="qrels", kind="judgment_sets", default="", metavar="[NAME=]PATH", repeat=True,
-                 notebook_help="relevance judgements in any qrels format; or judgment sets to compare, a list of "
-                               "{name, path} (the first is the reference every section uses)",
+                 notebook_help="relevance judgements: TREC qrels, BEIR TSV (with its header), JSON, JSON lines or "
+                               "Parquet; or judgment sets to compare, a list of {name, path} (the first is the "
+                               "reference every section uses)",
                  help="the qrels; repeat as NAME=PATH to compare judgment sets (human against LLM labels): the first "
                       "is the reference every section uses, a section compares the others with it"),
     ReportOption(name="fill_unjudged_from", kind="text", default="", metavar="NAME",
@@ -71,7 +74,7 @@ OPTIONS: tuple[ReportOption, ...] = (
     ReportOption(name="corpus", kind="path", default="", surfaces=frozenset(("cli", "yaml", "notebook")),
                  help="JSON-lines corpus: build (and cache) a BM25 baseline from it"),
     ReportOption(name="topics", kind="path", default="",
-                 help="qid<TAB>query text lines, BEIR queries.jsonl or a TREC topic file: shown in the tables; "
+                 help="qid<TAB>text lines (the query text), BEIR queries.jsonl or a TREC topic file: shown in the tables; "
                       "required with --corpus"),
     ReportOption(name="groups", kind="path", default="", metavar="FILE",
                  help="query groups: qid<TAB>group lines, or JSON {group: [qids]} (DL-HARD's folds.json): each system "
@@ -140,7 +143,7 @@ OPTIONS: tuple[ReportOption, ...] = (
     ReportOption(name="baseline_name", kind="name", default="", default_text="its file name; BM25 with --corpus",
                  help="display name of the baseline"),
     ReportOption(name="seed", kind="int", default=42, low=0, help="seed of the bootstrap and randomization tests"),
-    ReportOption(name="timeout", kind="int", default=600, low=1, high=MAX_TIMEOUT,
+    ReportOption(name="timeout", kind="int", default=600, low=1, high=MAX_TIMEOUT, unit="seconds",
                  surfaces=frozenset(("cli", "yaml", "python")), help="seconds one notebook cell may take"),
     ReportOption(name="notebook", kind="path", default="", surfaces=frozenset(("cli",)),
                  help="a customised copy of the report notebook"),
