@@ -14,6 +14,9 @@ import ast
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # generated_part.py beside it, however it is loaded
+from generated_part import main, with_part  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "ndcg_report"
 PAGE = ROOT / "docs" / "internals" / "architecture.md"
@@ -48,19 +51,8 @@ def module_lines() -> str:
 
 
 def page_with_modules(text: str) -> str:
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n\n{module_lines()}\n{END}{tail}"
-
-
-def main(argv: list[str]) -> int:
-    text = PAGE.read_text(encoding="utf-8")
-    new = page_with_modules(text)
-    if "--check" in argv:
-        return 0 if new == text else 1
-    PAGE.write_text(new, encoding="utf-8")
-    return 0
+    return with_part(text, BEGIN, END, module_lines())
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(PAGE, page_with_modules, sys.argv[1:]))

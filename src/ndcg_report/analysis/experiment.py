@@ -17,7 +17,6 @@ import pandas as pd
 import pyarrow as pa
 
 from ndcg_report.core.conventions import Averaging
-from ndcg_report.core.measures.family import average
 from ndcg_report.core.measures.names import Measure, cutoff_dtype, measure_of
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.presets import HEADLINE
@@ -223,12 +222,11 @@ class Experiment(ExperimentFigures):
     def leaderboard(self) -> pd.DataFrame:
         """Mean of every measure (rows: systems, the baseline last; columns: the measures' labels,
         'nDCG@10', 'RR', in order) over the queries every system is averaged on for that measure
-        (see own_means for each system's own); geometric for gm_map and gm_bpref, as trec_eval
-        averages them."""
+        (see own_means for each system's own), as each family averages (Family.mean: geometric for gm_map
+        and gm_bpref, as trec_eval averages them)."""
         tables = [self.scores(measure) for measure in self.measures]
-        means = np.array([[average(measure.family, table[name].dropna().to_numpy())
-                           if measure.family.summary == "geometric_mean" else table[name].mean()
-                           for measure, table in zip(self.measures, tables)] for name in self.systems])
+        means = np.array([[measure.family.mean(table[name].to_numpy()) for measure, table in zip(self.measures, tables)]
+                          for name in self.systems])
         return pd.DataFrame(means.reshape(len(self.systems), len(self.measures)), index=list(self.systems),
                             columns=pd.Index(self.labels, name="measure"))
 
@@ -333,20 +331,24 @@ class Experiment(ExperimentFigures):
         """Bootstrap interval of each system's mean over the paired queries: index (system, measure, k),
         columns mean, low, high, method (its normal limit over many queries, see stats.resampling).
 
-        Each (system, measure) draws from its own stream, derived from (seed, system, measure).
+        The mean is the family's (Family.mean), and so is the interval: of a geometric mean (gm_map,
+        gm_bpref), the interval of the mean of the logs taken back (Family.on_mean_scale). Each (system,
+        measure) draws from its own stream, derived from (seed, system, measure).
         """
         rows = []
         for measure in self.measures:
             if measure.kind == "count":
                 continue
-            table = self.scores(measure)
+            table, family = self.scores(measure), measure.family
             for name in self.systems:
+                values = table[name].to_numpy()
                 low, high, method = mean_interval(
-                    table[name].to_numpy(), stream(self.seed, "mean-interval", name, stream_label(measure)),
+                    family.on_mean_scale(values), stream(self.seed, "mean-interval", name, stream_label(measure)),
                     self.n_resamples, self.confidence, self.large_n,
                 )
-                rows.append({"system": name, "measure": measure.measure, "k": measure.k,
-                             "mean": float(table[name].mean()), "low": low, "high": high, "method": method})
+                rows.append({"system": name, "measure": measure.measure, "k": measure.k, "mean": family.mean(values),
+                             "low": family.from_mean_scale(low), "high": family.from_mean_scale(high),
+                             "method": method})
         frame = pd.DataFrame(rows, columns=["system", "measure", "k", "mean", "low", "high", "method"])
         frame["k"] = pd.array(frame["k"], dtype=cutoff_dtype(self.measures))
         return frame.set_index(["system", "measure", "k"])

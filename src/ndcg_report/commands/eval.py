@@ -19,6 +19,21 @@ if TYPE_CHECKING:
     from ndcg_report.inputs.run_blocks import ReadAhead
 
 
+class ListMeasures(argparse.Action):
+    """`eval --list`: print every measure family (its names, definition, `all` row and what is relevant
+    to it: core.measures.catalogue) and exit 0, as --help does, before QRELS and RUN are asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from ndcg_report.core.measures.catalogue import listing
+
+        parser._print_message(listing(), sys.stdout)
+        parser.exit()
+
+
 def run_eval(args: argparse.Namespace) -> Iterator[bytes | memoryview]:
     """Evaluate each run, then render them in chunks; nothing is printed until every evaluation has
     succeeded. One run prints as it always did; several print one table (trec_eval's lines run after

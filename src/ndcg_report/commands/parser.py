@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ndcg_report.analysis.options.table import names as table_names
+from ndcg_report.commands.eval import ListMeasures
 from ndcg_report.commands.output import EXIT_BAD_INPUT, EXIT_FAILED, error_line, one_line, silence_stdout
 from ndcg_report.commands.report_flags import add_build_flags, add_flags, bm25_names
 
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="trec_eval's -M: only the first N lines of each query count (in trec_eval's order: "
                                "score descending, then docid descending); default: every line")
     evaluate.add_argument("-q", "--per-query", action="store_true", help="one row per query as well as the mean")
+    evaluate.add_argument("--list", action=ListMeasures, help="print every measure (its names, definition and mean) and exit")
     evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout: trec_eval's lines, CSV or JSON")
     evaluate.add_argument("--digits", type=int, default=None,
                           help="decimals printed (default 4 for trec and csv, full precision for json)")

@@ -88,9 +88,10 @@ def without_identical_ids(run: Run) -> tuple[Run, int]:
 def left_out_counts(evaluation: Evaluation, measures: list[Measure], missing: str, no_relevant: str) -> dict[str, int]:
     """How many judged queries these policies leave out of the means of `measures` that trec_eval -c
     counts as 0, by reason: 'missing' (the run lacks it), 'graded' (no positive label: nDCG and the
-    gain measures), 'binary' (no label >= the relevance level); reasons with none are not listed."""
-    kinds = {measure.kind for measure in measures}
+    gain measures), 'binary' (no label >= the relevance level), as each family says what is relevant
+    to it (Family.relevant); reasons with none are not listed."""
+    relevant = {measure.family.relevant for measure in measures} if no_relevant == "skip" else set()
     counts = {"missing": evaluation.counts.missing if missing == "skip" else 0,
-              "graded": evaluation.counts.no_relevant if no_relevant == "skip" and kinds & {"graded", "gain"} else 0,
-              "binary": evaluation.counts.below_level if no_relevant == "skip" and "binary" in kinds else 0}
+              "graded": evaluation.counts.no_relevant if "positive" in relevant else 0,
+              "binary": evaluation.counts.below_level if "level" in relevant else 0}
     return {reason: count for reason, count in counts.items() if count}

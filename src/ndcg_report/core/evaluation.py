@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ndcg_report.core.measures.family import average, summarise
 from ndcg_report.core.measures.names import Measure, cutoff_dtype, level_text, measure_of
 
 if TYPE_CHECKING:
@@ -190,33 +189,33 @@ class Evaluation:
         return self.judged[:, self.depths.index(k)]
 
     def mean(self, value: "Measure | str | int | None" = None) -> float:
-        """Mean of one measure over its averaged queries (NaN if there are none): their geometric mean
-        for gm_map and gm_bpref (as trec_eval averages them), else the arithmetic mean (of a count too)."""
+        """Mean of one measure over its averaged queries as its family averages (Family.mean; NaN if there
+        are none): their geometric mean for gm_map and gm_bpref, as trec_eval, else the arithmetic mean
+        (of a count too)."""
         j = self.column(value)
-        return average(self.measures[j].family, self.values[self.averaged[:, j], j])
+        return self.measures[j].family.mean(self.values[:, j], self.averaged[:, j])
 
     def overall(self, value: "Measure | str | int | None" = None) -> float:
-        """One measure over all queries as trec_eval's `all` row gives it (its family's summary): the
-        mean over the averaged queries (geometric for gm_map and gm_bpref), or for a count their sum
-        (num_rel with missing="zero", trec_eval's -c: the judgements with a label > 0 of every query)."""
+        """One measure over all queries as trec_eval's `all` row gives it (Family.overall): the mean over
+        the averaged queries (geometric for gm_map and gm_bpref), or for a count their sum (num_rel with
+        missing="zero", trec_eval's -c: the judgements with a label > 0 of every query)."""
         j = self.column(value)
-        return summarise(self.measures[j].family, self.values[:, j], self.averaged[:, j], self.num_rel_graded,
-                         self.missing)
+        return self.measures[j].family.overall(self.values[:, j], self.averaged[:, j], self.num_rel_graded,
+                                               self.missing)
 
     def averaged_with(self, value: "Measure | str | int | None", missing: str | None = None,
                       no_relevant: str | None = None) -> np.ndarray:
         """Which queries would enter the mean of one measure under other policies (None: this
         evaluation's): every query's value is known, so no evaluation again."""
-        measure = self.measure(value)
-        relevant = {"graded": self.num_rel_graded > 0, "gain": self.num_rel_graded > 0,
-                    "binary": self.num_rel > 0}.get(measure.kind, np.ones(len(self.qids), dtype=bool))
+        relevant = self.measure(value).family.has_relevant(self.num_rel, self.num_rel_graded)
         return averaged_mask(self.in_run, relevant, missing or self.missing, no_relevant or self.no_relevant)
 
     def mean_with(self, value: "Measure | str | int | None" = None, missing: str | None = None,
                   no_relevant: str | None = None) -> float:
-        """Mean of one measure had the queries been averaged under other policies (see averaged_with)."""
-        values = self.values[self.averaged_with(value, missing, no_relevant), self.column(value)]
-        return float(values.mean()) if len(values) else float("nan")
+        """Mean of one measure had the queries been averaged under other policies (see averaged_with), as
+        its family averages (geometric for gm_map and gm_bpref)."""
+        j = self.column(value)
+        return self.measures[j].family.mean(self.values[:, j], self.averaged_with(value, missing, no_relevant))
 
     # --- tables ----------------------------------------------------------------------------
 

@@ -176,15 +176,15 @@ def evaluate_pass(
     arrays = PassArrays(judged_q[in_rank_order], judged_labels[in_rank_order], judged_rank[in_rank_order], num_ret,
                         num_rel, labels, qrels_codes, gain, asked.rel_level, _requested_sums(asked.measures, depths))
     in_run = num_ret > 0
-    relevant = _relevant_of_kinds(num_rel, num_rel_graded)
     values = np.empty((n_queries, len(asked.measures)))
     averaged = np.empty((n_queries, len(asked.measures)), dtype=bool)
     for j, measure in enumerate(asked.measures):
         values[:, j] = COMPUTATIONS[measure.measure].value(arrays, measure.k)
-        averaged[:, j] = averaged_mask(in_run, relevant[measure.kind], missing, no_relevant)
+        averaged[:, j] = averaged_mask(in_run, measure.family.has_relevant(num_rel, num_rel_graded), missing,
+                                       no_relevant)
     dcg, idcg = _gain_sums(arrays, [m for m in asked.measures if m.kind == "graded"])
 
-    has_graded = relevant["graded"]
+    has_graded = num_rel_graded > 0
     counts = QueryCounts(
         in_run=len(run_qids), in_qrels=n_queries, in_both=int(in_run.sum()),
         missing=int((~in_run & has_graded).sum()), no_relevant=int((~has_graded).sum()),
@@ -246,16 +246,8 @@ def averaged_queries(run: RunLike, qrels: QrelsLike, measure: "Measure | str", m
     in_run[run_to_code[~run_only & has_lines]] = True
     num_rel, num_rel_graded = _relevant_counts(column_numpy(qrels_table, "rel"), qrels_codes, n_queries,
                                               asked.rel_level)
-    return averaged_mask(in_run, _relevant_of_kinds(num_rel, num_rel_graded)[asked.measures[0].kind],
-                         policies.missing, policies.no_relevant)
-
-
-def _relevant_of_kinds(num_rel: np.ndarray, num_rel_graded: np.ndarray) -> dict[str, np.ndarray]:
-    """Per family kind (family.Kind), which queries have something relevant to it: a positive label
-    (graded, gain), a label >= the relevance level (binary); to a count or the unjudged share, all."""
-    every = np.ones(len(num_rel), dtype=bool)
-    return {"graded": num_rel_graded > 0, "gain": num_rel_graded > 0, "binary": num_rel > 0, "count": every,
-            "unjudged": every}
+    return averaged_mask(in_run, asked.measures[0].family.has_relevant(num_rel, num_rel_graded), policies.missing,
+                         policies.no_relevant)
 
 
 def _relevant_counts(labels: np.ndarray, qrels_codes: np.ndarray, n_queries: int,

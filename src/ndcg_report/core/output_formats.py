@@ -2,7 +2,7 @@
 
 Each format is a stream of byte chunks (`*_chunks`), QUERIES_PER_CHUNK queries at a time, built
 by vectorised Arrow string operations: per-query output for millions of queries runs in bounded
-memory and costs less than the evaluation. `format_*` join the chunks into one string.
+memory and costs less than the evaluation. `format_trec` joins trec_eval's chunks into one string.
 """
 
 from __future__ import annotations
@@ -116,11 +116,6 @@ def csv_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = 4, 
         yield text_bytes(pc.binary_join_element_wise(*cells, text_scalar("")))
 
 
-def format_csv(evaluation: Evaluation, per_query: bool, digits: int | None = 4) -> str:
-    """csv_chunks as one string."""
-    return b"".join(csv_chunks(evaluation, per_query, digits)).decode("utf-8")
-
-
 def _per_measure(evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """dcg, idcg (NaN outside nDCG) and judged@k, one column per measure."""
     shape = (len(evaluation.qids), len(evaluation.measures))
@@ -195,11 +190,6 @@ def json_chunks(evaluation: Evaluation, per_query: bool, digits: int | None = No
         yield text[:-2]
         first = False
     yield b"\n  ]\n}\n"
-
-
-def format_json(evaluation: Evaluation, per_query: bool, digits: int | None = None) -> str:
-    """json_chunks as one string."""
-    return b"".join(json_chunks(evaluation, per_query, digits)).decode("utf-8")
 
 
 # --- columns as text ----------------------------------------------------------------------------

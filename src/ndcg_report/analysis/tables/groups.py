@@ -16,7 +16,6 @@ import pandas as pd
 
 from ndcg_report.analysis.experiment import Experiment
 from ndcg_report.analysis.tables.blocks import Block, block_rows
-from ndcg_report.core.measures.family import average
 from ndcg_report.core.measures.names import cutoff_dtype
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.formats.groups import check_groups_known, read_groups
@@ -152,7 +151,7 @@ def _group_block(experiment: Experiment, group: str, queries: set[str], pairs: M
     for measure in experiment.measures:
         table = experiment.scores(measure)
         inside = table[table.index.isin(queries)]
-        means[measure.label] = [average(measure.family, inside[name].to_numpy()) for name in experiment.systems]
+        means[measure.label] = [measure.family.mean(inside[name].to_numpy()) for name in experiment.systems]
         counts[measure.label] = len(inside)
     family_size = len(experiment.names)
     family_confidence = 1 - (1 - experiment.confidence) / family_size

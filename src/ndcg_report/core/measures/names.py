@@ -15,10 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ndcg_report.core.measures.catalogue import known_names
 from ndcg_report.core.measures.family import Family, Kind
-from ndcg_report.core.measures.registry import (
-    FAMILIES, KNOWN_NAMES, PARAMETER_EXAMPLES, PARAMETER_TWINS, TREC_NICKNAMES, TREC_ORDER,
-)
+from ndcg_report.core.measures.registry import FAMILIES, PARAMETER_EXAMPLES, PARAMETER_TWINS, TREC_NICKNAMES, TREC_ORDER
 from ndcg_report.errors import ParameterError
 
 MAX_CUTOFF = 1_000_000_000  # deeper than any run; larger numbers overflow the rank arithmetic
@@ -161,12 +160,6 @@ def cutoff_text(k: float) -> str:
     """A cut-off as a label shows it: 10, 0.1, 1 (not 1.0), whether an int or a float of a table."""
     number = float(k)
     return str(int(number)) if number.is_integer() else repr(number)
-
-
-def table_measure(family: str, k: float | None) -> Measure:
-    """The Measure of a table's (measure, k) key, k read back from a numeric column (10.0 is 10, but
-    IPrec's 0.1 stays 0.1); None for no cut-off."""
-    return Measure(family, None if k is None else float(k) if FAMILIES[family].fractional else int(k))
 
 
 def _fraction(text: str, given: object) -> float:
@@ -347,11 +340,6 @@ def _checked(measure: Measure) -> Measure:
             return Measure(family.name, _fraction(str(measure.k).strip(), measure.k))
         return Measure(family.name, _cutoff(str(measure.k).strip(), measure.k))
     return measure
-
-
-def known_names() -> str:
-    """The measure names accepted, for messages and --help."""
-    return KNOWN_NAMES
 
 
 def measure_of(value: "str | Measure | int | None", measures: Sequence[Measure]) -> Measure:

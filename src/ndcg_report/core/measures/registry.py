@@ -4,7 +4,8 @@ The name parsing (names.py), the presets (core/presets.py), `--format trec` (cor
 and evaluate (core/evaluation_pass.py) read the families from here. A new family is a module of
 its own (its definition, its Family row, its computation) listed in COMPUTATIONS; its trec_eval
 names take their place in the printing order from TREC_EVAL_ORDER (a name trec_eval lacks goes in
-OWN_ORDER), and `-m all_trec` takes it if trec_eval has it; KNOWN_NAMES lists its names.
+OWN_ORDER), and `-m all_trec` takes it if trec_eval has it; catalogue.py lists it (eval --list, the
+measures page, the names an error gives).
 """
 
 from __future__ import annotations
@@ -78,11 +79,3 @@ def _printed_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
 # every numeric one of trec_eval's own all_trec
 TREC_ORDER, _TREC_EVAL_NAMES = _printed_names()
 TREC_NICKNAMES = {"all_trec": _TREC_EVAL_NAMES}
-
-# The names accepted, for messages and --help
-KNOWN_NAMES = ("nDCG@K nDCG nDCG_judged@K P@K R@K AP AP@K RR RR@K Rprec Success@K NumRet NumRel NumRelRet NumQ "
-               "Bpref infAP IPrec@0.1 SetP SetRelP SetR SetAP SetF (ir_measures), or ndcg_cut.K ndcg P.K recall.K "
-               "map map_cut.K recip_rank Rprec success.K num_ret num_rel num_rel_ret num_q gm_map bpref gm_bpref "
-               "infAP iprec_at_recall.0.1 11pt_avg Rprec_mult.0.2 relative_P.K utility binG G ndcg_rel Rndcg "
-               "set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj.K all_trec "
-               "(trec_eval)")

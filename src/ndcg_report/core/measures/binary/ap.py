@@ -32,13 +32,13 @@ def average_precision(arrays: PassArrays, k: int | None) -> np.ndarray:
 
 
 AP = Computation(
-    Family("AP", "binary", "optional", "map", "map_cut", True, TREC_EVAL_CUTOFFS, ("map",),
-           "precision at each relevant document retrieved (in the top k), summed, divided by the relevant judged"),
+    Family(name="AP", kind="binary", cutoff="optional", trec="map", trec_cut="map_cut",
+           trec_defaults=TREC_EVAL_CUTOFFS, aliases=("map",),
+           definition="the precision at each relevant document retrieved (in the top k), summed, / R"),
     average_precision, sums=("precision_sum",),
 )
 GM_MAP = Computation(
-    Family("gm_map", "binary", "none", "gm_map", None, True, (), (),
-           "AP, averaged over queries by its geometric mean (AP below 0.00001 counted as 0.00001)",
-           summary="geometric_mean", per_query=False),
+    Family(name="gm_map", kind="binary", trec="gm_map", summary="geometric_mean", per_query=False,
+           definition="AP"),
     average_precision, sums=("precision_sum",),
 )

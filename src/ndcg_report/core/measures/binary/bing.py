@@ -30,7 +30,8 @@ def binary_g(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 BING = Computation(
-    Family("binG", "binary", "none", "binG", None, True, (), (),
-           "per relevant document retrieved, 1 / log2(2 + documents above it not relevant), summed, over R"),
+    Family(name="binG", kind="binary", trec="binG",
+           definition="each relevant document retrieved adds 1 / log2(2 + the documents above it not "
+                      "relevant); the sum / R"),
     binary_g,
 )

@@ -38,14 +38,13 @@ def bpref(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 BPREF = Computation(
-    Family("Bpref", "binary", "none", "bpref", None, True, (), ("bpref",),
-           "per relevant document retrieved, 1 - (judged nonrelevant above it, at most R) / min(judged "
-           "nonrelevant, R), summed, over R, the relevant judged"),
+    Family(name="Bpref", kind="binary", trec="bpref", aliases=("bpref",),
+           definition="each relevant document retrieved adds 1 - (judged nonrelevant documents above it, at most R) "
+                      "/ min(judged nonrelevant, R); the sum / R"),
     bpref,
 )
 GM_BPREF = Computation(
-    Family("gm_bpref", "binary", "none", "gm_bpref", None, True, (), (),
-           "bpref, averaged over queries by its geometric mean (below 0.00001 counted as 0.00001)",
-           summary="geometric_mean", per_query=False),
+    Family(name="gm_bpref", kind="binary", trec="gm_bpref", summary="geometric_mean", per_query=False,
+           definition="bpref"),
     bpref,
 )

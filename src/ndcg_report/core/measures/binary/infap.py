@@ -43,7 +43,8 @@ def inferred_ap(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 INFAP = Computation(
-    Family("infAP", "binary", "none", "infAP", None, True, (), (),
-           "AP inferred from a judged sample of the pool: negative labels in the pool but not judged"),
+    Family(name="infAP", kind="binary", trec="infAP",
+           definition="AP inferred from a judged sample of the pool (Yilmaz and Aslam): a negative label is in the "
+                      "pool, not judged"),
     inferred_ap,
 )

@@ -68,13 +68,14 @@ def eleven_point_average(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 IPREC = Computation(
-    Family("IPrec", "binary", "required", None, "iprec_at_recall", True, ELEVEN_POINTS, (),
-           "the best precision at or after the relevant document that reaches recall k (k a level, 0 to 1)",
-           fractional=True),
+    Family(name="IPrec", kind="binary", cutoff="required", trec_cut="iprec_at_recall", trec_defaults=ELEVEN_POINTS,
+           fractional=True,
+           definition="the best precision at or after the relevant document that reaches recall X "
+                      "(the round(X R)-th), X from 0 to 1; 0 if that recall is never reached"),
     interpolated_precision,
 )
 ELEVEN_PT_AVG = Computation(
-    Family("11pt_avg", "binary", "none", "11pt_avg", None, True, (), (),
-           "IPrec averaged over the recall levels 0, 0.1, ..., 1"),
+    Family(name="11pt_avg", kind="binary", trec="11pt_avg",
+           definition="IPrec averaged over the recall levels 0, 0.1, ..., 1"),
     eleven_point_average,
 )

@@ -39,13 +39,15 @@ def recall_at(arrays: PassArrays, k: int | None) -> np.ndarray:
 
 
 P = Computation(
-    Family("P", "binary", "required", None, "P", True, TREC_EVAL_CUTOFFS, ("precision",),
-           "relevant documents in the top k, divided by k"),
+    Family(name="P", kind="binary", cutoff="required", trec_cut="P", trec_defaults=TREC_EVAL_CUTOFFS,
+           aliases=("precision",),
+           definition="relevant documents in the top k / k (k, not the number retrieved)"),
     precision_at, sums=("relevant_count",),
 )
 R = Computation(
-    Family("R", "binary", "required", None, "recall", True, TREC_EVAL_CUTOFFS, ("recall",),
-           "relevant documents in the top k, divided by the relevant documents judged"),
+    Family(name="R", kind="binary", cutoff="required", trec_cut="recall", trec_defaults=TREC_EVAL_CUTOFFS,
+           aliases=("recall",),
+           definition="relevant documents in the top k / R (0 if nothing is judged relevant)"),
     recall_at, sums=("relevant_count",),
 )
 
@@ -60,7 +62,8 @@ def relative_precision_at(arrays: PassArrays, k: int | None) -> np.ndarray:
 
 
 RELATIVE_P = Computation(
-    Family("relative_P", "binary", "required", None, "relative_P", True, TREC_EVAL_CUTOFFS, (),
-           "relevant documents in the top k, divided by min(k, the relevant documents judged)"),
+    Family(name="relative_P", kind="binary", cutoff="required", trec_cut="relative_P",
+           trec_defaults=TREC_EVAL_CUTOFFS,
+           definition="relevant documents in the top k / min(k, R)"),
     relative_precision_at, sums=("relevant_count",),
 )

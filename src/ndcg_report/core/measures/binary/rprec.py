@@ -34,8 +34,8 @@ def r_precision(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 RPREC = Computation(
-    Family("Rprec", "binary", "none", "Rprec", None, True, (), ("r-prec",),
-           "relevant documents in the top R, divided by R, the relevant documents judged"),
+    Family(name="Rprec", kind="binary", trec="Rprec", aliases=("r-prec",),
+           definition="relevant documents in the top R / R"),
     r_precision,
 )
 
@@ -51,8 +51,9 @@ def r_precision_multiple(arrays: PassArrays, multiple: float) -> np.ndarray:
 
 
 RPREC_MULT = Computation(
-    Family("Rprec_mult", "binary", "required", None, "Rprec_mult", True,
-           (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), (),
-           "relevant documents in the top c over c, c = floor(k * R + 0.9), R the relevant judged", fractional=True),
+    Family(name="Rprec_mult", kind="binary", cutoff="required", trec_cut="Rprec_mult",
+           trec_defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), fractional=True,
+           definition="relevant documents in the top c / c, c = floor(X R + 0.9): the precision at a "
+                      "multiple X of R"),
     r_precision_multiple,
 )

@@ -39,7 +39,9 @@ def reciprocal_rank(arrays: PassArrays, k: int | None) -> np.ndarray:
 
 
 RR = Computation(
-    Family("RR", "binary", "optional", "recip_rank", "recip_rank_cut", False, (), ("mrr", "recip_rank"),
-           "1 / the rank of the first relevant document (0 if none is retrieved, or none in the top k)"),
+    Family(name="RR", kind="binary", cutoff="optional", trec="recip_rank", trec_cut="recip_rank_cut",
+           trec_eval_has=False, aliases=("mrr", "recip_rank"),
+           definition="1 / the rank of the first relevant document (0 if none is retrieved, or none in the top k: "
+                      "MS MARCO's MRR@10)"),
     reciprocal_rank,
 )

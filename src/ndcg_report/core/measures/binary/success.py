@@ -24,7 +24,8 @@ def success_at(arrays: PassArrays, k: int | None) -> np.ndarray:
 
 
 SUCCESS = Computation(
-    Family("Success", "binary", "required", None, "success", True, (1, 5, 10), ("success",),
-           "1 if a relevant document is in the top k, else 0"),
+    Family(name="Success", kind="binary", cutoff="required", trec_cut="success", trec_defaults=(1, 5, 10),
+           aliases=("success",),
+           definition="1 if a relevant document is in the top k, else 0"),
     success_at, sums=("relevant_count",),
 )

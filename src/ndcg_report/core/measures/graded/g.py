@@ -42,8 +42,8 @@ def normalized_gain(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 G = Computation(
-    Family("G", "gain", "none", "G", None, True, (), (),
-           "each document's gain over log2(2 + the ideal's cost so far - the run's gain so far), summed, "
-           "over the ideal's total gain"),
+    Family(name="G", kind="gain", trec="G",
+           definition="each document's gain over log2(2 + the ideal's cost so far - the run's gain so far), summed, "
+                      "over the ideal's total gain"),
     normalized_gain,
 )

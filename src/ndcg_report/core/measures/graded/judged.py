@@ -35,8 +35,10 @@ def ndcg_judged_at(arrays: PassArrays, k: int | None) -> np.ndarray:
 
 
 NDCG_JUDGED = Computation(
-    Family("nDCG_judged", "graded", "optional", "ndcg_judged", "ndcg_judged_cut", False, (), ("ndcg'",),
-           "nDCG of the condensed list: the run without its unjudged documents, ranked again (Sakai's nDCG')"),
+    Family(name="nDCG_judged", kind="graded", cutoff="optional", trec="ndcg_judged", trec_cut="ndcg_judged_cut",
+           trec_eval_has=False, aliases=("ndcg'",),
+           definition="nDCG of the condensed list: the run without its unjudged documents, ranked again (Sakai's "
+                      "nDCG')"),
     ndcg_judged_at, sums=("condensed_dcg", "ideal_dcg"), dcg=condensed_dcg, judged_only_of=NDCG.family.name,
 )
 

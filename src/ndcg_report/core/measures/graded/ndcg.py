@@ -48,7 +48,9 @@ def ndcg_at(arrays: PassArrays, k: int | None) -> np.ndarray:
 
 
 NDCG = Computation(
-    Family("nDCG", "graded", "optional", "ndcg", "ndcg_cut", True, TREC_EVAL_CUTOFFS, ("ndcg",),
-           "DCG of the top k (gain / log2(rank + 1)) over the DCG of the ideal ranking of the judgements"),
+    Family(name="nDCG", kind="graded", cutoff="optional", trec="ndcg", trec_cut="ndcg_cut",
+           trec_defaults=TREC_EVAL_CUTOFFS, aliases=("ndcg",),
+           definition="DCG@k (each document's gain / log2(rank + 1), summed over the top k) over IDCG@k, the same "
+                      "sum over the ideal ranking of the judgements"),
     ndcg_at, sums=("dcg", "ideal_dcg"), dcg=dcg,
 )

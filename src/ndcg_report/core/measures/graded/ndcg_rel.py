@@ -43,7 +43,8 @@ def ndcg_over_relevant(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 NDCG_REL = Computation(
-    Family("ndcg_rel", "gain", "none", "ndcg_rel", None, True, (), (),
-           "nDCG at each relevant document retrieved (the whole run's for each one missed), averaged over them"),
+    Family(name="ndcg_rel", kind="gain", trec="ndcg_rel",
+           definition="nDCG at each document with a positive label (at the run's end for each one missed), averaged "
+                      "over them"),
     ndcg_over_relevant,
 )

@@ -63,12 +63,14 @@ def rbp_residual(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 RBP = Computation(
-    Family("rbp", "gain", "none", "rbp", None, True, (), (),
-           "(1 - p) * the sum of gain * p**(rank - 1), p = 0.9, gains the labels over the largest (if above 1)"),
+    Family(name="rbp", kind="gain", trec="rbp",
+           definition="(1 - p) * the sum of gain * p**(rank - 1), p = 0.9, the gains the labels over the largest "
+                      "label if it is above 1"),
     rank_biased_precision,
 )
 RBP_RESID = Computation(
-    Family("rbp_resid", "unjudged", "none", "rbp_resid", None, True, (), (),
-           "what rbp could add if every unjudged document retrieved had gain 1: p**num_ret + (1 - p) * its p**i"),
+    Family(name="rbp_resid", kind="unjudged", trec="rbp_resid",
+           definition="what rbp could gain if every unjudged document retrieved had gain 1: p**N + (1 - p) * their "
+                      "p**(rank - 1)"),
     rbp_residual,
 )

@@ -52,7 +52,7 @@ def ndcg_at_r_levels(arrays: PassArrays, k: None) -> np.ndarray:
 
 
 RNDCG = Computation(
-    Family("Rndcg", "binary", "none", "Rndcg", None, True, (), (),
-           "nDCG averaged at the places where the ideal ranking's gain drops (and at the run's end)"),
+    Family(name="Rndcg", kind="binary", trec="Rndcg",
+           definition="nDCG averaged at the places where the ideal ranking's gain drops (and at the run's end)"),
     ndcg_at_r_levels,
 )

@@ -47,13 +47,21 @@ def num_rel_ret(arrays: PassArrays, k: None) -> np.ndarray:
     return arrays.below("relevant_count", None).astype(float)
 
 
-NUM_RET = Computation(Family("NumRet", "count", "none", "num_ret", None, True, (), ("num_ret",),
-                             "documents retrieved", summary="sum"), num_ret)
-NUM_REL = Computation(Family("NumRel", "count", "none", "num_rel", None, True, (), ("num_rel",),
-                             "documents judged relevant (label >= the relevance level)", summary="positive_judgements"),
-                      num_rel)
-NUM_REL_RET = Computation(Family("NumRelRet", "count", "none", "num_rel_ret", None, True, (), ("num_rel_ret",),
-                                 "relevant documents retrieved", summary="sum"), num_rel_ret, sums=("relevant_count",))
+NUM_RET = Computation(
+    Family(name="NumRet", kind="count", trec="num_ret", aliases=("num_ret",), summary="sum",
+           definition="N, the documents retrieved"),
+    num_ret,
+)
+NUM_REL = Computation(
+    Family(name="NumRel", kind="count", trec="num_rel", aliases=("num_rel",), summary="positive_judgements",
+           definition="R, the documents judged relevant"),
+    num_rel,
+)
+NUM_REL_RET = Computation(
+    Family(name="NumRelRet", kind="count", trec="num_rel_ret", aliases=("num_rel_ret",), summary="sum",
+           definition="Rr, the relevant documents retrieved"),
+    num_rel_ret, sums=("relevant_count",),
+)
 
 
 def num_nonrel_judged_ret(arrays: PassArrays, k: None) -> np.ndarray:
@@ -64,10 +72,13 @@ def num_nonrel_judged_ret(arrays: PassArrays, k: None) -> np.ndarray:
     return np.bincount(arrays.query[nonrel], minlength=arrays.n_queries).astype(float)
 
 
-NUM_Q = Computation(Family("NumQ", "count", "none", "num_q", None, True, (), ("num_q",),
-                           "queries averaged (1 per query)", summary="sum", per_query=False), num_q)
+NUM_Q = Computation(
+    Family(name="NumQ", kind="count", trec="num_q", aliases=("num_q",), summary="sum", per_query=False,
+           definition="1 (its `all` row: the queries averaged)"),
+    num_q,
+)
 NUM_NONREL_JUDGED_RET = Computation(
-    Family("num_nonrel_judged_ret", "count", "none", "num_nonrel_judged_ret", None, True, (), (),
-           "judged nonrelevant documents retrieved (0 <= label < the relevance level)", summary="sum"),
+    Family(name="num_nonrel_judged_ret", kind="count", trec="num_nonrel_judged_ret", summary="sum",
+           definition="judged nonrelevant documents retrieved (0 <= label < the relevance level)"),
     num_nonrel_judged_ret,
 )

@@ -70,17 +70,13 @@ def utility(arrays: PassArrays, k: None) -> np.ndarray:
     return 1.0 * found + -1.0 * (retrieved - found) + 0.0 * (relevant - found) + 0.0 * (found - retrieved - relevant)
 
 
-SET_P = Computation(Family("SetP", "binary", "none", "set_P", None, True, (), (),
-                           "relevant documents retrieved over the documents retrieved"), set_precision)
-SET_REL_P = Computation(Family("SetRelP", "binary", "none", "set_relative_P", None, True, (), (),
-                               "relevant documents retrieved over min(retrieved, relevant judged)"),
+SET_P = Computation(Family(name="SetP", kind="binary", trec="set_P", definition="Rr / N"), set_precision)
+SET_REL_P = Computation(Family(name="SetRelP", kind="binary", trec="set_relative_P", definition="Rr / min(N, R)"),
                         set_relative_precision)
-SET_R = Computation(Family("SetR", "binary", "none", "set_recall", None, True, (), (),
-                           "relevant documents retrieved over the relevant documents judged"), set_recall)
-SET_AP = Computation(Family("SetAP", "binary", "none", "set_map", None, True, (), (),
-                            "SetP times SetR: (relevant retrieved)**2 / (retrieved * relevant judged)"),
+SET_R = Computation(Family(name="SetR", kind="binary", trec="set_recall", definition="Rr / R"), set_recall)
+SET_AP = Computation(Family(name="SetAP", kind="binary", trec="set_map", definition="Rr**2 / (N R): SetP times SetR"),
                      set_average_precision)
-SET_F = Computation(Family("SetF", "binary", "none", "set_F", None, True, (), (),
-                           "the harmonic mean of SetP and SetR (F1)"), set_f)
-UTILITY = Computation(Family("utility", "binary", "none", "utility", None, True, (), (),
-                             "relevant documents retrieved minus nonrelevant (or unjudged) ones retrieved"), utility)
+SET_F = Computation(Family(name="SetF", kind="binary", trec="set_F",
+                           definition="2 SetP SetR / (SetP + SetR), their harmonic mean (F1)"), set_f)
+UTILITY = Computation(Family(name="utility", kind="binary", trec="utility",
+                             definition="Rr - (N - Rr): trec_eval's coefficients 1, -1, 0, 0"), utility)

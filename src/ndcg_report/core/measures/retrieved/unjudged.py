@@ -31,7 +31,7 @@ def unjudged_at(arrays: PassArrays, k: int | None) -> np.ndarray:
 
 
 UNJ = Computation(
-    Family("unj", "unjudged", "required", None, "unj", True, (5, 10, 20), (),
-           "documents in the top k without a judgement (or with a negative label), over k"),
+    Family(name="unj", kind="unjudged", cutoff="required", trec_cut="unj", trec_defaults=(5, 10, 20),
+           definition="documents in the top k without a judgement (or with a negative label) / k"),
     unjudged_at, sums=("judged_count", "pool_unjudged_count"),
 )
