@@ -317,7 +317,7 @@ def test_12_a_lock_owned_by_another_user_is_one_line(tmp_path, monkeypatch, caps
 
 @pytest.mark.parametrize(("args", "message"), [
     (["eval", "-k", "18446744073709551616"], "is larger than 1,000,000,000"),
-    (["build", "--timeout", "2147484"], "--timeout must be a whole number of seconds from 1 to 604,800"),
+    (["build", "--timeout", "2147484"], "--timeout: 2147484 must be a whole number of seconds from 1 to 604,800"),
 ])
 def test_13_ranges_are_checked_before_any_kernel(tmp_path, args, message):
     if args[0] == "eval":

@@ -178,11 +178,6 @@ class Experiment(ExperimentFigures):
     # --- shape -----------------------------------------------------------------------------
 
     @property
-    def rank_depth(self) -> int:
-        """drilldown_depth's older name, still read."""
-        return self.drilldown_depth
-
-    @property
     def systems(self) -> tuple[str, ...]:
         """Every system, the baseline last."""
         return (*self.names, self.baseline_name)

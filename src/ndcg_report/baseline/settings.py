@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-
-import numpy as np
+import numbers
 
 from ndcg_report.errors import ParameterError
 
@@ -20,5 +19,5 @@ def check_parameters(*, k1: float, b: float, top_k: int) -> None:
         raise ParameterError(f"k1 must be a finite number >= 0; got {k1!r}")
     if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
         raise ParameterError(f"b must be a number between 0 and 1; got {b!r}")
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
+    if isinstance(top_k, bool) or not isinstance(top_k, numbers.Integral) or top_k < 1:
         raise ParameterError(f"top_k must be a whole number >= 1; got {top_k!r}")

@@ -20,7 +20,7 @@ from ndcg_report.core.conventions import without_identical_ids
 from ndcg_report.core.evaluation import Evaluation, QueryCounts, averaged_mask
 from ndcg_report.core.matching import judged_run_lines, qid_codes, qrels_queries, run_to_qrels
 from ndcg_report.core.measures.graded.judged import judged_share
-from ndcg_report.core.measures.names import Measure, resolve_measures
+from ndcg_report.core.measures.names import GAINS, Measure, resolve_measures
 from ndcg_report.core.measures.pass_arrays import PassArrays
 from ndcg_report.core.measures.registry import COMPUTATIONS
 from ndcg_report.core.presets import averaging, measure_set
@@ -30,7 +30,6 @@ from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.columns import column_numpy, one_array
 from ndcg_report.inputs.tables import QrelsLike, RunLike, load_qrels, load_run
 
-GAINS = ("linear", "exponential")
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:

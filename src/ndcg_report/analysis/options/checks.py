@@ -8,7 +8,6 @@ import difflib
 from collections.abc import Callable, Mapping, Sequence
 
 from ndcg_report.analysis.options.table import ALIASES, BY_NAME, PATH_KINDS, ReportOption
-from ndcg_report.analysis.systems import check_name, check_title
 from ndcg_report.errors import ParameterError
 
 
@@ -73,11 +72,15 @@ def check_text(option: ReportOption, value: object, where: str) -> str:
 
 def check_title_option(option: ReportOption, value: object, where: str) -> str:
     """A report title: text without control characters (analysis.systems.check_title)."""
+    from ndcg_report.analysis.systems import check_title
+
     return check_title(check_text(option, value, where), where)
 
 
 def check_name_option(option: ReportOption, value: object, where: str) -> str:
     """A display name, or '' (named by its file): analysis.systems.check_name."""
+    from ndcg_report.analysis.systems import check_name
+
     text = check_text(option, value, where)
     return check_name(text, where) if text else ""
 

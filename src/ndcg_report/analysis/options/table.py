@@ -11,7 +11,7 @@ from typing import Literal
 
 from ndcg_report.baseline.settings import BM25_DEFAULTS
 from ndcg_report.core.conventions import POLICIES
-from ndcg_report.core.evaluation_pass import GAINS
+from ndcg_report.core.measures.names import GAINS
 
 Surface = Literal["cli", "yaml", "python", "notebook"]
 EVERYWHERE: frozenset[Surface] = frozenset(("cli", "yaml", "python", "notebook"))

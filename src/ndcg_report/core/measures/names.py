@@ -20,6 +20,8 @@ from ndcg_report.core.measures.family import Family, Kind
 from ndcg_report.core.measures.registry import FAMILIES, PARAMETER_EXAMPLES, PARAMETER_TWINS, TREC_NICKNAMES, TREC_ORDER
 from ndcg_report.errors import ParameterError
 
+GAINS = ("linear", "exponential")  # nDCG's gain of a label: itself (trec_eval), or 2**label - 1
+
 MAX_CUTOFF = 1_000_000_000  # deeper than any run; larger numbers overflow the rank arithmetic
 DEFAULT_CUTOFFS: tuple[int | str, ...] = (1, 3, 5, 10, 20, 100, 1000)
 DEFAULT_REL_LEVEL = 1
