@@ -10,10 +10,15 @@ way, so a format added or re-described without the page fails the suite.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
 from ndcg_report.inputs.formats.registry import FORMATS
+
+_SPEC = importlib.util.spec_from_file_location("architecture_page", Path(__file__).with_name("architecture_page.py"))
+_PAGES = importlib.util.module_from_spec(_SPEC)  # its page writing: between markers, --check
+_SPEC.loader.exec_module(_PAGES)
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "inputs.md"
 BEGIN = "<!-- formats: written by scripts/formats_table.py from the registered input formats -->"
@@ -30,19 +35,11 @@ def table() -> str:
 
 
 def page_with_table(text: str) -> str:
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n\n{table()}\n\n{END}{tail}"
+    return _PAGES.between_markers(text, BEGIN, END, table() + "\n")
 
 
 def main(argv: list[str]) -> int:
-    text = PAGE.read_text(encoding="utf-8")
-    new = page_with_table(text)
-    if "--check" in argv:
-        return 0 if new == text else 1
-    if new != text:
-        PAGE.write_text(new, encoding="utf-8")
-    return 0
+    return _PAGES.rewrite(PAGE, page_with_table, argv)
 
 
 if __name__ == "__main__":
