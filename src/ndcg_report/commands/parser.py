@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from ndcg_report.analysis.options.table import names as table_names
@@ -22,11 +23,20 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Each option's help ends with its default, unless it has none (empty, off) or says it already."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
+        text = _with_formats(action.help or "")
         shown = action.default not in (None, "", False, argparse.SUPPRESS) and "default" not in text
         if shown and (action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE)):
             text += " (default: %(default)s)"
         return text
+
+
+def _with_formats(text: str) -> str:
+    """A help text with `{KIND formats}` as the formats KIND takes (inputs.formats.registry, imported for --help only)."""
+    if "formats}" not in text:
+        return text
+    from ndcg_report.inputs.formats.registry import FORMATS
+
+    return re.sub(r"\{(\w+) formats\}", lambda match: FORMATS.help(match.group(1)), text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,11 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     evaluate = commands.add_parser("eval", help="print nDCG@k and the other measures of a run (trec_eval's argument order and layout)")
-    evaluate.add_argument("qrels", help="qrels: TREC `qid iter docid rel` lines, BEIR TSV, JSON, JSON lines (plain or "
-                                        ".gz) or Parquet")
+    evaluate.add_argument("qrels", help="qrels: {qrels formats}")
     evaluate.add_argument("runs", nargs="+", metavar="RUN",
-                          help="run: TREC `qid Q0 docid rank score tag` lines, JSON, JSON lines (plain or .gz) or "
-                               "Parquet; several (each RUN or NAME=RUN) print one table: trec_eval's lines run after "
+                          help="run: {run formats}; several (each RUN or NAME=RUN) print one table: trec_eval's lines run after "
                                "run, a leading run column in csv, a runs list in json")
     _add_metric_options(evaluate)
     evaluate.add_argument("-M", "--max-retrieved", type=int, default=None, dest="max_retrieved", metavar="N",
@@ -122,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bm25 = commands.add_parser("bm25", help="build a BM25 run from a corpus and topics (the baseline alone)")
     bm25.add_argument("--corpus", required=True, help="JSON-lines corpus, one {_id, title, text} per line")
-    bm25.add_argument("--topics", required=True, help="qid<TAB>query text lines, BEIR queries.jsonl or a TREC topic file")
+    bm25.add_argument("--topics", required=True, help="{topics formats}")
     bm25.add_argument("--out", required=True, help="the TREC run to write (tag bm25)")
     _add_bm25_options(bm25)
 

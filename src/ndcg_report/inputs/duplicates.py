@@ -38,15 +38,12 @@ def index_pairs(table: pa.Table) -> tuple[PairIndex, tuple[int, int] | None]:
     return pairs, first_duplicate_pair(as_numpy(qids.indices), docids, pairs)
 
 
-def reject_duplicates(path: str | Path, line_of_row: Callable[[int], int], table: pa.Table, kind: str) -> PairIndex:
-    """Raise InputError on a repeated (qid, docid); return the index of the table's pairs."""
-    pairs, found = index_pairs(table)
-    if found is not None:
-        first, second = found
-        raise InputError(
-            path, line_of_row(second),
-            f"duplicate {kind} entry for query {table['qid'][second].as_py()!r}, "
-            f"document {table['docid'][second].as_py()!r} (first on line {line_of_row(first)})",
-            "keep one line per (query, document)",
-        )
-    return pairs
+def duplicate_line_error(path: str | Path, line_of_row: Callable[[int], int | None], table: pa.Table, kind: str,
+                         first: int, second: int) -> InputError:
+    """The error for a (qid, docid) pair on rows first and second of a text format, at the second's line."""
+    return InputError(
+        path, line_of_row(second),
+        f"duplicate {kind} entry for query {table['qid'][second].as_py()!r}, "
+        f"document {table['docid'][second].as_py()!r} (first on line {line_of_row(first)})",
+        "keep one line per (query, document)",
+    )

@@ -170,10 +170,11 @@ def streams_by_default(run: str | Path, available: int | None = None) -> bool:
 
 
 def _is_json_lines(run: Path) -> bool:
-    from ndcg_report.inputs.detection import JSONL, detect_format
+    from ndcg_report.inputs.detection import detect_format
+    from ndcg_report.inputs.formats.json_lines import JSON_LINES
 
     try:
-        return detect_format(run, "run") == JSONL
+        return detect_format(run, "run") == JSON_LINES.name
     except (InputError, OSError):
         return False
 

@@ -22,11 +22,14 @@ from ndcg_report.inputs.columns import from_numpy, strings
 from ndcg_report.inputs.access.text_files import (
     GZIP_ERRORS, PREFIX_BYTES, check_encoding, check_first_line, line_pieces, read_prefix,
 )
+from ndcg_report.inputs.formats.registry import FORMATS, Format, parsed_by_lines
+from ndcg_report.inputs.formats.trec import TEXT_SUFFIXES
 
 NUMBER = re.compile(  # ASCII digits only, as the TREC reader takes them
     r"^[+-]?([0-9]+\.?[0-9]*([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?|nan|inf|infinity)$", re.IGNORECASE
 )
 PIECE_BYTES = 16 << 20
+BEIR_HEADER = ("query-id", "corpus-id", "score")
 _FORMAT = "`query-id<TAB>corpus-id<TAB>score` lines after that header"
 
 
@@ -39,7 +42,7 @@ def read_beir_qrels(path: Path) -> tuple[pa.Table, Callable[[int], int]]:
     try:
         with open_maybe_gzip(path) as handle:
             for piece, lines_before in line_pieces(handle, PIECE_BYTES):
-                if lines_before == 0:  # the header: detect_format found it on the first line
+                if lines_before == 0:  # the header: has_beir_header found it on the first line
                     header, _, piece = piece.partition(b"\n")
                     lines_before = 1
                     if not header.strip():
@@ -126,3 +129,18 @@ def _line_of_row(path: Path, row: int) -> int:
                 return lines[row - seen]
             seen += len(lines)
     raise AssertionError(f"row {row} not in {path}")
+
+
+def has_beir_header(prefix: bytes) -> bool:
+    """True if the first line is BEIR's header, `query-id corpus-id score`."""
+    first = prefix.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].strip()
+    return tuple(first.decode("utf-8", "replace").split()) == BEIR_HEADER
+
+
+BEIR_TSV = FORMATS.register(Format(
+    "beir-tsv", "BEIR TSV", TEXT_SUFFIXES, ("qrels",), has_beir_header,
+    lambda path, kind: parsed_by_lines(path, kind, *read_beir_qrels(path)),
+    line_of_row=lambda path, kind, row: _line_of_row(path, row), accepted="BEIR TSV (.tsv with a query-id header)",
+    examples=(("qrels", "BEIR TSV (`qrels/test.tsv`, with its header)",
+               "`query-id<TAB>corpus-id<TAB>score`, then `q1<TAB>d7<TAB>2`"),),
+))

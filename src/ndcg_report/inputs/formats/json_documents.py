@@ -22,6 +22,7 @@ from ndcg_report.files import open_maybe_gzip
 from ndcg_report.inputs.mappings import SHAPE, mapping_table
 from ndcg_report.inputs.records import RecordProblem, RepeatedKey, json_value, no_repeated_keys, shown
 from ndcg_report.inputs.access.text_files import GZIP_ERRORS, check_encoding, read_prefix
+from ndcg_report.inputs.formats.registry import FORMATS, Format, Parsed, parsed_by_lines
 
 # Text of a JSON document read at most (a pytrec_eval dict of MS MARCO dev, 7M documents, is about
 # 145 MB with 7-digit docids); larger ones go as JSON lines. Decoded a query at a time, the peak is
@@ -246,3 +247,18 @@ def _repeated_key_at(text: str, key: str, start: int) -> int | None:
 def _mentions(text: str, key: str, start: int, end: int) -> bool:
     """Whether text[start:end] holds `key` as json writes it (with or without ensure_ascii)."""
     return any(text.find(json.dumps(key, ensure_ascii=ascii_only)[1:-1], start, end) >= 0 for ascii_only in (False, True))
+
+
+def _read(path: Path, kind: str) -> Parsed:
+    table, line_of_row, line_of_id = read_json_document(path, kind)
+    return parsed_by_lines(path, kind, table, line_of_row, line_of_id)
+
+
+JSON = FORMATS.register(Format(
+    "json", "JSON", (".json",), ("run", "qrels"), None, _read,
+    line_of_row=lambda path, kind, row: read_json_document(path, kind)[1](row),
+    opens="{[", expected="a JSON object ({...})",
+    examples=(("run", "JSON (`.json`, pytrec_eval/ranx dict)",
+               '`{"q1": {"d7": 14.2, "d3": 9.1}}` or ranked: `{"q1": ["d7", "d3"]}`'),
+              ("qrels", "JSON (`.json`, pytrec_eval/ranx dict)", '`{"q1": {"d7": 2, "d3": 0}}`')),
+))

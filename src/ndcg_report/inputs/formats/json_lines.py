@@ -35,11 +35,14 @@ from ndcg_report.inputs.records import (
 from ndcg_report.inputs.access.text_files import (
     GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, line_pieces, line_too_long, read_prefix,
 )
+from ndcg_report.inputs.formats.registry import FORMATS, Format, parsed_by_lines
 
 PIECE_BYTES = 16 << 20  # TREC text whose rows are parsed at a time
 ROW_BYTES = 40  # of a TREC run line: pieces hold PIECE_BYTES / ROW_BYTES rows
 MAX_PIECE = 64 << 20
 _BOM = b"\xef\xbb\xbf"
+SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
+RECORD_KEYS = (*QID_KEYS, "_id")  # a JSON-lines record names its query by one of these
 FORMS = {"run": ("flat", "retrieved", "docs"), "qrels": ("flat", "grades")}
 _LIST_KEYS = {"retrieved": "retrieved", "docs": "docs", "grades": "grades"}
 _QID_TYPE = pa.dictionary(pa.int32(), pa.string())
@@ -377,3 +380,27 @@ def _form(record: dict, kind: str) -> str:
 
 def _json_kind(value: object) -> str:
     return {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+def looks_like_json_lines(prefix: bytes) -> bool:
+    """True if the first line is a whole JSON object naming its query (qid, query_id, query-id or _id)."""
+    line = prefix.lstrip(_BOM + b" \t\r\n").split(b"\n", 1)[0]
+    try:
+        value = json_value(line, check_keys=False)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and any(key in value for key in RECORD_KEYS)
+
+
+JSON_LINES = FORMATS.register(Format(
+    "jsonl", "JSON lines", SUFFIXES, ("run", "qrels"), looks_like_json_lines,
+    lambda path, kind: parsed_by_lines(path, kind, *read_json_lines(path, kind)),
+    chunks=json_lines_chunks, line_of_row=json_lines_line_of_row,
+    opens="{[", expected="JSON lines (one {...} object per line)",
+    examples=(("run", "JSON lines (`.jsonl`, `.ndjson`), a ranked list per query", '`{"qid": "q1", "retrieved": ["d7", "d3"]}`'),
+              ("run", "JSON lines, scored documents per query", '`{"qid": "q1", "docs": [{"docid": "d7", "score": 14.2}]}`'),
+              ("run", "JSON lines, one scored document per line", '`{"qid": "q1", "docid": "d7", "score": 14.2}`'),
+              ("qrels", "JSON lines, one judgment per line", '`{"qid": "q1", "docid": "d7", "rel": 2}` (or '
+               '`query_id`/`doc_id`/`relevance`, `query-id`/`corpus-id`/`score`)'),
+              ("qrels", "JSON lines, one query per line", '`{"qid": "q1", "grades": {"d7": 2, "d3": 0}}`')),
+))

@@ -19,6 +19,9 @@ import pyarrow.compute as pc
 
 from ndcg_report.errors import InputError
 from ndcg_report.inputs.columns import id_strings, is_text_type
+from ndcg_report.inputs.formats.json_lines import ROW_BYTES
+from ndcg_report.inputs.formats.registry import FORMATS, Format, Parsed
+from ndcg_report.inputs.ids import ID_FIX
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -319,3 +322,24 @@ def _strings(column: pa.ChunkedArray) -> pa.ChunkedArray:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:200] if text else type(exc).__name__
+
+
+_VALUE = {"run": "score", "qrels": "rel"}
+
+
+def _read(path: Path, kind: str) -> Parsed:
+    table, rows = read_parquet(path, _VALUE[kind], kind)
+    return Parsed(table, lambda bad: rows.error(bad.row, bad.problem, ID_FIX),
+                  lambda first, second: duplicate_error(rows, first, second, table, kind))
+
+
+PARQUET = FORMATS.register(Format(
+    "parquet", "Parquet", SUFFIXES, ("run", "qrels"), None, _read,
+    chunks=lambda path, kind, chunk_bytes: parquet_chunks(path, _VALUE[kind], kind,
+                                                          max(1, chunk_bytes // ROW_BYTES) if chunk_bytes else 1 << 19),
+    structure=has_parquet_structure, folder=dataset_problem,
+    row_error=lambda path, row, problem, fix: parquet_rows(path).error(row, problem, fix),
+    examples=(("run", "Parquet file or folder (`.parquet`)",
+               "columns `qid`, `docid` (or `docno`), `score`, or `rank` without a score"),
+              ("qrels", "Parquet file or folder", "columns `qid`, `docid` (or `docno`), `rel` (or `label`)")),
+))

@@ -1,4 +1,4 @@
-"""Topics (query text by qid) as TSV, BEIR queries.jsonl or a TREC topic file, plain or gzip.
+"""Topics (query text by qid) as TSV, BEIR queries.jsonl or a TREC topic file, plain or gzip: three registered formats.
 
 TSV is `qid<TAB>text` lines; BEIR's, one `{"_id", "text"}` object per line; a TREC topic file,
 `<top> <num> ... <title> ... </top>` blocks. Read a piece of whole lines at a time after the
@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ndcg_report.errors import InputError
 from ndcg_report.files import open_maybe_gzip
-from ndcg_report.inputs.detection import JSONL, TREC_TOPICS, detect_format
 from ndcg_report.inputs.ids import ID_FIX, id_problem
+from ndcg_report.inputs.formats.json_lines import SUFFIXES as JSONL_SUFFIXES
+from ndcg_report.inputs.formats.registry import FORMATS, Format
+from ndcg_report.inputs.formats.trec import TEXT_SUFFIXES
 from ndcg_report.inputs.records import RecordProblem, identifier, json_value
 from ndcg_report.inputs.access.text_files import (
     GZIP_ERRORS, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_pieces, read_prefix,
@@ -30,17 +32,19 @@ MAX_TOPIC_FILE = 256 << 20  # a TREC topic file is read whole: at most this much
 _BEIR = 'one {"_id": "...", "text": "..."} object per line (BEIR queries.jsonl)'
 
 
-def read_topics_file(path: Path) -> "pd.Series":
-    """Query text indexed by qid (strings), from a topics file in any accepted format; InputError
-    naming the first bad line: no tab (TSV), a qid with white space, a repeated qid, no topics."""
+Lines = Callable[[Path], Iterator[tuple[int, str, str]]]  # (line number, qid, text) of each topic
+
+
+def read_topics_file(path: Path, read_lines: Lines, empty_fix: str) -> "pd.Series":
+    """Query text indexed by qid (strings), from a topics file whose format's read_lines gives its topics;
+    InputError naming the first bad line: no tab (TSV), a qid with white space, a repeated qid, no topics."""
     import pandas as pd
 
     check_readable(path)
     prefix = read_prefix(path, PREFIX_BYTES)
     check_first_line(path, prefix, "topics")
     check_encoding(path, prefix)
-    form = detect_format(path, "topics")
-    lines = {JSONL: _beir_topics, TREC_TOPICS: _trec_topics}.get(form, _tsv_topics)(path)
+    lines = read_lines(path)
     qids: list[str] = []
     queries: list[str] = []
     seen: dict[str, int] = {}
@@ -56,8 +60,7 @@ def read_topics_file(path: Path) -> "pd.Series":
         qids.append(qid)
         queries.append(query)
     if not qids:
-        raise InputError(path, None, "empty file (no topics)", "give one `qid<TAB>query text` line per topic"
-                         if form not in (JSONL, TREC_TOPICS) else f"give {_BEIR}" if form == JSONL else "give <top> blocks")
+        raise InputError(path, None, "empty file (no topics)", empty_fix)
     return pd.Series(queries, index=pd.Index(qids, name="qid"), name="query", dtype=object)
 
 
@@ -143,3 +146,32 @@ def _bounded(lines: Iterator[tuple[int, str]], path: Path) -> Iterator[tuple[int
             raise InputError(path, number, f"a TREC topic file larger than {MAX_TOPIC_FILE >> 20} MiB",
                              "give the topics as `qid<TAB>query text` lines")
         yield number, line
+
+
+def _reader(read_lines: Lines, empty_fix: str) -> Callable[[Path, str], "pd.Series"]:
+    return lambda path, kind: read_topics_file(path, read_lines, empty_fix)
+
+
+def opens_with_top(prefix: bytes) -> bool:
+    """True if the text starts with a TREC topic file's `<top>`."""
+    return prefix.lstrip(b"\xef\xbb\xbf").lstrip().lower().startswith(b"<top>")
+
+
+TOPICS_TSV = FORMATS.register(Format(
+    "topics-tsv", "TSV", TEXT_SUFFIXES, ("topics",), None,
+    _reader(_tsv_topics, "give one `qid<TAB>query text` line per topic"),
+    accepted="TSV (qid<TAB>text: .tsv, .txt)", help={"topics": "qid<TAB>query text lines"},
+    examples=(("topics", "TSV", "`q1<TAB>what is ndcg`"),),
+))
+BEIR_QUERIES = FORMATS.register(Format(
+    "beir-queries", "JSON lines", JSONL_SUFFIXES, ("topics",), None, _reader(_beir_topics, f"give {_BEIR}"),
+    opens="{[", expected="JSON lines (one {...} object per line)", accepted="BEIR queries (.jsonl)",
+    help={"topics": "BEIR queries.jsonl"},
+    examples=(("topics", "BEIR `queries.jsonl`", '`{"_id": "q1", "text": "what is ndcg"}`'),),
+))
+TREC_TOPICS = FORMATS.register(Format(
+    "trec-topics", "TREC topics", TEXT_SUFFIXES, ("topics",), opens_with_top, _reader(_trec_topics, "give <top> blocks"),
+    accepted="a TREC topic file (<top>)", help={"topics": "a TREC topic file"},
+    examples=(("topics", "TREC topic file (`<top>` blocks)",
+               "`<top> <num> Number: 301 <title> International Organized Crime ... </top>`"),),
+))
