@@ -21,7 +21,7 @@ import pytest
 
 from ndcg_report import ParameterError, evaluate
 from ndcg_report.commands.eval import run_eval
-from ndcg_report.commands.parser import build_parser
+from ndcg_report.cli import build_parser
 from ndcg_report.core.measures.names import Measure, resolve_measures
 from ndcg_report.core.output_formats import format_trec
 from ndcg_report.core.partitions import Options, evaluate_partitioned

@@ -62,3 +62,15 @@ def test_every_file_of_the_package_is_tracked_by_git():
     ignored = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], input="\n".join(files), cwd=ROOT,
                              capture_output=True, text=True).stdout.split()
     assert not ignored, f"ignored by .gitignore, so missing from a clean clone: {ignored}"
+
+
+def test_each_command_module_adds_the_subcommand_it_names_in_the_order_help_lists_them():
+    """cli dispatches a subcommand to the module whose NAME it is: each module must add exactly that one."""
+    import argparse
+
+    from ndcg_report.cli import COMMANDS, build_parser
+
+    subcommands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    assert list(subcommands.choices) == [command.NAME for command in COMMANDS] == [
+        "eval", "build", "suite", "bm25", "judges", "pool", "table", "demo", "batch"]
+    assert all(callable(command.add_parser) and callable(command.run) for command in COMMANDS)

@@ -125,7 +125,7 @@ class InProcessBuilds:
 
     def run(self, job):
         from ndcg_report.commands import build_report as cli_module
-        from ndcg_report.commands.parser import build_parser
+        from ndcg_report.cli import build_parser
         from ndcg_report.batch.builds import BuildRun
 
         argv = job.command[3:]

@@ -486,7 +486,7 @@ def test_the_table_gives_trec_eval_printing_order_and_all_trec():
 
 def test_the_names_and_presets_load_without_numpy():
     """The command line's parser reads the presets (--help), so the table of measures must not import numpy."""
-    code = ("import sys; from ndcg_report.commands.parser import build_parser; build_parser(); "
+    code = ("import sys; from ndcg_report.cli import build_parser; build_parser(); "
             "from ndcg_report.core.measures.names import resolve_measures; resolve_measures('all_trec nDCG@10'); "
             "print(sorted(m for m in ('numpy', 'pyarrow', 'pandas') if m in sys.modules))")
     imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,22 +1,30 @@
 """The `ndcg-report` command line: exit 0 done, 1 a step failed, 2 bad input or usage.
 
-The entry point (`console`, and `python -m ndcg_report.cli`): dispatches to the commands/ modules and
-turns every error into one line and an exit code, never a traceback.
+The entry point (`console`, and `python -m ndcg_report.cli`): builds the parser from the commands/
+modules (COMMANDS), runs the one asked for, and turns every error into one line and an exit code,
+never a traceback.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
 from collections.abc import Sequence
 
 from ndcg_report.console import lossy_stderr
-from ndcg_report.commands.output import EXIT_BAD_INPUT, EXIT_FAILED, error_line, silence_stdout, write_output
-from ndcg_report.commands.parser import build_parser
+from ndcg_report.commands import batch, bm25, build_report, demo, judges, pool, suite, table
+from ndcg_report.commands import eval as evaluate
+from ndcg_report.commands.output import error_line, silence_stdout
+from ndcg_report.commands.parser import _Parser
 from ndcg_report.errors import BuildError, InputError, ParameterError
-from ndcg_report.interrupts import exit_code, install as install_stop_signals, restore as restore_signals
+from ndcg_report.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, exit_code
+from ndcg_report.interrupts import install as install_stop_signals, restore as restore_signals
 from ndcg_report.interrupts import signal_name, signal_of
+
+COMMANDS = (evaluate, build_report, suite, bm25, judges, pool, table, demo, batch)  # in the order --help lists them
+_BY_NAME = {command.NAME: command for command in COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,53 +47,12 @@ def _main(argv: Sequence[str] | None) -> int:
 
     started = time.monotonic()
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv, argparse.Namespace(argv=argv, started=started))
     if not _working_folder_exists():
         error_line("the working folder was deleted: cd to an existing folder")
         return EXIT_BAD_INPUT
     try:
-        if args.command == "batch":
-            from ndcg_report.batch.runner import main as run_batch
-
-            return run_batch(args.config, jobs=args.jobs, force=args.force, index_only=args.index_only,
-                             dask=args.dask)
-        if args.command == "eval":
-            from ndcg_report.commands.eval_process import prepare_eval_process
-
-            prepare_eval_process()
-            from ndcg_report.commands.eval import run_eval
-
-            output = run_eval(args)
-        elif args.command == "bm25":
-            from ndcg_report.commands.bm25 import run_bm25
-
-            output = run_bm25(args)
-        elif args.command == "judges":
-            from ndcg_report.commands.judges import run_judges
-
-            output = run_judges(args)
-        elif args.command == "table":
-            from ndcg_report.commands.table import run_table
-
-            output = run_table(args)
-        elif args.command == "pool":
-            from ndcg_report.commands.pool import run_pool
-
-            output = run_pool(args)
-        elif args.command == "suite":
-            from ndcg_report.build.supervisor import die_with_supervisor
-            from ndcg_report.commands.suite import run_suite
-
-            die_with_supervisor()
-            output = run_suite(args, argv, started)
-        else:
-            from ndcg_report.build.supervisor import die_with_supervisor
-
-            from ndcg_report.commands.build_report import run_build
-
-            die_with_supervisor()
-            output = run_build(args, argv, started)
-        return write_output(output)
+        return _BY_NAME[args.command].run(args)
     except (InputError, ParameterError) as exc:
         error_line(str(exc))
         return EXIT_BAD_INPUT
@@ -101,6 +68,18 @@ def _main(argv: Sequence[str] | None) -> int:
     except Exception as exc:  # noqa: BLE001 - never a traceback: one line naming what broke
         error_line(f"internal error ({type(exc).__name__}: {exc}); please report it with the command that caused it")
         return EXIT_FAILED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: each of COMMANDS adds its subcommand and options."""
+    from ndcg_report.version import __version__
+
+    parser = _Parser(prog="ndcg-report", description="Exact, fast NDCG@k, R@k, P@k, RR, AP (trec_eval's measures) of TREC runs, and reports on them.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for command in COMMANDS:
+        command.add_parser(subparsers)
+    return parser
 
 
 def _working_folder_exists() -> bool:

@@ -320,6 +320,24 @@ def remove_owned_folder(folder: Path, attempts: int = 5, home: Path | None = Non
     return not folder.exists()
 
 
+def missing_folders(folder: Path) -> list[Path]:
+    """The folders `folder.mkdir(parents=True)` would create, deepest first."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_empty_folders(folders: list[Path]) -> None:
+    """Remove each of folders (deepest first) that is empty; stop at the first that is not."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
 def owned_folder_home(folder: Path) -> Path | None:
     """PARENT/NAME for a working folder `PARENT/.NAME.staging-PID-X` (or `.old-`): the folder it was made for."""
     match = _OWNED_FOLDER.match(folder.name)

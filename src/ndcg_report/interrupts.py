@@ -1,7 +1,7 @@
-"""Ctrl-C, SIGTERM and SIGHUP alike: one exception, routed handlers, and the exit code of each.
+"""Ctrl-C, SIGTERM and SIGHUP alike: one exception and routed handlers.
 
 In the command line each raises Interrupted (a KeyboardInterrupt), so every command stops the same way:
-clean-up in `finally`, one line, exit 128 + the signal number.
+clean-up in `finally`, one line, exit 128 + the signal number (exit_codes.exit_code).
 """
 
 from __future__ import annotations
@@ -33,11 +33,6 @@ def signal_name(signum: int) -> str:
         return signal.Signals(signum).name
     except ValueError:
         return f"signal {signum}"
-
-
-def exit_code(signum: int) -> int:
-    """The shell's code for a command stopped by signum: 130 for Ctrl-C, 143 SIGTERM, 129 SIGHUP."""
-    return 128 + signum
 
 
 def raise_interrupted(signum: int, frame: object = None) -> None:

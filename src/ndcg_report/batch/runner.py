@@ -27,6 +27,7 @@ from ndcg_report.console import say
 from ndcg_report.version import __version__
 from ndcg_report.batch.config import BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.exit_codes import EXIT_BUSY, EXIT_FAILED, EXIT_OK, exit_code
 from ndcg_report.batch.history import (
     append_history, attempt_file, log_file, read_batch_state, read_history, read_status, write_batch_state,
     write_status,
@@ -39,13 +40,12 @@ from ndcg_report.batch.lock import BatchBusy, HeldLock, batch_lock, utc_now
 from ndcg_report.files import folder_problem, write_text_atomic
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
 from ndcg_report.batch.index_page import ReportState, format_number, format_signed, write_index
-from ndcg_report.interrupts import exit_code, handled, signal_name
+from ndcg_report.interrupts import handled, signal_name
 from ndcg_report.build.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
 
 if TYPE_CHECKING:
     from distributed import Client
 
-EXIT_OK, EXIT_FAILED, EXIT_BUSY = 0, 1, 3
 Log = Callable[[str], None]
 
 

@@ -13,20 +13,19 @@ import os
 import re
 import shutil
 import sys
-import threading
-from collections.abc import Callable, Mapping
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import yaml
 
 from ndcg_report.errors import BuildError, InputError, ParameterError
-from ndcg_report.files import (OWNED_MARKER, new_owned_folder, open_up, owned_folder_home, remove_owned_folder,
-                               stale_owned_folders)
+from ndcg_report.files import (OWNED_MARKER, missing_folders, new_owned_folder, open_up, owned_folder_home,
+                               remove_empty_folders, remove_owned_folder, stale_owned_folders)
 from ndcg_report.build.input_cache import INPUT_CACHE_ENV, save_parsed
 from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, PROVISIONER, child_environment,
                                              running_fork_server, server_label)
@@ -35,9 +34,10 @@ from ndcg_report.build.steps.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.analysis.options.checks import check
 from ndcg_report.analysis.options.table import MAX_TIMEOUT
 from ndcg_report.analysis.report_model import ReportParameters, option_values
-from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess, Finished, Steps, skip_unused_jsonschema_formats
+from ndcg_report.build.steps.processes import (REVALIDATION_ENV, ChildProcess, Finished, Steps, in_background,
+                                               skip_unused_jsonschema_formats)
 from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
-from ndcg_report.build.steps.step_failures import check_notebook, disk_full, killed, papermill_failure
+from ndcg_report.build.steps.step_failures import check_notebook, cut_short, disk_full, killed, papermill_failure
 from ndcg_report.build.supervisor import check_supervisor
 from ndcg_report.inputs.access.stamps import InputWatch
 from ndcg_report.interrupts import whole
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
     import nbformat
 
     from ndcg_report.build.steps.offline_html import OfflineHTMLExporter
-
-T = TypeVar("T")
 
 NOTEBOOK = "ndcg_report.ipynb"
 NBVAL_STOP = "stop"
@@ -138,117 +136,159 @@ def build_notebook(
     checked, papermill -> nbval -> nbconvert in staging, published atomically; on any failure out_dir
     is left as it was."""
     started = dt.datetime.now(dt.timezone.utc)
-    check_timeout(timeout)
-    skip_unused_jsonschema_formats()  # this process reads notebooks too (nbformat, nbconvert)
+    out_dir = _check_job(job, out_dir, timeout)
     steps = Steps(progress)
-    out_dir = out_dir.resolve()
-    template = job.template
-    check_notebook(template)
-    check_out_dir(out_dir, [*job.inputs, template])
     inputs = (inputs or InputWatch()).including(job.inputs)
     steps.show("reading the inputs")
     forks = nullcontext(fork_server) if fork_server is not None else running_fork_server(server_label(out_dir))
     with forks as fork_server:  # it imports while the inputs are read
-        exporter = _prepare_in_background(html_exporter)  # nbconvert imported meanwhile too, not beside the kernels
-        created = missing_folders(out_dir.parent)
-        staging: Path | None = None
-        published = False
-        try:
-            try:
-                out_dir.parent.mkdir(parents=True, exist_ok=True)
-                for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
-                    remove_owned_folder(stale, home=owned_folder_home(stale))
-                with whole():  # made and in the clean-up's charge at once: no stop signal falls in between
-                    staging = new_owned_folder(out_dir.parent, f".{out_dir.name}.staging")
-            except OSError as exc:
-                raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
-                                     "give a folder you can write to") from None
-            try:  # bad input fails here, before any kernel starts; each run is saved for the kernels (they read
-                # these, not the files, while they are unchanged) and let go before the next is read
-                job.check_inputs(keep=partial(save_parsed, staging / INPUTS_FOLDER))
-                inputs.check()  # what was parsed and hashed is one version of each input
-            except (InputError, ParameterError):
-                remove_owned_folder(staging)
-                remove_empty_folders(created)  # bad input leaves no folder behind, as if nothing had been made
-                inputs.check()  # a file changed while it was read explains what was read in it
-                raise
+        exporter = in_background(html_exporter)  # nbconvert imported meanwhile too, not beside the kernels
+        with _staging(out_dir, inputs, steps) as staging:
+            _read_inputs(job, staging, inputs)
             if job.prepare is not None:
-                job.prepare(staging, fork_server)
-            env = {**_kernel_environment(staging), FORK_SERVER_ENV: fork_server}
-            executed = staging / "report.ipynb"
+                job.prepare(staging.folder, fork_server)
+            env = {**_kernel_environment(staging.folder), FORK_SERVER_ENV: fork_server}
+            executed = staging.folder / "report.ipynb"
             steps.show("papermill and nbval: executing the notebook twice at once")
-            validation = _start_nbval(executed, env, timeout, progress=progress)  # re-executes as papermill executes
-            try:
-                _execute(job.parameters, template, executed, env, timeout, progress=progress)
-                _drop_run_specific_metadata(executed)
-            except BaseException:
-                validation.stop(NBVAL_STOP)
-                raise
+            validation = _execute_beside_nbval(job, executed, env, timeout, progress)
             steps.show("nbval: comparing the last cells (the HTML is written meanwhile)")
-            validation.send(NBVAL_GO)  # the executed notebook is complete: nbval checks it against what it compared
-            try:  # nbconvert beside nbval's re-execution: nothing is published unless both pass
-                html_text, html_failure = notebook_to_html(_read_notebook(executed), exporter.result()), None
-            except Exception as exc:  # noqa: BLE001 - reported once nbval has had its say
-                html_text, html_failure = "", exc
-            except BaseException:
-                validation.kill()
-                raise
-            _check_nbval(validation.wait(), executed)
-            if html_failure is not None:
-                raise html_failure
+            html_text = _html_once_validated(executed, validation, exporter)
             steps.show("publishing")
-            stamp = started.strftime("%Y-%m-%d %H:%M:%S UTC")
-            html_text = html_text.replace(
-                "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
-            )
-            (staging / "report.html").write_text(html_text, encoding="utf-8")
-            for leftover in (staging / ".jupyter", staging / INPUTS_FOLDER, staging / PARAMETERISED, staging / CELLS_FOLDER,
-                             staging / "params.yml", staging / OWNED_MARKER):
-                if leftover.is_dir():
-                    shutil.rmtree(leftover)
-                elif leftover.exists():
-                    leftover.unlink()
-            missing = [name for name in job.outputs if not (staging / name).is_file()]
-            if missing:
-                raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
-            inputs.check()  # the kernels read the inputs too: the report is of the version read first
-            check_supervisor()  # never publish for a batch that died meanwhile
-            open_up(staging)  # 0700 while it was built: now a report folder, with the umask's mode
-            notes = publish(staging, out_dir)  # from here on the report is published: nothing fails the build
-            published = True
-        except BuildError:
-            inputs.check()  # a step that failed on an input changed meanwhile failed on the user's input
-            raise
-        except OSError as exc:
-            full = disk_full(str(exc), out_dir.parent)
-            if full:
-                raise BuildError(f"step write failed: {full}") from None
-            raise
-        finally:
-            with whole():  # no second stop (a batch's SIGTERM after the terminal's SIGINT) cuts the clean-up short
-                steps.clear()
-                if not published and staging is not None and staging.exists():
-                    remove_owned_folder(staging)
+            _write_report_page(staging.folder, html_text, started)
+            _remove_build_files(staging.folder)
+            _check_outputs(job, staging.folder)
+            notes = _publish_staging(staging, out_dir, inputs)
         return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
                            notes=tuple(notes))
 
 
-def missing_folders(folder: Path) -> list[Path]:
-    """The folders `folder.mkdir(parents=True)` would create, deepest first."""
-    missing = []
-    while not folder.exists() and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
-    return missing
+def _check_job(job: NotebookJob, out_dir: Path, timeout: int) -> Path:
+    """out_dir resolved, once the timeout, the notebook and out_dir are checked (ParameterError): nothing read yet."""
+    check_timeout(timeout)
+    skip_unused_jsonschema_formats()  # this process reads notebooks too (nbformat, nbconvert)
+    out_dir = out_dir.resolve()
+    check_notebook(job.template)
+    check_out_dir(out_dir, [*job.inputs, job.template])
+    return out_dir
 
 
-def remove_empty_folders(folders: list[Path]) -> None:
-    """Remove each of folders (deepest first) that is empty; stop at the first that is not."""
-    for folder in folders:
+@dataclass
+class _Staging:
+    """A build's staging folder, the folders made to hold it, and whether it is published (out_dir's now)."""
+
+    folder: Path
+    created: list[Path]
+    published: bool = False
+
+
+@contextmanager
+def _staging(out_dir: Path, inputs: InputWatch, steps: Steps) -> Iterator[_Staging]:
+    """A new staging folder beside out_dir (a killed build's removed first), removed unless published, whatever
+    stop arrives; a step's failure on an input changed meanwhile, or on a full disk, said so (BuildError)."""
+    created = missing_folders(out_dir.parent)
+    staging: _Staging | None = None
+    try:
         try:
-            folder.rmdir()
-        except OSError:
-            return
+            out_dir.parent.mkdir(parents=True, exist_ok=True)
+            for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
+                remove_owned_folder(stale, home=owned_folder_home(stale))
+            with whole():  # made and in the clean-up's charge at once: no stop signal falls in between
+                staging = _Staging(new_owned_folder(out_dir.parent, f".{out_dir.name}.staging"), created)
+        except OSError as exc:
+            raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
+                                 "give a folder you can write to") from None
+        yield staging
+    except BuildError:
+        inputs.check()  # a step that failed on an input changed meanwhile failed on the user's input
+        raise
+    except OSError as exc:
+        full = disk_full(str(exc), out_dir.parent)
+        if full:
+            raise BuildError(f"step write failed: {full}") from None
+        raise
+    finally:
+        with whole():  # no second stop (a batch's SIGTERM after the terminal's SIGINT) cuts the clean-up short
+            steps.clear()
+            if staging is not None and not staging.published and staging.folder.exists():
+                remove_owned_folder(staging.folder)
+
+
+def _read_inputs(job: NotebookJob, staging: _Staging, inputs: InputWatch) -> None:
+    """Read and check every input (InputError or ParameterError, and nothing left behind, for bad input)."""
+    try:  # bad input fails here, before any kernel starts; each run is saved for the kernels (they read
+        # these, not the files, while they are unchanged) and let go before the next is read
+        job.check_inputs(keep=partial(save_parsed, staging.folder / INPUTS_FOLDER))
+        inputs.check()  # what was parsed and hashed is one version of each input
+    except (InputError, ParameterError):
+        remove_owned_folder(staging.folder)
+        remove_empty_folders(staging.created)  # bad input leaves no folder behind, as if nothing had been made
+        inputs.check()  # a file changed while it was read explains what was read in it
+        raise
+
+
+def _execute_beside_nbval(job: NotebookJob, executed: Path, env: dict[str, str], timeout: int,
+                          progress: bool) -> ChildProcess:
+    """papermill executes the notebook into executed while nbval re-executes it; nbval, still running, is returned."""
+    validation = _start_nbval(executed, env, timeout, progress=progress)  # re-executes as papermill executes
+    try:
+        _execute(job.parameters, job.template, executed, env, timeout, progress=progress)
+        _drop_run_specific_metadata(executed)
+    except BaseException:
+        validation.stop(NBVAL_STOP)
+        raise
+    return validation
+
+
+def _html_once_validated(executed: Path, validation: ChildProcess, exporter: "Future[OfflineHTMLExporter]") -> str:
+    """The executed notebook's HTML, written while nbval checks its last cells; BuildError unless both succeed."""
+    validation.send(NBVAL_GO)  # the executed notebook is complete: nbval checks it against what it compared
+    try:  # nbconvert beside nbval's re-execution: nothing is published unless both pass
+        html_text, html_failure = notebook_to_html(_read_notebook(executed), exporter.result()), None
+    except Exception as exc:  # noqa: BLE001 - reported once nbval has had its say
+        html_text, html_failure = "", exc
+    except BaseException:
+        validation.kill()
+        raise
+    _check_nbval(validation.wait(), executed)
+    if html_failure is not None:
+        raise html_failure
+    return html_text
+
+
+def _write_report_page(folder: Path, html_text: str, started: dt.datetime) -> None:
+    """report.html, with the time the build started."""
+    stamp = started.strftime("%Y-%m-%d %H:%M:%S UTC")
+    html_text = html_text.replace(
+        "<main>", f"<main>\n{BUILD_TIME_START}<p class=\"build-time\">Built {stamp}</p>{BUILD_TIME_END}", 1
+    )
+    (folder / "report.html").write_text(html_text, encoding="utf-8")
+
+
+def _remove_build_files(folder: Path) -> None:
+    """What only the build used: the kernels' settings, the parsed inputs, papermill's files, the owner's mark."""
+    for leftover in (folder / ".jupyter", folder / INPUTS_FOLDER, folder / PARAMETERISED, folder / CELLS_FOLDER,
+                     folder / "params.yml", folder / OWNED_MARKER):
+        if leftover.is_dir():
+            shutil.rmtree(leftover)
+        elif leftover.exists():
+            leftover.unlink()
+
+
+def _check_outputs(job: NotebookJob, folder: Path) -> None:
+    """BuildError naming the files the notebook should have written and did not."""
+    missing = [name for name in job.outputs if not (folder / name).is_file()]
+    if missing:
+        raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
+
+
+def _publish_staging(staging: _Staging, out_dir: Path, inputs: InputWatch) -> list[str]:
+    """The staging folder published as out_dir, once the inputs are unchanged and the batch alive: publish's notes."""
+    inputs.check()  # the kernels read the inputs too: the report is of the version read first
+    check_supervisor()  # never publish for a batch that died meanwhile
+    open_up(staging.folder)  # 0700 while it was built: now a report folder, with the umask's mode
+    notes = publish(staging.folder, out_dir)  # from here on the report is published: nothing fails the build
+    staging.published = True
+    return notes
 
 
 def input_paths(params: ReportParameters) -> list[Path]:
@@ -299,22 +339,12 @@ def _read_notebook(executed: Path) -> "nbformat.NotebookNode":
     except OSError:
         raise
     except Exception as exc:  # noqa: BLE001 - nbformat's NotJSONError, ValidationError, ...
-        if _is_cut(executed):  # papermill ran out of disk while writing it, or was killed meanwhile
+        if cut_short(executed):  # papermill ran out of disk while writing it, or was killed meanwhile
             full = disk_full("No space left on device", executed.parent.parent) or ""
             raise BuildError(f"step papermill failed: {executed.name} was cut short; {full}") from None
         reason = " ".join(str(exc).split())[:200]
         raise BuildError(f"step papermill failed: the executed notebook {executed.name} cannot be read "
                          f"({type(exc).__name__}: {reason})") from None
-
-
-def _is_cut(path: Path) -> bool:
-    """Whether a JSON file ends before its closing brace (written by a process that ran out of disk)."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(max(0, path.stat().st_size - 64))
-            return not handle.read().rstrip().endswith(b"}")
-    except OSError:
-        return False
 
 
 def _drop_run_specific_metadata(executed: Path) -> None:
@@ -391,19 +421,3 @@ def notebook_to_html(notebook: "nbformat.NotebookNode", exporter: "OfflineHTMLEx
     exporter = exporter or html_exporter()
     body, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": "report"}})
     return body
-
-
-def _prepare_in_background(make: Callable[[], T]) -> "Future[T]":
-    """make() run in a thread of its own (this process's imports while it waits for its children)."""
-    from concurrent.futures import Future
-
-    future: Future[T] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(make())
-        except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result
-            future.set_exception(exc)
-
-    threading.Thread(target=run, daemon=True).start()
-    return future

@@ -6,8 +6,25 @@ import argparse
 import sys
 
 from ndcg_report.commands.build_report import bm25_settings
-from ndcg_report.commands.output import Note, log
+from ndcg_report.commands.output import Note, log, write_output
+from ndcg_report.commands.parser import _add_bm25_options
 from ndcg_report.errors import ParameterError
+
+NAME = "bm25"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """bm25's options: the corpus, the topics, the run to write, and BM25's settings."""
+    bm25 = subparsers.add_parser(NAME, help="build a BM25 run from a corpus and topics (the baseline alone)")
+    bm25.add_argument("--corpus", required=True, help="JSON-lines corpus, one {_id, title, text} per line")
+    bm25.add_argument("--topics", required=True, help="{topics formats}")
+    bm25.add_argument("--out", required=True, help="the TREC run to write (tag bm25)")
+    _add_bm25_options(bm25)
+
+
+def run(args: argparse.Namespace) -> int:
+    return write_output(run_bm25(args))
+
 
 def run_bm25(args: argparse.Namespace) -> Note:
     """Build (or reuse from the cache) the BM25 run of a corpus and topics; copy it to --out."""

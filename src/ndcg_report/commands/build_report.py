@@ -6,8 +6,30 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ndcg_report.commands.output import Note, log
+from ndcg_report.commands.output import Note, log, write_output
+from ndcg_report.commands.report_flags import add_build_flags
 from ndcg_report.errors import ParameterError
+
+NAME = "build"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """build's options: the report options table's (the runs, the qrels, the baseline or a corpus to build
+    it from, and the report's), then --out."""
+    build = subparsers.add_parser(NAME, help="build the HTML report of one or more runs against a baseline")
+    add_build_flags(build)
+    build.add_argument("--out", required=True, help="output folder: absent, empty or an earlier report's; its report "
+                                                     "files are replaced when the build succeeds, anything else kept")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the report (of `build`, or of `demo`'s dataset) as a process that ends with its supervisor (a
+    batch), if it has one."""
+    from ndcg_report.build.supervisor import die_with_supervisor
+
+    die_with_supervisor()
+    return write_output(run_build(args, args.argv, args.started))
+
 
 def bm25_settings(args: argparse.Namespace) -> dict:
     """k1, b and top_k from the command line, Anserini's defaults where not given."""

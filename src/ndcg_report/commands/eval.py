@@ -1,7 +1,4 @@
-"""`ndcg-report eval`: a run evaluated (in memory, streamed or on Dask), printed as trec_eval, CSV or JSON.
-
-The command line's parser is in commands.parser.
-"""
+"""`ndcg-report eval`: a run evaluated (in memory, streamed or on Dask), printed as trec_eval, CSV or JSON."""
 
 from __future__ import annotations
 
@@ -10,6 +7,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ndcg_report.commands.output import write_output
+from ndcg_report.commands.parser import _add_metric_options
 from ndcg_report.errors import BuildError, InputError, ParameterError
 
 if TYPE_CHECKING:
@@ -17,6 +16,46 @@ if TYPE_CHECKING:
     from ndcg_report.core.evaluation import Evaluation
     from ndcg_report.core.partitions import Options
     from ndcg_report.inputs.run_blocks import ReadAhead
+
+NAME = "eval"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """eval's arguments: trec_eval's order (QRELS RUN...), its measures and options, the layout and the reading."""
+    evaluate = subparsers.add_parser(NAME, help="print nDCG@k and the other measures of a run (trec_eval's argument order and layout)")
+    evaluate.add_argument("qrels", help="qrels: {qrels formats}")
+    evaluate.add_argument("runs", nargs="+", metavar="RUN",
+                          help="run: {run formats}; several (each RUN or NAME=RUN) print one table: trec_eval's lines run after "
+                               "run, a leading run column in csv, a runs list in json")
+    _add_metric_options(evaluate)
+    evaluate.add_argument("-M", "--max-retrieved", type=int, default=None, dest="max_retrieved", metavar="N",
+                          help="trec_eval's -M: only the first N lines of each query count (in trec_eval's order: "
+                               "score descending, then docid descending); default: every line")
+    evaluate.add_argument("-q", "--per-query", action="store_true", help="one row per query as well as the mean")
+    evaluate.add_argument("--list", action=ListMeasures, help="print every measure (its names, definition and mean) and exit")
+    evaluate.add_argument("--format", default="trec", choices=("trec", "csv", "json"), help="output layout: trec_eval's lines, CSV or JSON")
+    evaluate.add_argument("--digits", type=int, default=None,
+                          help="decimals printed (default 4 for trec and csv, full precision for json)")
+    reading = evaluate.add_mutually_exclusive_group()
+    reading.add_argument("--stream", dest="reading", action="store_const", const="stream",
+                         help="read the run in blocks of whole queries (bounded memory; a query's lines must be "
+                              "contiguous); default: for a run past 128 MiB of text (or of Parquet data), or unlikely "
+                              "to fit in half the available memory, falling back to --in-memory for a query found "
+                              "in two places")
+    reading.add_argument("--in-memory", dest="reading", action="store_const", const="memory",
+                         help="read the whole run at once (any line order)")
+    evaluate.add_argument("--dask", default="", metavar="ADDRESS",
+                          help="evaluate a Parquet run partitioned by query on the Dask cluster at ADDRESS "
+                               "(tcp://HOST:8786), one task per file; paths must be readable by the workers. "
+                               "Parquet runs only (other formats: evaluate without --dask)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Set the process up for one large read (commands.eval_process), then evaluate and print."""
+    from ndcg_report.commands.eval_process import prepare_eval_process
+
+    prepare_eval_process()
+    return write_output(run_eval(args))
 
 
 class ListMeasures(argparse.Action):

@@ -11,6 +11,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ndcg_report.commands.output import write_output
+from ndcg_report.commands.parser import _add_metric_options
 from ndcg_report.errors import InputError, ParameterError
 
 if TYPE_CHECKING:
@@ -18,6 +20,37 @@ if TYPE_CHECKING:
     from ndcg_report.inputs.reading import Qrels
 
 DEFAULT_CUTOFFS = "10"  # without -m, -k or --preset: nDCG@10 (eval's default is seven cut-offs)
+NAME = "judges"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """judges' arguments: the sets and runs, the measures, the baseline of the verdicts and the layout."""
+    judges = subparsers.add_parser(
+        NAME, help="compare judgment sets (human and LLM labels): label agreement, and the runs' orders and "
+                   "verdicts under each set",
+        description="Compare judgment sets: label agreement on the pairs both judge, and each run evaluated under\n"
+                    "every set as eval evaluates it. Without -m, -k or --preset the measure is nDCG@10 only.")
+    judges.add_argument("inputs", nargs="+", metavar="SET_OR_RUN",
+                        help="judgment sets (REFERENCE OTHER [OTHER...]: qrels in any format eval takes, named by "
+                             "their file names; the first is the reference) and runs as NAME=RUN (optional: without "
+                             "runs only the labels are compared)")
+    _add_metric_options(judges)
+    judges.add_argument("--baseline", default="", metavar="RUN",
+                        help="the system the verdicts compare with under each set: the NAME of one of the runs, or "
+                             "one more [NAME=]RUN (default: no verdicts)")
+    judges.add_argument("--fill-unjudged-from", default="", dest="fill_from", metavar="SET",
+                        help="add one more set: the reference with the pairs it lacks (in its own queries) labelled "
+                             "by the named set")
+    judges.add_argument("--queries", type=int, default=10, dest="most_queries", metavar="N",
+                        help="the queries where the sets disagree most, per measure")
+    judges.add_argument("--seed", type=int, default=42, help="seed of the randomization tests of the verdicts")
+    judges.add_argument("--format", default="text", choices=("text", "json", "csv"),
+                        help="text for reading; json: the object summary.json holds as `judgments`; csv: one row "
+                             "per number (docs/command-line.md lists the columns)")
+
+
+def run(args: argparse.Namespace) -> int:
+    return write_output(run_judges(args))
 
 
 def run_judges(args: argparse.Namespace) -> str:

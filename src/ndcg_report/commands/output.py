@@ -1,4 +1,4 @@
-"""What a command prints: its output, and an error as one line on standard error; the exit codes."""
+"""What a command prints: its output, and an error as one line on standard error."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ import sys
 from collections.abc import Iterable
 
 from ndcg_report.console import say
+from ndcg_report.exit_codes import EXIT_FAILED, EXIT_OK
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
 MAX_MESSAGE = 1000  # characters of an error line: a message built from hostile input stays readable
 
 

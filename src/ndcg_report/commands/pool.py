@@ -8,8 +8,24 @@ from __future__ import annotations
 
 import argparse
 
-from ndcg_report.commands.output import Note
+from ndcg_report.commands.output import Note, write_output
 from ndcg_report.errors import ParameterError
+
+NAME = "pool"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """pool's arguments: the qrels, the runs, the depth and the TSV to write."""
+    pool = subparsers.add_parser(NAME, help="write the unjudged documents of the runs' top k, for a judging round")
+    pool.add_argument("qrels", help="the qrels (what is judged already)")
+    pool.add_argument("runs", nargs="+", metavar="[NAME=]RUN", help="the runs to pool (a plain RUN is named by its file)")
+    pool.add_argument("-k", "--depth", type=int, default=10, help="pool depth: each run's top k")
+    pool.add_argument("--out", required=True, help="the TSV to write: qid, docid, best_rank, n_systems, systems")
+
+
+def run(args: argparse.Namespace) -> int:
+    return write_output(run_pool(args))
+
 
 def run_pool(args: argparse.Namespace) -> Note:
     """The depth-k pool of unjudged documents over the runs (core.toplists.unjudged_pool), as TSV."""

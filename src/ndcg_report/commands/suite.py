@@ -6,7 +6,35 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ndcg_report.commands.output import Note, log
+from ndcg_report.commands.output import Note, log, write_output
+from ndcg_report.commands.report_flags import add_flags
+
+NAME = "suite"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """suite's arguments: the config, the folder to write and whether each collection's report is built too."""
+    suite = subparsers.add_parser(
+        NAME, help="build one report across collections: systems x collections of each measure, with each "
+                   "collection's own verdicts and the tests over collections",
+        description="Build a suite report from a YAML config (see docs/command-line.md#suite): each collection's\n"
+                    "runs against its own baseline, as its report computes them, in one systems x collections\n"
+                    "table per measure, and the tests over collections (Wilcoxon, Friedman with Nemenyi).")
+    suite.add_argument("config", help="YAML config: title, preset or measures, and collections: a list of "
+                                      "{name, qrels, baseline, runs: {SYSTEM: PATH}, topics}")
+    suite.add_argument("--out", required=True, help="output folder: absent, empty or an earlier suite's or report's; "
+                                                     "its files are replaced when the build succeeds, anything else kept")
+    suite.add_argument("--with-reports", action="store_true", dest="with_reports",
+                       help="build each collection's full report too, into OUT/collections/NAME/, linked from the suite")
+    add_flags(suite, ["timeout"])
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the suite as a process that ends with its supervisor (a batch), if it has one."""
+    from ndcg_report.build.supervisor import die_with_supervisor
+
+    die_with_supervisor()
+    return write_output(run_suite(args, args.argv, args.started))
 
 
 def run_suite(args: argparse.Namespace, argv: Sequence[str], started: float) -> Note:

@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ndcg_report.commands.output import Note
+from ndcg_report.commands.output import Note, write_output
 from ndcg_report.errors import ParameterError
 
 SUMMARY = "summary.json"
@@ -18,6 +18,34 @@ SUITE_KIND = "suite"  # a suite's summary.json says so (analysis.tables.suite_re
 SUITE_CELLS = "table.csv"  # beside a suite's summary.json: one row per (collection, system, measure)
 MAX_SUMMARY_BYTES = 256 << 20  # past this, a file is not a summary.json the tool wrote
 SHOWN_ENTRIES = 5
+NAME = "table"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """table's arguments: the report, the layout, the columns and rows, and where to write it."""
+    table = subparsers.add_parser(
+        NAME, help="a built report's leaderboard (or a suite's systems x collections table) as a LaTeX, Markdown "
+                   "or CSV table (from its summary.json, nothing recomputed)")
+    table.add_argument("report", metavar="REPORT_DIR|summary.json",
+                       help="a report's folder (the --out of build, demo or suite) or its summary.json")
+    table.add_argument("--format", default="latex", choices=("latex", "markdown", "csv"),
+                       help="latex: a booktabs table (needs \\usepackage{booktabs}); markdown: a GitHub table and a "
+                            "legend line; csv: one row per system and measure")
+    table.add_argument("-m", "--measure", action="extend", nargs="+", dest="measures", metavar="MEASURE",
+                       help="the columns, in order: measures of the report by label (nDCG@10 AP) or any of their "
+                            "names (default: every measure of the report)")
+    table.add_argument("--systems", action="extend", nargs="+", metavar="NAME",
+                       help="the rows, in order: systems of the report by name (default: every system, best on the "
+                            "headline first); the baseline is always the last row")
+    table.add_argument("--letters", action="store_true",
+                       help="superscript letters (ranx's style): the systems each one is significantly better than "
+                            "on the headline measure, from the report's pairwise test (that measure only)")
+    table.add_argument("--digits", type=int, default=4, help="decimals shown")
+    table.add_argument("--out", default="", metavar="FILE", help="write the table to FILE (default: print it)")
+
+
+def run(args: argparse.Namespace) -> int:
+    return write_output(run_table(args))
 
 
 def run_table(args: argparse.Namespace) -> str | Note:

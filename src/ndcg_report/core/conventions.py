@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the parser reads the presets' policies, and must start with
     from ndcg_report.inputs.reading import Run
 
 MISSING_POLICIES = ("zero", "skip")
-NO_RELEVANT_POLICIES = ("skip", "zero")
+NO_RELEVANT_POLICIES = ("zero", "skip")
 IDENTICAL_ID_POLICIES = ("keep", "drop")
 POLICIES = {"missing": MISSING_POLICIES, "no_relevant": NO_RELEVANT_POLICIES, "identical_ids": IDENTICAL_ID_POLICIES}
 TREC_EVAL = {"missing": "zero", "no_relevant": "zero", "identical_ids": "keep"}  # trec_eval -c: the default

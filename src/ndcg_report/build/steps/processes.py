@@ -1,8 +1,8 @@
 """The build's child processes (papermill, nbval): output kept for a failure's line, a progress bar.
 
 On a terminal, the bar is over the notebook's cells, from the progress lines the children print; also
-the imports they skip. A child dies with the build (Linux): killed if the process that started it ends,
-even by SIGKILL.
+the imports they skip, and this process's own work meanwhile, in a thread. A child dies with the build
+(Linux): killed if the process that started it ends, even by SIGKILL.
 """
 
 from __future__ import annotations
@@ -14,10 +14,15 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from ndcg_report.console import lossy
 from ndcg_report.interrupts import Interrupted, deferred
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+T = TypeVar("T")
 
 PROGRESS_MARK = "\x1fndcg-report-progress "  # a line starting so is a child's "cell DONE of TOTAL"
 REVALIDATION_ENV = "NDCG_REPORT_NBVAL"  # set by the build in nbval's re-execution of the notebook
@@ -224,3 +229,19 @@ class ChildProcess:
             self._process.kill()
         self._process.wait()
         self._close_stdin()
+
+
+def in_background(make: Callable[[], T]) -> "Future[T]":
+    """make() run in a thread of its own (this process's imports while it waits for its children), as a Future."""
+    from concurrent.futures import Future
+
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(make())
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result
+            future.set_exception(exc)
+
+    threading.Thread(target=run, daemon=True).start()
+    return future

@@ -59,6 +59,16 @@ def disk_full(text: str, folder: Path) -> str | None:
     return f"no space left on the disk holding {folder} ({free}); free some space and build again"
 
 
+def cut_short(path: Path) -> bool:
+    """Whether a JSON file ends before its closing brace (written by a process that ran out of disk)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - 64))
+            return not handle.read().rstrip().endswith(b"}")
+    except OSError:
+        return False
+
+
 def killed(returncode: int, output: str) -> str | None:
     """What ended a step that did not fail by itself, or None: killed by a signal (SIGKILL: most
     likely for memory), or its kernel died (papermill's DeadKernelError, nbval's KERNEL_DIED)."""
