@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # generated_part.py beside it, however it is loaded
@@ -51,33 +50,8 @@ def module_lines() -> str:
     return "\n".join(parts)
 
 
-def between_markers(text: str, begin: str, end: str, written: str) -> str:
-    """The text with what lies between the markers begin and end replaced by `written`."""
-    head, rest = text.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    return f"{head}{begin}\n\n{written}\n{end}{tail}"
-
-
 def page_with_modules(text: str) -> str:
-<<<<<<< HEAD
     return with_part(text, BEGIN, END, module_lines())
-=======
-    return between_markers(text, BEGIN, END, module_lines())
-
-
-def rewrite(page: Path, written: Callable[[str], str], argv: list[str]) -> int:
-    """Rewrite the page as written(its text) gives it; with --check, exit 1 if that would change it."""
-    text = page.read_text(encoding="utf-8")
-    new = written(text)
-    if "--check" in argv:
-        return 0 if new == text else 1
-    page.write_text(new, encoding="utf-8")
-    return 0
-
-
-def main(argv: list[str]) -> int:
-    return rewrite(PAGE, page_with_modules, argv)
->>>>>>> format-registry
 
 
 if __name__ == "__main__":

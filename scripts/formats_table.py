@@ -10,15 +10,13 @@ way, so a format added or re-described without the page fails the suite.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 from ndcg_report.inputs.formats.registry import FORMATS
 
-_SPEC = importlib.util.spec_from_file_location("architecture_page", Path(__file__).with_name("architecture_page.py"))
-_PAGES = importlib.util.module_from_spec(_SPEC)  # its page writing: between markers, --check
-_SPEC.loader.exec_module(_PAGES)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # generated_part.py beside it, however it is loaded
+from generated_part import main, with_part  # noqa: E402
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "inputs.md"
 BEGIN = "<!-- formats: written by scripts/formats_table.py from the registered input formats -->"
@@ -35,12 +33,8 @@ def table() -> str:
 
 
 def page_with_table(text: str) -> str:
-    return _PAGES.between_markers(text, BEGIN, END, table() + "\n")
-
-
-def main(argv: list[str]) -> int:
-    return _PAGES.rewrite(PAGE, page_with_table, argv)
+    return with_part(text, BEGIN, END, table() + "\n")
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(PAGE, page_with_table, sys.argv[1:]))

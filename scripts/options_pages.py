@@ -16,6 +16,9 @@ from pathlib import Path
 
 from ndcg_report.analysis.options.pages import notebook_parameters_cell, options_table_markdown
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # generated_part.py beside it, however it is loaded
+from generated_part import with_part  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = (ROOT / "src" / "ndcg_report" / "build" / "notebooks" / "ndcg_report.ipynb",
              ROOT / "notebooks" / "ndcg_report.ipynb")
@@ -35,10 +38,7 @@ def notebook_text(path: Path) -> str:
 
 
 def page_text() -> str:
-    text = PAGE.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n\n{options_table_markdown()}\n\n{END}{tail}"
+    return with_part(PAGE.read_text(encoding="utf-8"), BEGIN, END, options_table_markdown() + "\n")
 
 
 def written() -> dict[Path, str]:

@@ -19,7 +19,7 @@ def _argument(option: ReportOption) -> dict:
     """add_argument's keywords for an option: a flag not given is None (bm25's, and text whose '' means
     'not given'; eval and judges read --preset as text), else the table's default."""
     default = option.shown_default
-    help_text = option.help + (f" (default: {default})" if default and "default" not in option.help else "")
+    help_text = option.help + (f" (default: {default})" if default and "(default" not in option.help else "")
     if option.kind == "preset":
         from ndcg_report.core.presets import help_text as presets
 
