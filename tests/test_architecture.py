@@ -163,3 +163,14 @@ def test_no_folder_holds_too_many_modules():
             counts[folder] = counts.get(folder, 0) + 1
     crowded = {folder: n for folder, n in counts.items() if n > MAX_MODULES}
     assert not crowded, f"more than {MAX_MODULES} modules in a folder, group them: {crowded}"
+
+
+def test_where_a_change_goes_names_files_that_exist():
+    section = PAGE_TEXT[PAGE_TEXT.index("## Where a change goes"):PAGE_TEXT.index("## Modules")]
+    named = set(re.findall(r"`((?:src|scripts|docs|notebooks|tests)/[^`]*)`", section))
+    repo = PACKAGE.parents[1]
+    assert len(named) >= 15
+    missing = sorted(path for path in named if not (repo / path.replace("NAME.py", "eval.py")).exists())
+    assert not missing, f"docs/internals/architecture.md's Where a change goes names what is not there: {missing}"
+    for kind in ("A new measure", "A new input format", "A new report option", "A new report section", "A new command"):
+        assert f"**{kind}**" in section
