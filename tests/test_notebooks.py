@@ -105,8 +105,8 @@ def test_papermill_with_only_run_baseline_and_qrels_reports_those_files(tmp_path
     assert "<h1>monot5 against bm25</h1>" in shown  # systems given without a name: named by their files
     assert "TREC DL 2019" not in shown and "monoT5" not in shown and "ndcg-report demo" not in shown
     command = re.search(r"<pre[^>]*>(ndcg-report build [^<]*)</pre>", shown).group(1)
-    assert f"--run {SMALL / 'monot5.txt'} " in command and f"--baseline {SMALL / 'bm25.txt'} " in command
-    assert f"--qrels {SMALL / 'qrels.txt'} " in command and "--name" not in command
+    assert f"--run={SMALL / 'monot5.txt'} " in command and f"--baseline={SMALL / 'bm25.txt'} " in command
+    assert f"--qrels={SMALL / 'qrels.txt'} " in command and "--name" not in command
 
 
 def test_the_output_dir_is_settled_in_the_first_cell_made_or_refused_with_one_line(tmp_path, monkeypatch):

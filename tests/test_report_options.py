@@ -20,7 +20,7 @@ from ndcg_report.analysis.report_model import build_command, option_values
 from ndcg_report.batch.config import parse_config
 from ndcg_report.build.from_objects import ANALYSIS_OPTIONS, REPORT_ONLY
 from ndcg_report.build.parameters import validate_parameters
-from ndcg_report.commands.parser import build_parser
+from ndcg_report.cli import build_parser
 from ndcg_report.commands.report_flags import given_values
 from ndcg_report.errors import ParameterError
 
@@ -99,7 +99,7 @@ def test_each_option_round_trips_through_the_rebuild_command(option):
 
 def test_run_name_names_the_one_run():
     params = validate_parameters(run=INPUTS["runs"][0], qrels=INPUTS["qrels"], baseline=INPUTS["baseline"], run_name="R")
-    assert params.runs[0].name == "R" and "--run R=" in build_command(params)
+    assert params.runs[0].name == "R" and "--run=R=" in build_command(params)
 
 
 def test_older_spellings_are_the_same_option_and_giving_both_is_refused():

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ndcg_report.analysis.options.table import BY_NAME, on
+from ndcg_report.analysis.options.command import input_words, option_words
+from ndcg_report.analysis.options.table import on
 from ndcg_report.core.conventions import Averaging
 from ndcg_report.core.measures.names import Measure, level_text, parse_cutoffs
 from ndcg_report.core.presets import choose_headline, measure_set, preset as find_preset
@@ -103,35 +104,24 @@ def option_values(params: ReportParameters) -> dict[str, object]:
 def build_command(params: ReportParameters, out: str = "REPORT_FOLDER") -> str:
     """An `ndcg-report build` command that rebuilds a report of these parameters into out: its inputs,
     the measure options (measure_words), then every other option not at the table's default."""
-    words = ["ndcg-report", "build"]
-    for item in params.runs:
-        words += ["--run", f"{item.name}={item.path}" if item.name else str(item.path)]
-    for item in params.judgment_sets or (RunInput("", params.qrels),):
-        words += ["--qrels", f"{item.name}={item.path}" if item.name else str(item.path)]
-    if params.corpus is not None:
-        words += ["--corpus", str(params.corpus)]
-    elif params.baseline is not None:
-        words += ["--baseline", str(params.baseline)]
-    for name in ("topics", "docs", "groups"):
-        if getattr(params, name) is not None:
-            words += [BY_NAME[name].cli_flag, str(getattr(params, name))]
-    words += measure_words(params)
-    values = option_values(params)
-    for option in on("cli", paths=False):
-        value = values.get(option.name, option.default)
-        if option.name not in MEASURE_OPTIONS and value != option.default:
-            words += [option.cli_flag] if value is True else [option.cli_flag, str(value)]
-    return shlex.join(words + ["--out", out])
+    runs = [(item.name, item.path) for item in params.runs]
+    qrels = [(item.name, item.path) for item in params.judgment_sets or (RunInput("", params.qrels),)]
+    files = {"corpus": params.corpus, "baseline": None if params.corpus else params.baseline, "topics": params.topics,
+             "docs": params.docs, "groups": params.groups}
+    names = [option.name for option in on("cli", paths=False) if option.name not in MEASURE_OPTIONS]
+    words = [*input_words(runs, qrels, files), *measure_words(params), *option_words(option_values(params), names)]
+    return shlex.join(["ndcg-report", "build", *words, f"--out={out}"])
 
 
 def measure_words(params: ReportParameters) -> list[str]:
     """The options that choose these measures, level and headline: --preset and the measures it
-    lacks as -m (nDCG alone as -k, as it always was), -l and --headline where not the default."""
+    lacks as --measure (nDCG alone as --cutoffs, as it always was), --rel-level and --headline where
+    not the default."""
     words: list[str] = []
     base: tuple[Measure, ...] = ()
     level = 1.0
     if params.preset:
-        words += ["--preset", params.preset]
+        words.append(f"--preset={params.preset}")
         chosen = find_preset(params.preset)
         base, level = measure_set(params.preset).measures, chosen.rel_level
     extra = [measure for measure in params.measures if measure not in base
@@ -139,15 +129,15 @@ def measure_words(params: ReportParameters) -> list[str]:
     only_ndcg = not base and all(measure.measure == "nDCG" for measure in extra)
     ks = ["all" if measure.k is None else measure.k for measure in extra]
     if only_ndcg and ks == list(parse_cutoffs(ks)):
-        words += ["-k", ",".join(str(k) for k in ks)]
+        words.append(f"--cutoffs={','.join(str(k) for k in ks)}")
     elif extra:
-        words += ["-m", " ".join(measure.label for measure in extra)]
+        words.append(f"--measure={' '.join(measure.label for measure in extra)}")
     if params.rel_level != level:
-        words += ["-l", level_text(params.rel_level)]
+        words.append(f"--rel-level={level_text(params.rel_level)}")
     if params.judged_only:
         words.append("--judged-only")
     if params.headline != choose_headline(None, params.preset, params.measures):
-        words += ["--headline", params.headline.label]
+        words.append(f"--headline={params.headline.label}")
     return words
 
 

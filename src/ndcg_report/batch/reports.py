@@ -13,6 +13,7 @@ import signal
 import sys
 from pathlib import Path
 
+from ndcg_report.analysis.options.command import input_words, option_words
 from ndcg_report.analysis.options.table import on
 from ndcg_report.batch.config import BM25_KEYS, ReportConfig
 from ndcg_report.batch.index_page import format_p
@@ -49,20 +50,20 @@ def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> li
     suite entry, its `ndcg-report suite` command."""
     if report.suite is not None:
         return suite_command(report, out)
-    command = [sys.executable, "-m", "ndcg_report.cli", "build"]
-    command += [f"--run={item.name}={item.path}" if item.name else f"--run={item.path}" for item in report.runs]
-    command += [f"--qrels={item.name}={item.path}" if item.role.startswith("qrels ") else f"--{item.role}={item.path}"
-                for item in report.inputs if not item.role.startswith("run")]
-    for option in on("cli", paths=False):  # every option the config sets, as the options table spells its flag
-        value = report.options.get(option.name)
-        if option.group == "bm25" and not report.uses_corpus or value is None or value == "" or value is False:
-            continue
-        command.append(option.cli_flag if value is True else f"{option.cli_flag}={value!r}" if isinstance(value, float)
-                       else f"{option.cli_flag}={value}")
+    runs = [(item.name, item.path) for item in report.runs]
+    qrels = [(item.name, item.path) for item in report.inputs if item.role.startswith("qrels")]
+    names = [option.name for option in on("cli", paths=False) if option.group != "bm25" or report.uses_corpus]
+    command = [sys.executable, "-m", "ndcg_report.cli", "build", *input_words(runs, qrels, _files(report)),
+               *option_words(report.options, names)]
     if report.uses_corpus and cache_dir is not None:
         command.append(f"--cache-dir={cache_dir}")
     command.append(f"--out={out}")
     return command
+
+
+def _files(report: ReportConfig) -> dict[str, Path]:
+    """A report's inputs besides its runs and qrels, by role."""
+    return {item.role: item.path for item in report.inputs if not item.role.startswith(("run", "qrels"))}
 
 
 def headline(summary: dict) -> dict:
