@@ -282,7 +282,7 @@ def test_bad_parameters_fail_before_any_kernel(tmp_path, change, message):
         (["x=A"], ["--baseline-name", "x"], "like the baseline"),
         (["=A"], [], "the system name is empty"),
         (["A"], ["--run-name", "x\x1b"], "--run-name: the system name 'x\\x1b' holds a control character (U+001B)"),
-        (["A"], ["--baseline-name", "   "], "the baseline name: the system name is empty"),
+        (["A"], ["--baseline-name", "   "], "--baseline-name: the system name is empty"),
     ],
 )
 def test_repeated_runs_or_names_are_refused_with_one_line(tmp_path, runs, extra, message):

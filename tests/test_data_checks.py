@@ -193,7 +193,7 @@ def help_text(*command: str) -> str:
               "(default: keep, or the preset's: drop for beir)", "(default: trec)", "(default: 1, or the preset's)"]),
     ("build", ["(default: 1,3,5,10,20,100,1000)", "(default: linear)", "(default: zero, or the preset's)",
                "(default: 42)", "(default: 600)", "(default: made from the system names)", "(default: its file name)",
-               "(default 0.9, as Anserini)", "(default 1000)"]),
+               "(default: 0.9, as Anserini)", "(default: 1,000)"]),
     ("demo", ["(default: dl19)", "(default: 600)", "(default: reports/demo, reports/demo- judges, reports/demo-cranfield, reports/demo-rag)",
               "(default: $NDCG_REPORT_CACHE/bm25 or the user cache)"]),
     ("batch", ["(default 1, at most the CPU count)"]),

@@ -151,5 +151,5 @@ def test_a_bad_flag_value_is_exit_2_with_one_line_and_nothing_written(tmp_path):
     done = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "build", "--run", INPUTS["runs"][0], "--qrels",
                            INPUTS["qrels"], "--baseline", INPUTS["baseline"], "--drilldown-depth", "0", "--out", str(out)],
                           capture_output=True, text=True)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "drilldown_depth" in done.stderr
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--drilldown-depth: 0" in done.stderr
     assert not out.exists()

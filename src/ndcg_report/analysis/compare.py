@@ -15,6 +15,7 @@ import pandas as pd
 
 from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
 from ndcg_report.analysis.judgments.sets import named_judgment_sets
+from ndcg_report.analysis.options.checks import check
 from ndcg_report.analysis.options.table import DEFAULTS
 from ndcg_report.analysis.sources import Sources, check_pair, given_pairs
 from ndcg_report.analysis.tables.groups import checked_groups
@@ -192,9 +193,9 @@ def compare_runs(
     pairs = _given_runs(runs)
     asked = measure_set(preset, measures, cutoffs, rel_level, judged_only)
     chosen_headline = choose_headline(headline, preset, asked.measures)
-    for label, value in (("large_n", large_n), ("drilldown_depth", drilldown_depth)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ParameterError(f"{label} must be a whole number >= 1; got {value!r}")
+    if isinstance(large_n, bool) or not isinstance(large_n, (int, np.integer)) or large_n < 1:
+        raise ParameterError(f"large_n must be a whole number >= 1; got {large_n!r}")
+    drilldown_depth = check("drilldown_depth", drilldown_depth)
     named_sets = named_judgment_sets(qrels, fill_unjudged_from)
     qrels_read = next(iter(named_sets.values())) if named_sets else load_qrels(qrels)
     membership = None if groups is None else checked_groups(groups, qrels_read)

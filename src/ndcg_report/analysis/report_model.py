@@ -110,7 +110,7 @@ def build_command(params: ReportParameters, out: str = "REPORT_FOLDER") -> str:
              "docs": params.docs, "groups": params.groups}
     names = [option.name for option in on("cli", paths=False) if option.name not in MEASURE_OPTIONS]
     words = [*input_words(runs, qrels, files), *measure_words(params), *option_words(option_values(params), names)]
-    return shlex.join(["ndcg-report", "build", *words, f"--out={out}"])
+    return shlex.join(["ndcg-report", "build", *words, "--out", out])  # the folder last, alone: to replace
 
 
 def measure_words(params: ReportParameters) -> list[str]:

@@ -85,6 +85,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     from ndcg_report.build.loading import check_run_and_qrels
     from ndcg_report.build.corpus_baseline import with_bm25_baseline
     from ndcg_report.build.demos import DEMOS
+    from ndcg_report.analysis.options.checks import check_given
     from ndcg_report.analysis.options.table import BY_NAME
     from ndcg_report.build.parameters import NOTEBOOK_OPTIONS, demo_values, validate_parameters
     from ndcg_report.commands.report_flags import bm25_names, given_values
@@ -106,8 +107,10 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
             if runs[0][0]:
                 raise ParameterError("the run is named twice (--run NAME=PATH and --run-name); give one name")
             runs = [(check_name(args.run_name, "--run-name"), runs[0][1])]
+        flags = {name: BY_NAME[name].cli_flag for name in NOTEBOOK_OPTIONS}
         values = {
-            **given_values(args, NOTEBOOK_OPTIONS), "run_name": "",  # the run's name is in runs
+            **check_given(given_values(args, NOTEBOOK_OPTIONS), NOTEBOOK_OPTIONS, flags.__getitem__),  # named by flag
+            "run_name": "",  # the run's name is in runs
             "runs": [{"name": name, "path": path} for name, path in runs],
             "qrels": args.qrels[0] if len(args.qrels) == 1 else args.qrels, "command": command,
             **{name: getattr(args, name) or "" for name in ("baseline", "corpus", "topics", "docs", "groups")},
