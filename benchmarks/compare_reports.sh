@@ -35,9 +35,10 @@ for file in $(cd "$W/after" && find demo nightly -name summary.json -o -name per
 done
 for who in before after; do  # the index of one history (after's), rendered by each checkout at one instant
   rm -rf "$W/index-$who"; cp -a "$W/after/nightly" "$W/index-$who"
-  sed "s#^output: .*#output: $W/index-$who#" "$HERE/examples/nightly.yml" > "$W/index-$who.yml"
+  mkdir -p "$W/config-$who"  # the same file name for both: the index's title is the config's
+  sed "s#^output: .*#output: $W/index-$who#" "$HERE/examples/nightly.yml" > "$W/config-$who/nightly.yml"
   checkout=$([ $who = before ] && echo "$OTHER" || echo "$HERE")
-  faketime -f '@2026-01-01 00:00:00' "$checkout/.venv/bin/ndcg-report" batch --index "$W/index-$who.yml" > /dev/null 2>&1
+  faketime -f '2026-01-01 00:00:00' "$checkout/.venv/bin/ndcg-report" batch --index "$W/config-$who/nightly.yml" > /dev/null 2>&1
 done
 n=$((n + 1))
 sed "s#$W/index-before#ROOT#g" "$W/index-before/index.html" > "$W/index-before.html"
