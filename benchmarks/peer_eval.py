@@ -1,4 +1,4 @@
-"""One peer's whole evaluation, as run_benchmark.py times it, runnable on its own (for farm-bench).
+"""One peer's whole evaluation, as run_benchmark.py times it, runnable on its own (to time as a whole process).
 
     .venv/bin/python benchmarks/peer_eval.py {pytrec_eval,ranx,ir_measures} QRELS RUN [CUTOFFS]
 
