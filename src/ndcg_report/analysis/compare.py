@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ndcg_report.analysis.experiment import ALPHA, Experiment, RunInfo
+from ndcg_report.analysis.experiment import Experiment, RunInfo
+from ndcg_report.stats.paired import ALPHA
 from ndcg_report.analysis.judgments.sets import named_judgment_sets
 from ndcg_report.analysis.options.checks import check
 from ndcg_report.analysis.options.table import DEFAULTS

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ndcg_report.analysis.sources import Sources
     from ndcg_report.build.from_objects import BuildResult  # the page's one import upward, as report() below
 from ndcg_report.stats.letters import compact_letters
-from ndcg_report.stats.paired import ALPHA, stream_label  # noqa: F401 (ALPHA re-exported)
+from ndcg_report.stats.paired import stream_label
 from ndcg_report.stats.resampling import LARGE_N, mean_interval
 from ndcg_report.stats.streams import stream
 from ndcg_report.stats.tukey_hsd import tukey_hsd

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ndcg_report.analysis.experiment import ALPHA, Experiment
+from ndcg_report.analysis.experiment import Experiment
+from ndcg_report.stats.paired import ALPHA
 from ndcg_report.analysis.options.table import ALIASES, BY_NAME, names
 from ndcg_report.analysis.report_model import ReportParameters, RunInput, build_command
 from ndcg_report.analysis.judgments.sets import is_named_sets

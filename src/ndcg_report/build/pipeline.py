@@ -36,7 +36,7 @@ from ndcg_report.analysis.options.table import MAX_TIMEOUT
 from ndcg_report.analysis.report_model import ReportParameters, option_values
 from ndcg_report.build.steps.processes import (REVALIDATION_ENV, ChildProcess, Finished, Steps, in_background,
                                                skip_unused_jsonschema_formats)
-from ndcg_report.build.publish import OUTPUTS, check_out_dir, creation_problem, publish  # noqa: F401 (re-exported)
+from ndcg_report.build.publish import OUTPUTS, check_out_dir, publish
 from ndcg_report.build.steps.step_failures import check_notebook, cut_short, disk_full, killed, papermill_failure
 from ndcg_report.build.supervisor import check_supervisor
 from ndcg_report.inputs.access.stamps import InputWatch

@@ -81,7 +81,8 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     from pathlib import Path
 
     from ndcg_report.inputs.reading import read_topics
-    from ndcg_report.build.pipeline import build_report, check_notebook, check_out_dir, check_timeout, input_paths
+    from ndcg_report.build.pipeline import build_report, check_notebook, check_timeout, input_paths
+    from ndcg_report.build.publish import check_out_dir
     from ndcg_report.build.loading import check_run_and_qrels
     from ndcg_report.build.corpus_baseline import with_bm25_baseline
     from ndcg_report.build.demos import DEMOS

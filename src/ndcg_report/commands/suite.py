@@ -47,7 +47,8 @@ def run_suite(args: argparse.Namespace, argv: Sequence[str], started: float) -> 
 
     from ndcg_report.batch.suite_config import load_suite_config
     from ndcg_report.build.kernels.kernel_forks import running_fork_server, server_label
-    from ndcg_report.build.pipeline import check_out_dir, check_timeout
+    from ndcg_report.build.pipeline import check_timeout
+    from ndcg_report.build.publish import check_out_dir
     from ndcg_report.build.publish import check_out_path
     from ndcg_report.build.suite_build import build_suite
     from ndcg_report.build.suite_parameters import validate_suite_parameters

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ndcg_report.analysis.compare import compare_runs
-from ndcg_report.analysis.experiment import ALPHA, Experiment
+from ndcg_report.analysis.experiment import Experiment
+from ndcg_report.stats.paired import ALPHA
 from ndcg_report.analysis.tables.blocks import block_rows, experiment_block, wide_marks, wide_means
 from ndcg_report.core.measures.names import Measure, measure_of
 from ndcg_report.errors import ParameterError
