@@ -170,7 +170,7 @@ def test_05_build_removes_its_own_stale_staging_and_nothing_else(tmp_path):
     assert not glob.glob(str(tmp_path / ".out.staging-*[!e]"))  # its own staging is gone too
 
 
-# (a forced rebuild of unchanged inputs adds no history point: tests/test_batch.py, the forced batch)
+# (a forced rebuild of unchanged inputs adds no history point: tests/batch/test_batch.py, the forced batch)
 
 
 # --- memory and time on bad or large input ----------------------------------------------------------

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ndcg_report.errors import InputError, ParameterError
-from test_reading_limits import gzip_of_repeats, peak_python_memory
+from tests.inputs.test_reading_limits import gzip_of_repeats, peak_python_memory
 
 SMALL = Path(__file__).parent / "data" / "small"
 QRELS, MONOT5, BM25, TOPICS = (SMALL / name for name in ("qrels.txt", "monot5.txt", "bm25.txt", "topics.txt"))

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from ndcg_report.errors import InputError
-from test_hardening_21 import PassedNbval  # a stand-in for nbval that passed
+from tests.test_hardening_21 import PassedNbval  # a stand-in for nbval that passed
 
 SMALL = Path(__file__).parent / "data" / "small"
 CORPUS = Path(__file__).parent / "data" / "corpus"
