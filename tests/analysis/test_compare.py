@@ -1,9 +1,11 @@
-"""The run-vs-baseline comparison: DL19 known values, agreement with scipy, Holm, edge cases."""
+"""The run-vs-baseline comparison: DL19 known values, agreement with scipy, Holm, edge cases, the query
+text shown capped."""
 
 from __future__ import annotations
 
 import importlib.resources
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,6 +19,8 @@ from ndcg_report.stats.resampling import randomization_pvalue
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.inputs.reading import read_qrels, read_run
+
+SMALL = Path(__file__).resolve().parents[1] / "data" / "small"
 
 DL19 = importlib.resources.files("ndcg_report") / "data" / "dl19-passage"
 EXPECTED_COLUMNS = [
@@ -256,3 +260,14 @@ def test_holm_equals_statsmodels(pvalues):
     if finite.any():
         expected[finite] = multipletests(p[finite], method="holm")[1]
     np.testing.assert_array_equal(holm(p), expected)
+
+
+def test_a_report_shows_at_most_max_query_text_characters_of_a_query(tmp_path):
+    from ndcg_report.analysis.compare import MAX_QUERY_TEXT, compare_runs
+
+    topics = pd.Series({qid: "word " * 100_000
+                        for qid in pd.read_csv(SMALL / "topics.txt", sep="\t", header=None, dtype=str)[0]})
+    experiment = compare_runs({"monot5": SMALL / "monot5.txt"}, SMALL / "qrels.txt", SMALL / "bm25.txt", topics=topics)
+    shown = experiment.topics
+    assert shown.str.len().max() == MAX_QUERY_TEXT and shown.iloc[0].endswith("\u2026")
+    assert shown.iloc[0][:-1] == topics.iloc[0][:MAX_QUERY_TEXT - 1]

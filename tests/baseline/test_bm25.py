@@ -1,5 +1,5 @@
-"""BM25 baseline: corpus reader errors, ranking on a hand corpus, the run cache, and Cranfield
-against an independent BM25 (rank_bm25 with Lucene's idf)."""
+"""BM25 baseline: corpus reader errors, ranking on a hand corpus, the run cache (no entry for a corpus changed
+during its build), and Cranfield against an independent BM25 (rank_bm25 with Lucene's idf)."""
 
 from __future__ import annotations
 
@@ -400,3 +400,21 @@ def test_cranfield_run_is_the_same_in_every_process(tmp_path: Path) -> None:
         subprocess.run([sys.executable, "-c", script, str(out)], check=True, env={**os.environ, "PYTHONHASHSEED": seed})
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
+
+
+def test_a_corpus_changed_during_its_bm25_build_stores_no_cache_entry(tmp_path, monkeypatch):
+    from ndcg_report.baseline import bm25
+    from ndcg_report.baseline.cache import cached_bm25_run
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes((CORPUS / "tiny.jsonl").read_bytes())
+    build = bm25.build_bm25_run
+
+    def build_bm25_run(*args, **kwargs):
+        corpus.write_bytes((CORPUS / "tiny.jsonl").read_bytes() + b'{"_id": "new", "text": "added meanwhile"}\n')
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(bm25, "build_bm25_run", build_bm25_run)
+    with pytest.raises(InputError, match=r"corpus\.jsonl: changed during the BM25 build"):
+        cached_bm25_run(corpus, CORPUS / "tiny_topics.tsv", k1=0.9, b=0.4, top_k=10, cache_dir=tmp_path / "cache")
+    assert list((tmp_path / "cache").iterdir()) == []

@@ -25,6 +25,7 @@ from ndcg_report.batch.reports import _failure, fingerprint
 from ndcg_report.batch.config import load_config
 from ndcg_report.errors import ParameterError
 from ndcg_report.batch.history import append_history, history_file, read_history
+from tests.helpers import InProcessBuilds, small_config, wait_for, working_folders
 
 SMALL = Path(__file__).resolve().parents[1] / "data" / "small"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -654,3 +655,53 @@ def test_config_values_take_every_input_format_with_the_same_checks(tmp_path):
     assert "run.jsonl:2: 'retrieved' is a string, where a list belongs" in failures
     assert "qrels.json:1: query '1037798', document '8760866': relevance label is null, not a number" in failures
     assert "queries.jsonl:1: no `text`" in failures
+
+
+def test_ctrl_c_on_a_batch_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
+    from ndcg_report.batch.builds import BuildRun
+    from ndcg_report.batch.runner import main as batch_main
+
+    class StoppedBuilds(InProcessBuilds):
+        def run(self, job):
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the build runs: the batch stops it
+            wait_for(lambda: self.stopping, 5)
+            return BuildRun(-signal.SIGTERM, "", "")
+
+    from ndcg_report.batch import runner
+
+    original = runner.run_batch
+    monkeypatch.setattr(runner, "run_batch", lambda *args, **kwargs: original(*args, **{**kwargs, "builds": StoppedBuilds()}))
+    capsys.readouterr()
+    code = batch_main(str(small_config(tmp_path)))
+    err = capsys.readouterr().err.splitlines()
+    assert code == 130
+    after = err[[i for i, line in enumerate(err) if " start r1 " in line][0] + 1:]
+    assert len(after) == 1 and "batch: interrupted by SIGINT after" in after[0], err
+    assert "0 built, 0 skipped, 0 failed, 1 stopped, 0 not started" in after[0]
+
+
+
+CRASHING_BUILD = """
+import os, signal, sys
+from pathlib import Path
+from ndcg_report.files import new_owned_folder
+
+out = Path(sys.argv[1])
+new_owned_folder(out.parent, f".{out.name}.staging")
+os.kill(os.getpid(), signal.SIGKILL)  # killed mid-build (out of memory): no clean-up of its own
+"""
+
+def test_a_batch_removes_the_staging_of_a_build_it_saw_crash_and_only_that(tmp_path, monkeypatch):
+    from ndcg_report.batch import runner
+    from ndcg_report.batch.config import load_config
+    from ndcg_report.files import new_owned_folder
+
+    monkeypatch.setattr(runner, "build_command", lambda report, out, cache_dir: [sys.executable, "-c", CRASHING_BUILD,
+                                                                                  str(out)])
+    (tmp_path / "out").mkdir()
+    other = new_owned_folder(tmp_path / "out", ".r1.staging")  # this process's, alive: never the batch's to remove
+    lines: list[str] = []
+    result = runner.run_batch(load_config(small_config(tmp_path)), log=lines.append)
+    assert [(o.status, o.step) for o in result.outcomes] == [("failed", "crash")]
+    assert working_folders(tmp_path / "out") == [other.name]
+    assert [line for line in lines if line.startswith("removed .r1.staging-")], lines

@@ -1,7 +1,8 @@
 """Dask: `batch --dask` and `eval --dask` on a LocalCluster of two worker processes
 give exactly what one machine gives; a worker killed mid-build fails its report only; the lock still
 refuses a second batch; a build whose batch is gone (seen through the shared filesystem) never
-publishes; without --dask nothing of Dask is imported."""
+publishes; a scheduler that cannot be reached is one line, and Dask logs nothing itself; without --dask
+nothing of Dask is imported."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from ndcg_report.files import OWNED_MARKER
 from ndcg_report.inputs.reading import read_qrels, read_run
 from ndcg_report.build import supervisor
 from tests.batch.test_batch import GOOD_A, GOOD_B, batch_cli, copy_inputs, index_rows, write_config
+from tests.helpers import cli, one_line, small_config
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS, MONOT5 = DL19 / "qrels.dl19-passage.txt", DL19 / "monot5.dl19.run.gz"
@@ -49,17 +51,6 @@ def cluster():
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
                       silence_logs=logging.CRITICAL) as local, Client(local) as client:
         yield local.scheduler_address, client
-
-
-def cli(*args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ndcg_report.cli", *map(str, args)], capture_output=True,
-                          text=True, check=False, **kwargs)
-
-
-def one_line(result: subprocess.CompletedProcess, code: int, message: str) -> None:
-    assert result.returncode == code, result.stderr
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
-    assert message in result.stderr, result.stderr
 
 
 def outputs(root: Path) -> dict:
@@ -360,3 +351,21 @@ print(codes, sorted(m for m in sys.modules if m.split(".")[0] in ("dask", "distr
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.stdout == "[0, 0, 2] []\n", result.stderr
+
+
+def test_dask_failures_are_one_line_and_dask_says_nothing_itself(tmp_path, monkeypatch):
+    import logging
+
+    from ndcg_report.dask_cluster import connect
+
+    for name in ["distributed", "tornado", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]:
+        monkeypatch.setattr(logging.getLogger(name), "level", logging.getLogger(name).level)  # restored after
+
+    config = small_config(tmp_path)
+    one_line(cli("batch", config, "--dask", "tls://127.0.0.1:9"), 2, "--dask tls://127.0.0.1:9: cannot connect (TypeError")
+    one_line(cli("batch", config, "--dask", f"tcp://{'a' * 300}:1"), 2, "no Dask scheduler answered")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ParameterError):
+        connect("tcp://127.0.0.1:9", timeout=0.5)
+    for name in ("distributed", "distributed.client", "distributed.utils", "tornado"):
+        assert not logging.getLogger(name).isEnabledFor(logging.CRITICAL), name  # a lost scheduler logs nothing

@@ -1,14 +1,17 @@
 """How a build runs its steps: inputs parsed once and reused by the kernels while unchanged, nbval's
 kernel started during papermill, files written by papermill's execution only, and progress shown on a
-terminal only."""
+terminal only; a build stopped (Ctrl-C, SIGHUP, a second stop during the clean-up) removes its staging
+folder, and a killed build's stale staging is removed by the next build."""
 
 from __future__ import annotations
 
 import fcntl
+import glob
 import os
 import pty
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -23,6 +26,8 @@ from ndcg_report.inputs.reading import read_qrels, read_run
 from ndcg_report.build import input_cache, loading
 from ndcg_report.build.input_cache import INPUT_CACHE_ENV, load_parsed, save_parsed
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
+from ndcg_report.files import OWNED_MARKER
+from tests.helpers import build_args, build_in_process, cli, wait_for, working_folders
 
 SMALL = Path(__file__).resolve().parents[1] / "data" / "small"
 DL19 = Path(__file__).resolve().parents[2] / "src" / "ndcg_report" / "data" / "dl19-passage"
@@ -210,3 +215,92 @@ def test_the_build_skips_jsonschema_s_format_grammar_but_still_validates_noteboo
               "print(ok, 'rfc3987_syntax' in sys.modules and sys.modules['rfc3987_syntax'] is not None)")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["True", "False"]  # a bad notebook is refused; the grammar never loaded
+
+
+def test_build_removes_its_own_stale_staging_and_nothing_else(tmp_path):
+    stale = tmp_path / ".out.staging-999999-0123abcd"
+    stale.mkdir()
+    (stale / OWNED_MARKER).write_text("made by ndcg-report")
+    foreign = tmp_path / ".out.staging-999998-0123abce"
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("keep")
+    import nbformat
+
+    failing = tmp_path / "failing.ipynb"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("raise SystemExit('stop')")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, failing)
+    result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels",
+                 SMALL / "qrels.txt", "-k", "10", "--notebook", failing, "--out", tmp_path / "out")
+    assert result.returncode == 1 and "step papermill failed" in result.stderr, result.stderr
+    assert not stale.exists() and (foreign / "mine.txt").read_text() == "keep"
+    assert not glob.glob(str(tmp_path / ".out.staging-*[!e]"))  # its own staging is gone too
+
+
+def test_ctrl_c_during_a_build_is_one_line_and_removes_the_staging(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ndcg_report.cli", "build", "--run", str(SMALL / "monot5.txt"), "--baseline",
+         str(SMALL / "bm25.txt"), "--qrels", str(SMALL / "qrels.txt"), "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert wait_for(lambda: glob.glob(str(tmp_path / ".out.staging-*")), 60)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole foreground group
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and stderr == "ndcg-report: interrupted\n", stderr
+    assert not glob.glob(str(tmp_path / ".out.staging-*")) and not (tmp_path / "out").exists()
+
+
+@pytest.mark.usefixtures("sighup_at_default")
+def test_sighup_to_a_build_is_one_line_and_removes_the_staging(tmp_path):
+    process = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", *map(str, build_args(tmp_path / "out"))],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert wait_for(lambda: glob.glob(str(tmp_path / ".out.staging-*")), 60)
+        process.send_signal(signal.SIGHUP)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # the kernel, if it outlived its build
+        except ProcessLookupError:
+            pass
+    assert process.returncode == 129 and stderr == "ndcg-report: interrupted by SIGHUP\n", stderr
+    assert wait_for(lambda: not glob.glob(str(tmp_path / ".out.staging-*")), 5) and not (tmp_path / "out").exists()
+
+
+def test_a_second_stop_signal_during_the_clean_up_still_removes_the_staging(tmp_path, fake_steps, monkeypatch,
+                                                                                stop_signals):
+    # Ctrl-C on a batch: its build gets SIGINT from the terminal and SIGTERM from the batch at once; the
+    # second used to cut the first's clean-up short
+    from ndcg_report.build import pipeline
+    from ndcg_report.interrupts import Interrupted
+
+    remove = pipeline.remove_owned_folder
+
+    def second_stop_then_remove(folder, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return remove(folder, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "remove_owned_folder", second_stop_then_remove)
+    fake_steps.append(lambda: os.kill(os.getpid(), signal.SIGINT))
+    with pytest.raises(Interrupted) as stopped:
+        build_in_process(tmp_path / "out")
+    assert stopped.value.signum == signal.SIGINT  # the first stop says how the build ended
+    assert working_folders(tmp_path) == [] and not (tmp_path / "out").exists()
+
+
+def test_a_stop_signal_right_after_the_staging_is_made_still_removes_it(tmp_path, fake_steps, monkeypatch,
+                                                                          stop_signals):
+    from ndcg_report.build import pipeline
+    from ndcg_report.interrupts import Interrupted
+
+    make = pipeline.new_owned_folder
+
+    def made_then_stopped(*args, **kwargs):
+        folder = make(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # before the build has taken the folder in its charge
+        return folder
+
+    monkeypatch.setattr(pipeline, "new_owned_folder", made_then_stopped)
+    with pytest.raises(Interrupted) as stopped:
+        build_in_process(tmp_path / "out")
+    assert stopped.value.signum == signal.SIGTERM
+    assert working_folders(tmp_path) == [] and not (tmp_path / "out").exists()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ndcg_report import evaluate, read_qrels, read_run
+from tests.helpers import one_line
 
 SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
 
@@ -159,3 +160,17 @@ def test_two_bm25_options_with_a_given_baseline_read_as_a_sentence(tmp_path):
     result = cli("build", "--run", run, "--qrels", CRANFIELD / "qrels.txt", "--baseline", run, "--k1", "1",
                  "--b", "0.5", "--out", tmp_path / "out", cache=tmp_path / "cache")
     assert result.returncode == 2 and "error: --k1 and --b apply only with --corpus:" in result.stderr
+
+
+@pytest.mark.parametrize("target", ["topics", "corpus", "link to topics"])
+def test_bm25_out_that_is_an_input_is_refused(tmp_path, target):
+    topics, corpus = tmp_path / "topics.tsv", tmp_path / "corpus.jsonl"
+    topics.write_bytes((CORPUS / "tiny_topics.tsv").read_bytes())
+    corpus.write_bytes((CORPUS / "tiny.jsonl").read_bytes())
+    out = {"topics": topics, "corpus": corpus, "link to topics": tmp_path / "link.tsv"}[target]
+    if target == "link to topics":
+        out.symlink_to(topics)
+    result = cli("bm25", "--corpus", corpus, "--topics", topics, "--out", out, cache=tmp_path / "cache")
+    one_line(result, 2, "which would be replaced; write the run to another file")
+    assert topics.read_bytes() == (CORPUS / "tiny_topics.tsv").read_bytes()
+    assert corpus.read_bytes() == (CORPUS / "tiny.jsonl").read_bytes()

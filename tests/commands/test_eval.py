@@ -1,4 +1,5 @@
-"""`ndcg-report eval` end to end: trec_eval's -q layout, CSV, JSON, digits."""
+"""`ndcg-report eval` end to end: trec_eval's -q layout, CSV, JSON, digits; qrels changed between two runs
+refused."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 import pytrec_eval
 
 from ndcg_report.cli import main
+from tests.helpers import BASELINE as SMALL_BASELINE, QRELS as SMALL_QRELS, RUN as SMALL_RUN
+from tests.helpers import one_stderr_line
 
 CUTOFFS = "1,3,5,10,20,100,1000,all"
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
@@ -148,3 +151,24 @@ def test_several_runs_print_one_table(capsys, dl19):
 def test_a_run_given_twice_is_refused(capsys, dl19):
     code, out, err = run_cli(capsys, "eval", dl19["qrels"], dl19["bm25"], dl19["bm25"])
     assert code == 2 and out == "" and err.count("\n") == 1 and "is given twice (as run 1 and as run 2)" in err
+
+
+def test_eval_refuses_qrels_changed_between_two_runs(tmp_path, monkeypatch, capsys):
+    # eval reads the qrels once per run: the two runs must be scored against one version of them
+    from ndcg_report.cli import main
+    from ndcg_report.inputs import reading
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(SMALL_QRELS.read_bytes())
+    read = reading.read_qrels
+
+    def read_qrels(path):
+        parsed = read(path)
+        qrels.write_bytes(SMALL_QRELS.read_bytes().replace(b" 3\n", b" 0\n"))  # rewritten after the first read
+        return parsed
+
+    monkeypatch.setattr(reading, "read_qrels", read_qrels)
+    code = main(["eval", str(qrels), str(SMALL_RUN), str(SMALL_BASELINE)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    one_stderr_line(captured.err, f"{qrels}: changed during the evaluation")

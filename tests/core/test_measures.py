@@ -11,6 +11,7 @@ import math
 import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import ir_measures
@@ -491,3 +492,19 @@ def test_the_names_and_presets_load_without_numpy():
             "print(sorted(m for m in ('numpy', 'pyarrow', 'pandas') if m in sys.modules))")
     imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert imported.stdout == "[]\n"
+
+
+def test_exponential_gain_is_exact_for_labels_past_2_to_the_1023(tmp_path):
+    (tmp_path / "qrels").write_text("q1 0 a 1023\nq1 0 b 1023\nq1 0 c 1023\nq1 0 d 1022\nq2 0 a 1025\nq2 0 b 3\n")
+    (tmp_path / "run").write_text("q1 Q0 d 1 4 t\nq1 Q0 a 2 3 t\nq1 Q0 b 3 2 t\nq2 Q0 b 1 4 t\nq2 Q0 a 2 3 t\n")
+    evaluation = evaluate(tmp_path / "run", tmp_path / "qrels", cutoffs="3", gain="exponential")
+
+    def exact(gained: list[int], ideal: list[int]) -> float:
+        discount = [Fraction(1 / math.log2(rank + 2)) for rank in range(3)]
+        dcg = sum(Fraction(2 ** label - 1) * d for label, d in zip(gained, discount))
+        return float(dcg / sum(Fraction(2 ** label - 1) * d for label, d in zip(ideal, discount)))
+
+    ndcg = evaluation.table(3)["nDCG@3"]
+    assert ndcg["q1"] == pytest.approx(exact([1022, 1023, 1023], [1023, 1023, 1023]), rel=1e-14)  # 0.7654
+    assert ndcg["q2"] == pytest.approx(exact([3, 1025], [1025, 3]), rel=1e-14)
+    assert round(ndcg["q1"], 4) == 0.7654

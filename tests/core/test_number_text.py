@@ -1,10 +1,13 @@
-"""The number-to-text tables eval's output takes its texts from: every entry is Python's own formatting."""
+"""The number-to-text tables eval's output takes its texts from: every entry, and every vectorised number,
+is Python's own formatting."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ndcg_report.core import number_text
 from ndcg_report.core.number_text import fixed, integer_text, shortest
@@ -42,3 +45,24 @@ def test_integer_text_is_python_s(values, width):
 def test_shortest_of_whole_counts_is_repr():
     values = np.arange(0, 2 * SIZE, 997, dtype=np.float64)
     assert shortest(values).to_pylist() == [repr(v) for v in values.tolist()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
+                          st.integers(0, 10**6).map(lambda n: n / 10**5 + 5e-6),
+                          st.integers(0, 10**4).map(lambda n: n / 10**4 + 0.00005)), min_size=1, max_size=50),
+       st.integers(0, 8))
+def test_vectorised_numbers_are_pythons_own_text(values, digits):
+    assert fixed(np.array(values), digits).to_pylist() == [f"{v:.{digits}f}" for v in values]
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
+                          st.integers(-10**6, 10**6).map(float), st.floats(min_value=1e-6, max_value=1e-3),
+                          st.floats(min_value=1e8, max_value=1e17), st.floats(min_value=1e-4, max_value=1.0),
+                          st.sampled_from([0.0, -0.0, 1.0, 99999.0, 1e5, 1e10, 1e16, 1e-4, 1e-5])),
+                min_size=1, max_size=50))
+def test_shortest_numbers_are_pythons_repr(values):
+    reprs = [repr(float(v)) if math.isfinite(v) else "null" for v in values]
+    assert shortest(np.array(values), "null").to_pylist() == reprs
+    bare = [r[:-2] if r.endswith(".0") else r for r in reprs]
+    assert shortest(np.array(values), "null", whole_dot=False).to_pylist() == bare

@@ -19,6 +19,8 @@ from ndcg_report import compare_runs, evaluate
 from ndcg_report.files import path_sha256
 from ndcg_report.inputs.reading import read_qrels, read_run
 from ndcg_report.build.parameters import validate_parameters
+from ndcg_report.errors import InputError
+from tests.helpers import identical_rows
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS, MONOT5, BM25 = (DL19 / "qrels.dl19-passage.txt", DL19 / "monot5.dl19.run.gz",
@@ -209,3 +211,13 @@ def test_streamed_parquet_errors_name_the_file_and_row(tmp_path, monkeypatch):
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "row 11: query '1'" in result.stderr
     result = cli("eval", tmp_path / "qrels.txt", scattered)  # small: read in memory, where the order does not matter
     assert result.returncode == 0
+
+
+def test_a_parquet_file_past_the_row_limit_is_refused_from_its_metadata(tmp_path):
+    from ndcg_report.inputs.formats.parquet import read_parquet
+
+    run = identical_rows(tmp_path / "run.parquet", 1000)
+    with pytest.raises(InputError, match=r"run.parquet: 1,000 rows \(its metadata says\), more than the 999 read whole; "
+                                         r"evaluate it with `eval`, which streams"):
+        read_parquet(run, "score", "run", max_rows=999)
+    assert read_parquet(run, "score", "run", max_rows=1000)[0].num_rows == 1000

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndcg_report import InputError, evaluate, read_qrels, read_run, read_topics
+from tests.helpers import SMALL, cli, one_line
 
 GOOD_QRELS = "q1 0 d1 2\nq1 0 d2 0\nq2 0 d3 1\n"
 GOOD_RUN = "q1 Q0 d1 1 3.5 tag\nq1 Q0 d2 2 2.5 tag\nq2 Q0 d3 1 1.0 tag\n"
@@ -21,12 +20,6 @@ GOOD_RUN = "q1 Q0 d1 1 3.5 tag\nq1 Q0 d2 2 2.5 tag\nq2 Q0 d3 1 1.0 tag\n"
 def write(path: Path, text: str | bytes) -> Path:
     path.write_bytes(text.encode() if isinstance(text, str) else text)
     return path
-
-
-def cli(*args: str | Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ndcg_report.cli", *map(str, args)], capture_output=True, text=True, check=False
-    )
 
 
 def means(run_path: Path, qrels_path: Path) -> dict:
@@ -243,3 +236,8 @@ def test_text_is_cut_into_whole_lines_whatever_the_line_ends(tmp_path_factory, l
     ends = [len(b"".join(pieces[: i + 1])) for i in range(len(pieces) - 1)]
     for end in ends:  # every piece but the last ends a line, never between the \r and \n of a \r\n
         assert text[end - 1: end] in (b"\n", b"\r") and text[end - 1: end + 1] != b"\r\n"
+
+
+def test_a_score_in_other_digits_names_its_line(tmp_path):
+    (tmp_path / "run").write_text("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 \u0661 t\n")
+    one_line(cli("eval", SMALL / "qrels.txt", tmp_path / "run"), 2, "run:2: score '\u0661' is not a number")

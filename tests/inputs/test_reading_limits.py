@@ -1,11 +1,13 @@
 """Reading, each a regression test: ids of every Arrow string layout mixed with text inputs, formats
 told by structure, not 4 bytes, process substitutions read once (a build with `--topics <(zcat t.tsv.gz)`:
 test_build.test_small_build_escapes_text_from_inputs), bounded first checks for topics and for overlong
-first lines, mistyped folders not walked, and named pipes refused instead of blocking."""
+first lines, a file wrong from its start refused on a bounded prefix (a gzip bomb too), a 10 MB id read,
+mistyped folders not walked, and named pipes refused instead of blocking."""
 
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import subprocess
 import sys
@@ -23,6 +25,7 @@ from ndcg_report import InputError, compare_runs, evaluate, read_qrels, read_run
 from ndcg_report.cli import main
 from ndcg_report.build.parameters import validate_parameters
 from ndcg_report.analysis.systems import split_run_option
+from ndcg_report.inputs.formats import trec_parsing, trec_text
 
 DL19 = Path(str(resources.files("ndcg_report") / "data" / "dl19-passage"))
 QRELS, MONOT5 = DL19 / "qrels.dl19-passage.txt", DL19 / "monot5.dl19.run.gz"
@@ -201,3 +204,38 @@ def test_a_folder_of_other_files_is_not_walked_as_a_parquet_dataset(tmp_path, mo
     assert len(listed) <= 2
     result = cli("eval", QRELS, folder)
     assert result.returncode == 2 and "its file a-notes.txt is not Parquet; give a run file" in result.stderr
+
+
+def test_a_file_wrong_from_its_start_fails_on_a_bounded_prefix(tmp_path, monkeypatch):
+    garbage = tmp_path / "ab.txt"
+    garbage.write_bytes(b"ab\n" * 5_000_000)  # 15 MB
+    bomb = tmp_path / "bomb.gz"
+    import gzip
+
+    with gzip.open(bomb, "wb") as handle:
+        for _ in range(64):
+            handle.write(b"x\n" * (1 << 20))  # 128 MiB of text from a small file
+
+    def no_full_read(*args, **kwargs):
+        raise AssertionError("the whole file was parsed")
+
+    parse = trec_parsing.parse_text
+
+    def prefix_only(source, layout):  # the prefix check parses at most _PREFIX_BYTES of text
+        if not isinstance(source, bytes) or len(source) > trec_text._PREFIX_BYTES:
+            no_full_read()
+        return parse(source, layout)
+
+    monkeypatch.setattr(trec_parsing, "parse_text", prefix_only)
+    monkeypatch.setattr(trec_text, "_parse_in_chunks", no_full_read)
+    for path in (garbage, bomb):
+        with pytest.raises(InputError, match=r":1: expected 6 columns"):
+            read_run(path)
+
+
+def test_a_line_with_a_10_mb_docid_is_read(tmp_path):
+    docid = "D" * (10 << 20)
+    (tmp_path / "run").write_text(f"q1 Q0 d1 1 3.0 t\nq1 Q0 {docid} 2 2.0 t\nq1 Q0 d2 3 1.0 t\n")
+    (tmp_path / "qrels").write_text(f"q1 0 d1 1\nq1 0 {docid} 2\n")
+    expected = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
+    assert evaluate(tmp_path / "run", tmp_path / "qrels", cutoffs="3").mean(3) == pytest.approx(expected, abs=1e-15)
