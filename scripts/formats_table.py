@@ -4,7 +4,7 @@
     .venv/bin/python scripts/formats_table.py --check  # exit 1 if the page is out of date
 
 A row per example each format gives (its `examples`), the inputs in the order run, qrels, topics and
-the formats in the order they are registered. tests/test_format_registry.py checks the page the same
+the formats in the order they are registered. tests/inputs/test_format_registry.py checks the page the same
 way, so a format added or re-described without the page fails the suite.
 """
 

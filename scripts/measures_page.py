@@ -5,7 +5,7 @@
 
 The table is core.measures.catalogue.markdown_table(): one row per family of the registry, its
 names, definition, `all` row and what is relevant to it, the same text `ndcg-report eval --list`
-prints. tests/test_measures_page.py checks the page the same way, so a family added or re-defined
+prints. tests/core/test_measures_page.py checks the page the same way, so a family added or re-defined
 without the page fails the suite.
 """
 

@@ -4,7 +4,7 @@ and the options table of docs/report-options.md.
     .venv/bin/python scripts/options_pages.py          # rewrites them
     .venv/bin/python scripts/options_pages.py --check  # exit 1 if one is out of date
 
-tests/test_report_options.py checks them the same way, so an option changed in
+tests/analysis/test_options.py checks them the same way, so an option changed in
 src/ndcg_report/analysis/options/table.py without its pages fails the suite.
 """
 

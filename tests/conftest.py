@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 from importlib import resources
 from pathlib import Path
@@ -103,6 +104,45 @@ def pytrec_dicts(run, qrels) -> tuple[dict[str, dict[str, int]], dict[str, dict[
     for row in run.itertuples():
         run_dict.setdefault(row.qid, {})[row.docid] = float(row.score)
     return qrel_dict, run_dict
+
+@pytest.fixture
+def fake_steps(monkeypatch):
+    """papermill, nbval and nbconvert replaced by a stub writing the report's files (the nth build's run
+    mean is 0.5 + n/100); `during` (the list returned) holds callables run while the stub 'executes', as a
+    user (or the system) acting mid-build would. What is under test is what happens around the steps."""
+    from ndcg_report.build import pipeline
+
+    from tests.helpers import PassedNbval, fake_summary
+
+    during: list = []
+    built = {"n": 0}
+
+    def execute(params, template, executed, env, timeout, progress=False):
+        built["n"] += 1
+        for action in during:
+            action()
+        executed.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        (executed.parent / "per_query.csv").write_text("system,qid\n")
+        (executed.parent / "unjudged.tsv").write_text("qid\tdocid\tbest_rank\tn_systems\tsystems\n")
+        (executed.parent / "summary.json").write_text(json.dumps(fake_summary(0.5 + built["n"] / 100)))
+
+    monkeypatch.setattr(pipeline, "_execute", execute)
+    monkeypatch.setattr(pipeline, "_drop_run_specific_metadata", lambda executed: None)
+    monkeypatch.setattr(pipeline, "_start_nbval", lambda executed, env, timeout, progress=False: PassedNbval())
+    monkeypatch.setattr(pipeline, "_read_notebook", lambda executed: None)
+    monkeypatch.setattr(pipeline, "notebook_to_html", lambda notebook, exporter=None: "<html><main></main></html>")
+    monkeypatch.setenv("NDCG_REPORT_NO_FORKS", "1")  # no fork server: nothing here starts a kernel
+    return during
+
+
+@pytest.fixture
+def stop_signals(sighup_at_default):
+    """The command line's stop signals (each raises interrupts.Interrupted), put back afterwards."""
+    from ndcg_report.interrupts import install, restore
+
+    replaced = install()
+    yield
+    restore(replaced)
 
 
 

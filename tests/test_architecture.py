@@ -174,3 +174,66 @@ def test_where_a_change_goes_names_files_that_exist():
     assert not missing, f"docs/internals/architecture.md's Where a change goes names what is not there: {missing}"
     for kind in ("A new measure", "A new input format", "A new report option", "A new report section", "A new command"):
         assert f"**{kind}**" in section
+
+
+# --- the tests themselves: named after what they check, every folder collected ----------------------------
+
+TESTS = PACKAGE.parents[1] / "tests"
+TEST_FILES = sorted(path for path in TESTS.rglob("test_*.py") if "data" not in path.relative_to(TESTS).parts)
+# A process reference: a numbered issue, session, stop or round, which a reader of the repository cannot open.
+PROCESS_REFERENCE = re.compile(r"\b(issue|session|stop|round)s? #?\d+", re.I)
+# Except a peer project's own issue ("PyTerrier issue 12"), and a command-line option (`--rounds 3`).
+PEERS = ("PyTerrier", "ir_measures", "trec_eval", "ranx", "pytrec_eval", "papermill", "nbval", "nbconvert", "bm25s",
+         "scipy", "jupyter_client", "pyzmq", "matplotlib", "pandas", "pyarrow")
+ALLOWED_REFERENCE = re.compile(rf"(?:\b(?:{'|'.join(PEERS)})'?s? issues? #?\d+)|(?:--(?:issue|session|stop|round)s? \d+)",
+                               re.I)
+MAX_TEXT_BYTES = 2 << 20  # larger tracked files are data
+
+
+def test_test_files_and_tests_are_named_after_what_they_check():
+    """No test file named for a process ("hardening", a number but a module's), no test named
+    test_<digits>_...: a test lives beside the module it guards and is named after the behaviour it checks."""
+    assert len(TEST_FILES) > 50
+    modules = {path.stem for path in PACKAGE.rglob("*.py")}  # a module's own digits are its name's (bm25)
+    badly_named = [str(path.relative_to(TESTS)) for path in TEST_FILES if "hardening" in path.name.lower()
+                   or path.stem[-1].isdigit() and path.stem.removeprefix("test_") not in modules]
+    assert not badly_named, f"name these test files after the module they test: {badly_named}"
+    numbered = [f"{path.relative_to(TESTS)}::{node.name}" for path in TEST_FILES
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and re.match(r"test_\d+", node.name)]
+    assert not numbered, f"name these tests after the behaviour they check: {numbered}"
+
+
+def test_no_tracked_text_names_an_issue_a_session_a_stop_or_a_round_by_number():
+    """Comments, docstrings, docs and messages say what and why, never a numbered issue, session, stop or
+    round: a reader cannot open those. A peer project's issue and an option such as `--rounds 3` are fine."""
+    import subprocess
+
+    repo = PACKAGE.parents[1]
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=False)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    found = []
+    for name in listed.stdout.decode().split("\0"):
+        path = repo / name
+        if not name or name.startswith("tests/data/") or not path.is_file() or path.stat().st_size > MAX_TEXT_BYTES:
+            continue
+        data = path.read_bytes()
+        if b"\0" in data[:8192]:
+            continue  # binary
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            for match in PROCESS_REFERENCE.finditer(line):
+                if not any(allowed.start() <= match.start() < allowed.end()
+                           for allowed in ALLOWED_REFERENCE.finditer(line)):
+                    found.append(f"{name}:{number}: {match.group()}")
+    assert not found, f"say what and why instead of naming a process step: {found}"
+
+
+def test_pytest_collects_every_test_folder(request):
+    """No folder of tests is one pytest skips by name (its default norecursedirs holds "build")."""
+    from fnmatch import fnmatch
+
+    skipped = request.config.getini("norecursedirs")
+    missed = sorted({str(path.parent.relative_to(TESTS)) for path in TEST_FILES
+                     for part in path.relative_to(TESTS).parts[:-1] if any(fnmatch(part, p) for p in skipped)})
+    assert not missed, f"pytest would not collect these test folders (norecursedirs in pyproject.toml): {missed}"

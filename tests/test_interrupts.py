@@ -8,14 +8,7 @@ import signal
 import pytest
 
 from ndcg_report import interrupts
-from ndcg_report.interrupts import Interrupted, install, restore, whole
-
-
-@pytest.fixture
-def stop_signals(sighup_at_default):
-    replaced = install()
-    yield
-    restore(replaced)
+from ndcg_report.interrupts import Interrupted, whole
 
 
 def _a_signal_handled_as_the_handlers_go_back(monkeypatch, when: str) -> None:

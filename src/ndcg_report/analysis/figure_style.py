@@ -130,7 +130,7 @@ def figure_to_png_bytes(figure: Figure) -> bytes:
 
     The bytes are savefig's, drawn once instead of twice: savefig first draws the whole figure without
     output to run the layout engine, then draws it again; here the engine runs by itself (what that first
-    draw is for) and savefig draws once, which takes about a third off (tests/test_plots.py checks the
+    draw is for) and savefig draws once, which takes about a third off (tests/analysis/test_plots.py checks the
     bytes against savefig's own)."""
     import warnings
 

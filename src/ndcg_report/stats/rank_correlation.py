@@ -8,7 +8,7 @@ tau_AP, ties: the paper assumes none. Here a pair the reference ties is never an
 the truth, allows either order), and ties in the other's order are averaged over every order of the
 tied systems, each equally likely: Urbano and Marrero's tau_AP,a ("The Treatment of Ties in AP
 Correlation", ICTIR 2017). Without ties it is the paper's value, and two lists with the same ties
-give 1. Closed form, O(n^2); tests/test_judgments.py checks it against the enumeration of every order.
+give 1. Closed form, O(n^2); tests/analysis/test_judgments.py checks it against the enumeration of every order.
 Each statistic is NaN when it is undefined: fewer than two systems, or one list constant (for tau_AP:
 the reference; a constant other list gets the expected value of a random order).
 """

@@ -2,7 +2,7 @@
 
 `experiment_record(experiment)` holds the same values as a report's summary.json under the same keys
 (parameters.measures/headline/alpha/n_resamples/seed/rel_level, systems[].summary, baseline,
-comparison_family, comparisons, pairwise; tests/test_paper_tables.py compares them with a built
+comparison_family, comparisons, pairwise; tests/analysis/test_paper_tables.py compares them with a built
 report's), so `Experiment.to_latex()` and `ndcg-report table` make one table from one function.
 It takes the Experiment's tables, never the Experiment's module (analysis.experiment imports this).
 """

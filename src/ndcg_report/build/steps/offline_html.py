@@ -46,7 +46,7 @@ class OfflineHTMLExporter(HTMLExporter):
     def from_notebook_node(self, nb: Any, resources: dict | None = None, **kw: Any) -> tuple[str, dict]:
         """HTMLExporter's page without its last pass, which parses the whole page with BeautifulSoup to
         add an image's missing alt text and make outputs focusable (0.4 s of the demo's 0.8 s): both are
-        added to the page as written instead (the same attributes; tests/test_offline_html.py)."""
+        added to the page as written instead (the same attributes; tests/build/test_offline_html.py)."""
         language = nb.metadata.get("language_info", {})
         lexer = language.get("pygments_lexer", language.get("name", None))
         resources = self._init_resources(resources)

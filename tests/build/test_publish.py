@@ -1,0 +1,204 @@
+"""Where a report goes (build/publish.py): --out checked before the build and again at the swap; a report
+replaces only what the tool wrote, keeps what a user added, and leaves another user's staging alone."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ndcg_report.errors import ParameterError
+from ndcg_report.files import OWNED_MARKER
+from tests.helpers import (NOBODY, SMALL, InProcessBuilds, as_root, build_args, build_from, build_in_process, cli,
+                           fake_summary, one_line, plant_staging, small_config)
+
+
+def test_build_never_replaces_an_input_or_a_folder_it_did_not_make(tmp_path):
+    out = tmp_path / "OUT"
+    out.mkdir()
+    topics = out / "summary.json"
+    topics.write_text((SMALL / "topics.txt").read_text())
+    args = ["build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt"]
+    one_line(cli(*args, "--topics", topics, "--out", out), 2, f"holds the input {topics}")
+    assert topics.read_text() == (SMALL / "topics.txt").read_text()
+    other = tmp_path / "OUT2"
+    (other / "report.html").mkdir(parents=True)
+    (other / "report.html" / "mine.txt").write_text("keep")
+    one_line(cli(*args, "--out", other), 2, "report.html is a folder or a link, not a report's file")
+    assert (other / "report.html" / "mine.txt").read_text() == "keep"
+
+
+@pytest.mark.parametrize("out", ["/proc/x", "FILE/x"])
+def test_an_out_that_cannot_be_made_is_one_line(tmp_path, out):
+    (tmp_path / "FILE").write_text("x")
+    out = out.replace("FILE", str(tmp_path / "FILE"))
+    result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels",
+                 SMALL / "qrels.txt", "--out", out)
+    one_line(result, 2, f"--out {out}")
+
+
+def test_files_added_to_out_during_a_build_are_kept(tmp_path, fake_steps):
+    out = tmp_path / "out"
+    build_in_process(out)  # an earlier report
+    fake_steps.append(lambda: (out / "notes.txt").write_text("mine"))
+    fake_steps.append(lambda: (out / "mydir").mkdir())
+    fake_steps.append(lambda: (out / "mydir" / "f.txt").write_text("mine too"))
+    result = build_in_process(out)
+    assert (out / "notes.txt").read_text() == "mine" and (out / "mydir" / "f.txt").read_text() == "mine too"
+    assert json.loads((out / "summary.json").read_text())["comparisons"]["monot5"]["nDCG@10"]["run_mean"] == 0.52
+    assert sorted(p.name for p in out.iterdir()) == ["mydir", "notes.txt", "per_query.csv", "report.html",
+                                                     "report.ipynb", "summary.json", "unjudged.tsv"]
+    assert any("kept mydir, notes.txt" in note for note in result.notes)
+    assert not list(tmp_path.glob(".out.*"))
+    fake_steps.clear()
+    build_in_process(out)  # an earlier report with the user's files in it is still an earlier report: kept again
+    assert (out / "notes.txt").read_text() == "mine" and (out / "mydir" / "f.txt").read_text() == "mine too"
+
+
+def test_a_batch_keeps_a_file_added_to_its_report_folder_mid_build(tmp_path, fake_steps):
+    from ndcg_report.batch.config import load_config
+    from ndcg_report.batch.history import read_history, read_status
+    from ndcg_report.batch.runner import run_batch
+
+    config = load_config(small_config(tmp_path))
+    assert run_batch(config, builds=InProcessBuilds(), log=lambda line: None).exit_code == 0
+    notes = tmp_path / "out" / "r1" / "NOTES.txt"
+    fake_steps.append(lambda: notes.write_text("the user's"))
+    assert run_batch(config, force=True, builds=InProcessBuilds(), log=lambda line: None).exit_code == 0
+    assert notes.read_text() == "the user's" and (tmp_path / "out" / "r1" / "report.html").is_file()
+    assert read_status(tmp_path / "out", "r1")["status"] == "built" and len(read_history(tmp_path / "out", "r1")) == 1
+    assert json.loads((tmp_path / "out" / "r1" / "summary.json").read_text())["comparisons"]["monot5"]["nDCG@10"][
+        "run_mean"] == 0.52
+
+
+def test_an_old_report_left_mid_swap_loses_only_its_own_files(tmp_path, fake_steps):
+    out = tmp_path / "out"
+    build_in_process(out)
+    left = tmp_path / ".out.staging-999999-0123abcd"  # a build killed between the swap and the tidy-up
+    left.mkdir()
+    (left / "report.html").write_text("old report")
+    (left / "notes.txt").write_text("the user's")
+    (left / OWNED_MARKER).write_text("made by ndcg-report, process 999999\nowns only: report.html\n")
+    build_in_process(out)  # its clean-up of stale folders
+    assert not left.exists() and (out / "notes.txt").read_text() == "the user's"
+
+
+def test_an_out_that_stopped_being_a_report_folder_is_not_replaced_at_the_swap(tmp_path, fake_steps):
+    out = tmp_path / "out"
+    fake_steps.append(lambda: out.mkdir())
+    fake_steps.append(lambda: (out / "summary.json").write_text("the user's"))
+    with pytest.raises(ParameterError, match="nothing is published: --out .* changed during the build and now is not"):
+        build_in_process(out)
+    assert (out / "summary.json").read_text() == "the user's" and sorted(os.listdir(out)) == ["summary.json"]
+    assert not list(tmp_path.glob(".out.*"))
+
+
+def test_a_folder_is_an_earlier_report_only_with_the_tools_mark(tmp_path):
+    user = tmp_path / "U"
+    user.mkdir()
+    (user / "summary.json").write_text('{"my": "numbers"}')
+    one_line(cli(*build_args(user)), 2, "is not an earlier report's folder (its summary.json was not written by "
+                                        "ndcg-report")
+    assert (user / "summary.json").read_text() == '{"my": "numbers"}' and os.listdir(user) == ["summary.json"]
+    from ndcg_report.build.publish import is_earlier_report
+
+    (user / "summary.json").write_text(json.dumps({"schema_version": 2, "ndcg_report_version": "0.1.0"}))
+    assert is_earlier_report(user)
+    for foreign in ("[1, 2]", '{"schema_version": "2", "ndcg_report_version": "0.1.0"}', "{"):
+        (user / "summary.json").write_text(foreign)
+        assert not is_earlier_report(user), foreign
+
+
+def test_a_report_folder_the_build_cannot_empty_is_refused_before_building(tmp_path, monkeypatch):
+    from ndcg_report.build import pipeline as build
+
+    out = tmp_path / "r1"
+    out.mkdir()
+    (out / "summary.json").write_text(json.dumps(fake_summary(0.5)))
+    real_access = os.access  # root may write anywhere: the folder of another user, simulated
+    monkeypatch.setattr(os, "access", lambda path, mode: False if Path(path) == out else real_access(path, mode))
+    with pytest.raises(ParameterError, match=r"r1 is not writable.*the old report's files in it could not be removed"):
+        build.check_out_dir(out)
+
+
+def test_once_published_a_build_succeeds_even_if_the_old_report_cannot_be_removed(tmp_path, fake_steps, monkeypatch):
+    from ndcg_report.batch.config import load_config
+    from ndcg_report.batch.history import read_history, read_status
+    from ndcg_report.batch.runner import run_batch
+
+    config = load_config(small_config(tmp_path))
+    assert run_batch(config, builds=InProcessBuilds(), log=lambda line: None).exit_code == 0
+    write_text = Path.write_text
+
+    def denied(path, *args, **kwargs):  # the old report's folder belongs to another user: nothing is written in it
+        if path.name == OWNED_MARKER and (path.parent / "summary.json").exists():
+            raise PermissionError(13, "Permission denied", str(path))
+        return write_text(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", denied)
+    lines = []
+    config = load_config(small_config(tmp_path, k="10"))  # other options: a new history point
+    result = run_batch(config, builds=InProcessBuilds(), log=lines.append)
+    assert result.exit_code == 0 and not any("FAILED" in line for line in lines), lines
+    assert read_status(tmp_path / "out", "r1")["status"] == "built" and len(read_history(tmp_path / "out", "r1")) == 2
+    summary = json.loads((tmp_path / "out" / "r1" / "summary.json").read_text())
+    assert summary["comparisons"]["monot5"]["nDCG@10"]["run_mean"] == 0.52  # the new report is the published one
+    (left,) = glob.glob(str(tmp_path / "out" / ".r1.staging-*"))  # the old one, named in a note, untouched
+    assert sorted(os.listdir(left)) == ["per_query.csv", "report.html", "report.ipynb", "summary.json", "unjudged.tsv"]
+
+
+def test_an_out_that_is_a_mount_point_is_refused_before_building(tmp_path, monkeypatch):
+    from ndcg_report.build import pipeline as build
+
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True,
+                             check=False).returncode == 0 if os.geteuid() == 0 else False
+    if not mounted:  # the sandbox forbids mounting: the same check, the mount point simulated
+        real_ismount = os.path.ismount
+        monkeypatch.setattr(os.path, "ismount", lambda path: Path(path) == mount or real_ismount(path))
+    try:
+        with pytest.raises(ParameterError, match="is a mount point: a report is published by renaming its folder"):
+            build.check_out_dir(mount)
+        if mounted:
+            one_line(cli(*build_args(mount)), 2, "is a mount point")
+    finally:
+        if mounted:
+            subprocess.run(["umount", str(mount)], check=False)
+
+
+@as_root
+def test_a_staging_folder_planted_by_another_user_is_left_alone(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)  # as /tmp
+    assert build_from(tmp_path, shared / "report").returncode == 0  # a report to be rebuilt there
+    planted = plant_staging(shared, "report", NOBODY)
+    result = build_from(tmp_path, shared / "report")
+    assert result.returncode == 0, result.stderr
+    assert "kept" not in result.stdout + result.stderr
+    report = shared / "report"
+    assert not {"index.html", "assets", "passwd.txt"} & {path.name for path in report.iterdir()}
+    assert sorted(path.name for path in planted.iterdir()) == [".ndcg-report-owned", "assets", "index.html", "passwd.txt"]
+    assert all(os.lstat(path).st_uid == os.geteuid() for path in (report, *report.iterdir()))
+
+
+def test_a_staging_folder_is_private_until_published(tmp_path):
+    from ndcg_report.files import new_owned_folder, open_up
+
+    old = os.umask(0o022)
+    try:
+        staging = new_owned_folder(tmp_path, ".report.staging")
+        assert staging.stat().st_mode & 0o7777 == 0o700
+        os.chmod(staging, 0o1777)  # whatever it had, publishing gives the umask's mode
+        open_up(staging)
+        assert staging.stat().st_mode & 0o7777 == 0o755
+    finally:
+        os.umask(old)
+    result = build_from(tmp_path, tmp_path / "published")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "published").stat().st_mode & 0o7777 == 0o777 & ~old
