@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from ndcg_report.batch.reports import _failure, fingerprint
+from ndcg_report.batch.reports import failed_step, fingerprint
 from ndcg_report.batch.config import load_config
 from ndcg_report.errors import ParameterError
 from ndcg_report.batch.history import append_history, history_file, read_history
@@ -602,25 +602,25 @@ def test_publish_swaps_folders_and_never_leaves_out_dir_missing(tmp_path, monkey
 
 
 def test_failure_step_comes_from_the_exit_code_and_the_last_line():
-    assert _failure(2, "bm25: ...\nndcg-report: error: r.txt:3: score 'nan' is not finite; fix\n", 0) == (
+    assert failed_step(2, "bm25: ...\nndcg-report: error: r.txt:3: score 'nan' is not finite; fix\n", 0) == (
         "validate", "r.txt:3: score 'nan' is not finite; fix")
-    assert _failure(1, "ndcg-report: error: step nbval failed in Cell 3: outputs differ\n", 0) == (
+    assert failed_step(1, "ndcg-report: error: step nbval failed in Cell 3: outputs differ\n", 0) == (
         "nbval", "in Cell 3: outputs differ")
-    assert _failure(1, "ndcg-report: error: step papermill failed: cell 4 (`x`): KeyError: 'a'\n", 0) == (
+    assert failed_step(1, "ndcg-report: error: step papermill failed: cell 4 (`x`): KeyError: 'a'\n", 0) == (
         "papermill", "cell 4 (`x`): KeyError: 'a'")
-    assert _failure(-11, "", 0) == ("crash", "the build process was killed by SIGSEGV (no error output)")
-    assert _failure(-15, "", signal.SIGTERM)[0] == "interrupted"
+    assert failed_step(-11, "", 0) == ("crash", "the build process was killed by SIGSEGV (no error output)")
+    assert failed_step(-15, "", signal.SIGTERM)[0] == "interrupted"
 
 
 def test_the_start_line_says_why_a_report_is_built():
-    from ndcg_report.batch.reports import _reason
+    from ndcg_report.batch.reports import build_reason
 
     files = {"run": {"sha256": "new"}, "qrels": {"sha256": "q"}}
     good = {"time": "T", "fingerprint": "f", "version": "0.1.0", "files": {"run": {"sha256": "old"}, "qrels": {"sha256": "q"}}}
-    assert _reason(None, {}, "f", files, False) == "no earlier successful build"
-    assert _reason(good, {}, "g", files, False) == "run changed since T"
-    assert _reason(good, {}, "f", files, True) == "inputs unchanged since T, rebuilding (--force)"
-    assert _reason(good, {"status": "failed", "step": "nbval"}, "f", files, False) == (
+    assert build_reason(None, {}, "f", files, False) == "no earlier successful build"
+    assert build_reason(good, {}, "g", files, False) == "run changed since T"
+    assert build_reason(good, {}, "f", files, True) == "inputs unchanged since T, rebuilding (--force)"
+    assert build_reason(good, {"status": "failed", "step": "nbval"}, "f", files, False) == (
         "retrying: the last attempt failed at step nbval")
 
 

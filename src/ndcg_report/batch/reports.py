@@ -16,7 +16,7 @@ from pathlib import Path
 from ndcg_report.analysis.options.command import input_words, option_words
 from ndcg_report.analysis.options.table import on
 from ndcg_report.batch.config import BM25_KEYS, ReportConfig
-from ndcg_report.batch.index_page import format_p
+from ndcg_report.analysis.text import format_p
 from ndcg_report.batch.suite_entries import suite_command, suite_fingerprint, suite_headline
 from ndcg_report.files import path_sha256
 from ndcg_report.build.parameters import resolve_path
@@ -104,7 +104,7 @@ def test_text(record: dict) -> str:
     return f"Holm randomization p={format_p(record['holm_randomization_pvalue'])}"
 
 
-def _reason(last_good: dict | None, status: dict, digest: str, files: dict, force: bool) -> str:
+def build_reason(last_good: dict | None, status: dict, digest: str, files: dict, force: bool) -> str:
     """Why a report is built: what differs from its last good build (for the log)."""
     if last_good is None:
         return "no earlier successful build"
@@ -125,7 +125,7 @@ def _reason(last_good: dict | None, status: dict, digest: str, files: dict, forc
     return f"options changed {since}"
 
 
-def _failure(returncode: int, stderr: str, stopping: int) -> tuple[str, str]:
+def failed_step(returncode: int, stderr: str, stopping: int) -> tuple[str, str]:
     """(step, message) of a failed build from its exit code and the last line of its stderr."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     last = lines[-1] if lines else "no error output"
@@ -144,6 +144,6 @@ def _failure(returncode: int, stderr: str, stopping: int) -> tuple[str, str]:
     return (match[1], last[match.end():] or last) if match else ("build", last)
 
 
-def _short(time_text: str) -> str:
+def short_time(time_text: str) -> str:
     """'2026-11-23T11:40:02Z' -> '2026-11-23 11:40:02 UTC'."""
     return f"{time_text[:10]} {time_text[11:19]} UTC" if len(time_text) >= 19 else time_text

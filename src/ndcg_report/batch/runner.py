@@ -33,7 +33,7 @@ from ndcg_report.batch.history import (
     write_status,
 )
 from ndcg_report.batch.reports import (
-    _failure, _reason, _short, build_command, fingerprint, headline, test_text,
+    failed_step, build_reason, short_time, build_command, fingerprint, headline, test_text,
 )
 from ndcg_report.batch.leftovers import check_index_owner, clean_stale_folders, history_lines_skipped, mark_interrupted
 from ndcg_report.batch.lock import BatchBusy, HeldLock, batch_lock, utc_now
@@ -133,9 +133,9 @@ class Batch:
             self.log(f"skip {name}: inputs unchanged since {last_good['time']} (use --force to rebuild)")
             write_status(self.root, name, {"status": "skipped", "time": utc_now(), "fingerprint": digest,
                                            "message": f"inputs unchanged since {last_good['time']}"})
-            return Outcome(name, "skipped", message=f"inputs unchanged since {_short(last_good['time'])}",
+            return Outcome(name, "skipped", message=f"inputs unchanged since {short_time(last_good['time'])}",
                            finished=utc_now())
-        self.log(f"start {name} ({number}/{self.total}): {_reason(last_good, status, digest, files, self.force)}")
+        self.log(f"start {name} ({number}/{self.total}): {build_reason(last_good, status, digest, files, self.force)}")
         write_status(self.root, name, {"status": "running", "time": utc_now(), "batch_pid": os.getpid(),
                                        "fingerprint": digest})
         self.on_start()
@@ -150,7 +150,7 @@ class Batch:
         where = f"# on {run.where}\n" if run.where else ""
         write_text_atomic(log_file(self.root, name), f"{where}$ {shlex.join(command)}\n{run.stderr}{run.stdout}")
         if run.returncode != 0:
-            step, message = _failure(run.returncode, run.stderr, self.builds.stopping)
+            step, message = failed_step(run.returncode, run.stderr, self.builds.stopping)
             return self._failed(report, step, message, seconds, digest)
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         finished = utc_now()
@@ -228,7 +228,7 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
         outcomes: dict[str, Outcome] = {}
 
         def progress_line() -> str:
-            return (f"Batch of {config.path.name} started {_short(started_at)}: {len(outcomes)} of {batch.total} "
+            return (f"Batch of {config.path.name} started {short_time(started_at)}: {len(outcomes)} of {batch.total} "
                     "reports finished so far.")
 
         index_lock = threading.Lock()
@@ -262,7 +262,7 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
         if stopping:
             counts += f", {interrupted} stopped, {batch.total - len(outcomes)} not started"
         stopped = f"; stopped by signal {stopping}" if stopping else ""
-        final_line = (f"Batch of {config.path.name} started {_short(started_at)}, finished {_short(utc_now())} in "
+        final_line = (f"Batch of {config.path.name} started {short_time(started_at)}, finished {short_time(utc_now())} in "
                       f"{seconds:.1f} s: {counts}{stopped}.")
         index_ok &= batch.write_index(outcomes, final_line)
         write_batch_state(config.output, {"pid": os.getpid(), "started": started_at, "config": str(config.path),
@@ -289,7 +289,7 @@ def refresh_index(config: BatchConfig, log: Log | None = None) -> Path:
         previous = read_batch_state(config.output) or {}
         if previous.get("state") == "running":
             write_batch_state(config.output, {**previous, "state": "interrupted"})
-            line = (f"The batch of {Path(previous.get('config', '?')).name} started {_short(previous.get('started', ''))} "
+            line = (f"The batch of {Path(previous.get('config', '?')).name} started {short_time(previous.get('started', ''))} "
                     "was killed before it finished; reports it did not finish show as interrupted.")
         else:
             line = previous.get("line") or "No batch has run on this output root yet."
@@ -302,7 +302,7 @@ def refresh_index(config: BatchConfig, log: Log | None = None) -> Path:
                                                 finished=status.get("time", ""))
             else:
                 outcomes[report.name] = Outcome(report.name, "pending", message="not built yet")
-        if not batch.write_index(outcomes, f"{line} (Index rewritten {_short(utc_now())}.)"):
+        if not batch.write_index(outcomes, f"{line} (Index rewritten {short_time(utc_now())}.)"):
             raise OSError(f"could not write {config.output / 'index.html'}")
     return config.output / "index.html"
 
