@@ -696,7 +696,7 @@ def test_a_batch_removes_the_staging_of_a_build_it_saw_crash_and_only_that(tmp_p
     from ndcg_report.batch.config import load_config
     from ndcg_report.files import new_owned_folder
 
-    monkeypatch.setattr(runner, "build_command", lambda report, out, cache_dir: [sys.executable, "-c", CRASHING_BUILD,
+    monkeypatch.setattr(runner, "build_argv", lambda report, out, cache_dir: [sys.executable, "-c", CRASHING_BUILD,
                                                                                   str(out)])
     (tmp_path / "out").mkdir()
     other = new_owned_folder(tmp_path / "out", ".r1.staging")  # this process's, alive: never the batch's to remove

@@ -87,7 +87,7 @@ def test_a_groups_file_of_another_collection_is_exit_2_one_line_nothing_written(
 
 def test_a_batch_report_takes_groups(tmp_path):
     from ndcg_report.batch.config import load_config
-    from ndcg_report.batch.reports import build_command
+    from ndcg_report.batch.reports import build_argv
 
     folds = tmp_path / "folds.json"
     folds.write_text(json.dumps(FOLDS))
@@ -95,4 +95,4 @@ def test_a_batch_report_takes_groups(tmp_path):
     config.write_text(f"output: {tmp_path / 'out'}\nreports:\n  - name: grouped\n    run: {RUNS['monoT5']}\n"
                       f"    baseline: {SMALL / 'bm25.txt'}\n    qrels: {SMALL / 'qrels.txt'}\n    groups: folds.json\n")
     [report] = load_config(config).reports
-    assert f"--groups={folds}" in build_command(report, tmp_path / "out" / "grouped", None)
+    assert f"--groups={folds}" in build_argv(report, tmp_path / "out" / "grouped", None)

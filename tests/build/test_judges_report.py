@@ -131,7 +131,7 @@ def test_a_bad_second_set_is_exit_2_one_line_nothing_written(tmp_path, second, f
 
 def test_a_batch_takes_qrels_as_a_mapping(tmp_path):
     from ndcg_report.batch.config import load_config
-    from ndcg_report.batch.reports import build_command
+    from ndcg_report.batch.reports import build_argv
     from ndcg_report.errors import ParameterError
 
     config = tmp_path / "batch.yml"
@@ -139,7 +139,7 @@ def test_a_batch_takes_qrels_as_a_mapping(tmp_path):
              f"    qrels:\n      human: {SETS['human']}\n      llm: {SETS['llm']}\n")
     config.write_text(f"output: {tmp_path / 'out'}\nreports:\n{entry}    fill_unjudged_from: llm\n")
     [report] = load_config(config).reports
-    command = build_command(report, tmp_path / "out" / "judged", None)
+    command = build_argv(report, tmp_path / "out" / "judged", None)
     assert [part for part in command if part.startswith(("--qrels", "--fill"))] == [
         f"--qrels=human={SETS['human']}", f"--qrels=llm={SETS['llm']}", "--fill-unjudged-from=llm"]
     config.write_text(f"output: {tmp_path / 'out'}\nreports:\n{entry}    fill_unjudged_from: human\n")

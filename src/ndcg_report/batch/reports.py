@@ -45,9 +45,9 @@ def fingerprint(report: ReportConfig) -> tuple[str, dict[str, dict[str, str]]]:
     return digest, files
 
 
-def build_command(report: ReportConfig, out: Path, cache_dir: Path | None) -> list[str]:
-    """The `ndcg-report build` command of a report (`--flag=value`, so no value is read as a flag); of a
-    suite entry, its `ndcg-report suite` command."""
+def build_argv(report: ReportConfig, out: Path, cache_dir: Path | None) -> list[str]:
+    """The argv of the process that builds a report: `python -m ndcg_report.cli build` with the report's
+    inputs and options as analysis.options.command writes them; of a suite entry, its `suite` command."""
     if report.suite is not None:
         return suite_command(report, out)
     runs = [(item.name, item.path) for item in report.runs]

@@ -33,7 +33,7 @@ from ndcg_report.batch.history import (
     write_status,
 )
 from ndcg_report.batch.reports import (
-    failed_step, build_reason, short_time, build_command, fingerprint, headline, test_text,
+    failed_step, build_reason, short_time, build_argv, fingerprint, headline, test_text,
 )
 from ndcg_report.batch.leftovers import check_index_owner, clean_stale_folders, history_lines_skipped, mark_interrupted
 from ndcg_report.batch.lock import BatchBusy, HeldLock, batch_lock, utc_now
@@ -139,7 +139,7 @@ class Batch:
         write_status(self.root, name, {"status": "running", "time": utc_now(), "batch_pid": os.getpid(),
                                        "fingerprint": digest})
         self.on_start()
-        command = build_command(report, out, self.config.cache_dir)
+        command = build_argv(report, out, self.config.cache_dir)
         env = {BATCH_LOCK_ENV: str(self.lock.path), BATCH_TOKEN_ENV: self.lock.token} if self.lock else {}
         run = self.builds.run(BuildJob(name, command, env, attempt_file(self.root, name), out))
         if run is None:
