@@ -71,11 +71,17 @@ def derived_name(tag: str, path: str | Path | None, position: int) -> str:
     `.run`, ...; a Parquet dataset: its folder name), else (a table, no file) its run tag, else
     `run N` (`baseline` for position 0). Control characters are replaced, the name cut at
     MAX_NAME_LENGTH."""
-    for text in (stem_name(path) if path else "", tag):
-        cleaned = replace_controls(text or "").strip()
+    for text in (file_name(path) if path else "", replace_controls(tag or "").strip()):
+        cleaned = text
         if cleaned:
             return cleaned if len(cleaned) <= MAX_NAME_LENGTH else cleaned[: MAX_NAME_LENGTH - 1] + "…"
     return f"run {position}" if position else "baseline"
+
+
+def file_name(path: str | Path) -> str:
+    """A name made from a file's name (stem_name) for a run or a judgment set given without one: its
+    control characters replaced, so that no output it is printed in can be forged or coloured by it."""
+    return replace_controls(stem_name(path)).strip()
 
 
 def stem_name(path: str | Path) -> str:

@@ -163,7 +163,7 @@ def _judgment_sets(qrels: str | Sequence, fill_from: str) -> tuple[Path, tuple[R
     of validate_parameters' qrels; ParameterError for a set given twice, two sets with one name, or a
     fill_from that names no set other than the reference."""
     from ndcg_report.analysis.judgments.sets import unique_set_name
-    from ndcg_report.analysis.systems import stem_name
+    from ndcg_report.analysis.systems import file_name
 
     if not isinstance(fill_from, str):
         raise ParameterError(f"fill_unjudged_from must be the name of a judgment set; got {fill_from!r}")
@@ -176,7 +176,7 @@ def _judgment_sets(qrels: str | Sequence, fill_from: str) -> tuple[Path, tuple[R
     check_distinct_paths([item.path for item in given], [f"judgment set {i}" for i in range(1, len(given) + 1)], "judgment set")
     named: dict[str, RunInput] = {}
     for item in given:
-        name = item.name or unique_set_name(stem_name(str(item.path)) or "judgments", named)
+        name = item.name or unique_set_name(file_name(item.path) or "judgments", named)
         if name.casefold() in {key.casefold() for key in named}:
             raise ParameterError(f"two judgment sets are named {name!r}; give each set its own name (--qrels NAME=PATH)")
         named[name] = RunInput(name, item.path)

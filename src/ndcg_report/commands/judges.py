@@ -112,8 +112,8 @@ def _split_arguments(given: list[str]) -> tuple[list[str], list[tuple[str, str]]
 
 
 def _read_sets(paths: list[str]) -> "dict[str, Qrels]":
-    """{name: qrels} in the order given, each named by its file name (stem_name), made unique with -2, -3."""
-    from ndcg_report.analysis.systems import check_distinct_paths, stem_name
+    """{name: qrels} in the order given, each named by its file name (file_name), made unique with -2, -3."""
+    from ndcg_report.analysis.systems import check_distinct_paths, file_name
     from ndcg_report.inputs.reading import read_qrels
     from ndcg_report.analysis.judgments.sets import unique_set_name
     from ndcg_report.inputs.access.sources import source_path
@@ -121,7 +121,7 @@ def _read_sets(paths: list[str]) -> "dict[str, Qrels]":
     check_distinct_paths([Path(path) for path in paths], [f"judgment set {i}" for i in range(1, len(paths) + 1)], "judgment set")
     sets: dict = {}
     for path in paths:
-        sets[unique_set_name(stem_name(path) or "judgments", sets)] = read_qrels(source_path(path))
+        sets[unique_set_name(file_name(path) or "judgments", sets)] = read_qrels(source_path(path))
     return sets
 
 

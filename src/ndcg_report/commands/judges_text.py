@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 
 from ndcg_report.analysis.judgments.comparison import JudgmentComparison, SetComparison
+from ndcg_report.inputs.ids import replace_controls
 from ndcg_report.stats.agreement import LabelAgreement
 
 
@@ -19,7 +20,8 @@ def comparison_text(comparison: JudgmentComparison) -> str:
     lines = ["Judgment sets (the first is the reference):"]
     for s in comparison.sets:
         filled = f"; the reference with {s.filled_pairs:,} unjudged pairs filled from {s.filled_from}" if s.filled_from else ""
-        lines.append(f"  {s.name}: {s.path or '(data)'}, {s.judgments:,} judgments of {s.queries:,} queries{filled}")
+        shown = replace_controls(str(s.path)) if s.path else "(data)"  # a file's name may hold any byte but / and NUL
+        lines.append(f"  {s.name}: {shown}, {s.judgments:,} judgments of {s.queries:,} queries{filled}")
     if comparison.systems:
         lines += ["", "System means under each set (eval's mean: every query of the set, as trec_eval -c):"]
         lines += _indent(_means_table(comparison))

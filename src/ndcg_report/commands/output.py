@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 from collections.abc import Iterable
 
@@ -65,9 +66,15 @@ def silence_stdout() -> None:
 
 
 def one_line(message: str) -> str:
-    """message on one line, cut at MAX_MESSAGE characters."""
-    text = " ".join(str(message).splitlines())
+    """message on one line, cut at MAX_MESSAGE characters, every other control character (ESC, BEL, TAB,
+    C1, the bidirectional overrides) shown as its escape, so that no text a user gave colours, rings or
+    reorders the terminal."""
+    text = _CONTROLS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"),
+                         " ".join(str(message).splitlines()))
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # C0, DEL, C1 and bidi controls
 
 
 def error_line(message: str, prefix: str = "ndcg-report: error: ") -> None:
