@@ -438,3 +438,21 @@ def test_a_judgment_comparison_s_own_tables_are_its_record_s():
     assert comparison.to_markdown() == judgments_markdown(comparison.to_dict())
     assert comparison.to_latex(digits=2) == judgments_latex(comparison.to_dict(), digits=2)
     assert "nDCG@10 (llm)" in comparison.to_markdown()
+
+
+def test_a_closing_bracket_in_the_caption_stays_inside_its_short_form():
+    from ndcg_report.analysis.paper.grid import Grid
+    from ndcg_report.analysis.paper.latex import latex_grid
+
+    text = latex_grid(Grid("System", (), (), "Runs [v2] against BM25] here.", ()))
+    short = re.search(r"\\caption\[(.*)\]\{", text).group(1)
+    assert short == "{Runs [v2] against BM25] here.}"  # braced: LaTeX reads the ] inside as text
+    assert short.count("{") == short.count("}") == 1
+
+
+def test_a_number_no_measure_reaches_is_written_short_not_with_309_digits():
+    from ndcg_report.analysis.paper.grid import number_text
+
+    assert number_text(0.61234) == "0.6123" and number_text(123456.0, 2) == "123456.00"
+    assert number_text(1e308) == "1.0000e+308" and number_text(-3e20, 2) == "-3.00e+20"
+    assert number_text(float("nan")) == "" and number_text(None) == ""

@@ -78,6 +78,9 @@ def column_groups(columns: Sequence[Column]) -> list[tuple[str, list[int]]]:
     return found
 
 
+LARGEST = 1e15  # a number at least this large is written as 1.2345e+15
+
+
 def checked_digits(digits: int) -> int:
     """digits if it is a whole number from 0 to MAX_DIGITS; ParameterError otherwise."""
     if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= MAX_DIGITS:
@@ -86,10 +89,11 @@ def checked_digits(digits: int) -> int:
 
 
 def number_text(value: float | None, digits: int = DIGITS) -> str:
-    """A number with `digits` decimals, no thousands separator; '' for a missing one (None, NaN)."""
+    """A number with `digits` decimals, no thousands separator; '' for a missing one (None, NaN); past
+    LARGEST in size (no measure is: a hand-edited summary.json), in scientific notation, never 309 digits."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
-    return f"{value:.{digits}f}"
+    return f"{value:.{digits}e}" if abs(value) >= LARGEST else f"{value:.{digits}f}"
 
 
 def best_shown(texts: Sequence[str]) -> list[bool]:

@@ -53,7 +53,7 @@ def latex_grid(grid: Grid, *, label: str = "tab:leaderboard") -> str:
     caption = latex_escape(grid.caption)
     full = " ".join([caption, *(note_latex(note) for note in grid.notes)])
     lines = [f"% needs {PREAMBLE} in the preamble",
-             r"\begin{table}[t]", r"  \centering", rf"  \caption[{caption}]{{{full}}}"]
+             r"\begin{table}[t]", r"  \centering", rf"  \caption[{_bracketed(caption)}]{{{full}}}"]
     if label:
         lines.append(rf"  \label{{{latex_escape(label)}}}")
     lines += [rf"  \begin{{tabular}}{{{spec}}}", r"    \toprule", *_header(grid, lead), r"    \midrule"]
@@ -63,6 +63,11 @@ def latex_grid(grid: Grid, *, label: str = "tab:leaderboard") -> str:
         lines.append("    " + _row(row, grid.letters))
     lines += [r"    \bottomrule", r"  \end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def _bracketed(text: str) -> str:
+    """text as an optional argument: in braces if it holds a ], which would end the argument there."""
+    return f"{{{text}}}" if "]" in text else text
 
 
 def _header(grid: Grid, lead: int) -> list[str]:
