@@ -33,3 +33,15 @@ def test_a_json_document_line_past_the_limit_shows_no_text_and_the_rest_is_read(
     docs.write_text(json.dumps({"_id": "big", "text": "y" * 3000}) + "\n" + json.dumps({"_id": "d1", "text": "one"}) + "\n")
     assert document_texts(docs, {"big", "d1"}, max_line=1000) == {"d1": "one"}
     assert document_texts(docs, {"big", "d1"}) == {"big": "y" * 400, "d1": "one"}
+
+
+def test_a_documents_file_in_another_encoding_is_refused_before_the_build_naming_its_line(tmp_path):
+    from tests.helpers import SMALL, cli, one_line
+
+    docs = tmp_path / "docs.tsv"
+    docs.write_bytes("d1\tcaf\u00e9 au lait\n".encode("utf-8") + "d2\tcaf\u00e9 cr\u00e8me\n".encode("latin-1"))
+    out = tmp_path / "out"
+    result = cli("build", "--run", SMALL / "monot5.txt", "--qrels", SMALL / "qrels.txt", "--baseline",
+                 SMALL / "bm25.txt", "--docs", docs, "--out", out)
+    one_line(result, 2, f"{docs}:2: not valid UTF-8 text")
+    assert not out.exists()
