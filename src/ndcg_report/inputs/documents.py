@@ -8,6 +8,7 @@ but for its first CUT_KEPT bytes, so a TSV document keeps its snippet and a JSON
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Collection, Iterator
@@ -26,8 +27,8 @@ _JSON_ID = re.compile(rb'"_id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
 
 def check_documents_file(path: Path) -> Path:
-    """path, if the first line in its first MiB with anything on it reads as a document (a JSON object,
-    or docid<TAB>text); else InputError naming that line. The rest is read, for the documents a report
+    """path, if its first MiB is UTF-8 and the first line there with anything on it reads as a document
+    (a JSON object, or docid<TAB>text); else InputError naming that line. The rest is read, for the documents a report
     shows, by document_texts."""
     try:
         with open_maybe_gzip(path) as handle:
@@ -35,6 +36,11 @@ def check_documents_file(path: Path) -> Path:
     except (OSError, *GZIP_ERRORS) as exc:
         raise InputError(path, None, f"cannot be read ({getattr(exc, 'strerror', None) or exc})",
                          "check the docs path") from None
+    try:  # a file in another encoding is refused here, not when a report's kernel reads the documents it shows
+        codecs.getincrementaldecoder("utf-8")().decode(prefix, final=len(prefix) < 1 << 20)
+    except UnicodeDecodeError as exc:
+        raise InputError(path, prefix[:exc.start].count(b"\n") + 1, "not valid UTF-8 text",
+                         "convert the file to UTF-8 (iconv -f LATIN1 -t UTF-8)") from None
     for number, raw in enumerate(prefix.split(b"\n"), start=1):
         line = raw.rstrip(b"\r").lstrip(b"\xef\xbb\xbf")
         if line.strip():
