@@ -227,3 +227,27 @@ def test_a_build_option_that_is_not_utf8_is_refused_before_any_work(tmp_path, op
     out = [] if option == "--out" else ["--out", tmp_path / "out"]
     refused(installed(*BUILD, option, value, *out), "\\xff", "holds bytes that are not UTF-8")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("invisible", ["\u202e", "\u200b", "\ufeff", "\u2066", "\u2060"])
+def test_an_invisible_or_reordering_character_in_an_id_is_refused_naming_it(tmp_path, invisible):
+    lines = (SMALL / "monot5.txt").read_text().splitlines()
+    fields = lines[3].split()
+    fields[2] = f"doc{invisible}1"
+    lines[3] = " ".join(fields)
+    run = tmp_path / "run.txt"
+    run.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = cli("eval", SMALL / "qrels.txt", run)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert f"run.txt:4: document id 'doc\\u{ord(invisible):04x}1' holds a control character (U+{ord(invisible):04X})" \
+        in result.stderr
+
+
+def test_a_byte_order_mark_that_starts_a_file_is_still_dropped_and_the_joiners_kept(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(b"\xef\xbb\xbf" + (SMALL / "qrels.txt").read_bytes())
+    assert cli("eval", "-q", qrels, SMALL / "monot5.txt").stdout == cli("eval", "-q", SMALL / "qrels.txt",
+                                                                         SMALL / "monot5.txt").stdout
+    from ndcg_report.inputs.ids import control_character
+
+    assert control_character("\u0645\u200c\u0646 \u200f\u05d0") is None  # ZWNJ and RLM: scripts need them

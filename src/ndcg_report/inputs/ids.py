@@ -21,7 +21,13 @@ import pyarrow.compute as pc
 
 from ndcg_report.inputs.columns import as_numpy
 
-_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029))  # C0, DEL and C1, LINE and PARAGRAPH SEPARATOR
+# C0, DEL and C1, LINE and PARAGRAPH SEPARATOR; and the invisible characters that make one id look
+# like another or reorder what a terminal shows: ZERO WIDTH SPACE, the bidirectional embeddings,
+# overrides (U+202E) and isolates, WORD JOINER and the invisible operators, and ZERO WIDTH NO-BREAK
+# SPACE (a BOM inside a line; one that starts a file is dropped by its reader). The joiners
+# U+200C/U+200D and the marks U+200E/U+200F stay: scripts and right-to-left names need them.
+_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0x200B, 0x200B), (0x2028, 0x202E), (0x2060, 0x2064), (0x2066, 0x2069),
+           (0xFEFF, 0xFEFF))
 _CONTROL = re.compile("[" + "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in _RANGES) + "]")
 _UNPRINTABLE = re.compile(f"{_CONTROL.pattern[:-1]}\\ud800-\\udfff]")  # and surrogates: bytes not UTF-8
 _CONTROL_RE2 = "[" + "".join(f"\\x{{{low:x}}}-\\x{{{high:x}}}" for low, high in _RANGES) + "]"  # pyarrow's RE2
