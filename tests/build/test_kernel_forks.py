@@ -475,8 +475,9 @@ def test_the_builds_own_variables_in_the_callers_environment_change_nothing(tmp_
 
 
 def test_the_users_ipython_jupyter_and_pytest_settings_neither_run_nor_change_a_build(tmp_path):
-    """A startup file or kernel config in the user's IPython profile, a Jupyter config, pytest options and
-    warnings-as-errors in the caller's environment: nothing of them runs, the report is the same."""
+    """A startup file or kernel config in the user's IPython profile, a Jupyter config, pytest options,
+    warnings-as-errors and Python's inspect mode (PYTHONINSPECT: every step ended in 'SystemExit: 0') in
+    the caller's environment: nothing of them runs, the report is the same."""
     home = tmp_path / "home"
     startup = home / ".ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
@@ -489,7 +490,7 @@ def test_the_users_ipython_jupyter_and_pytest_settings_neither_run_nor_change_a_
         f"c.InteractiveShellApp.exec_lines = ['open({str(ran / 'jupyter-config')!r}, \"w\").close()']\n")
     ran.mkdir()
     result = build_from(tmp_path, tmp_path / "out", HOME=str(home), PYTEST_ADDOPTS="--no-such-option -x",
-                        PYTHONWARNINGS="error", JUPYTER_CONFIG_PATH=str(home / ".jupyter"))
+                        PYTHONWARNINGS="error", JUPYTER_CONFIG_PATH=str(home / ".jupyter"), PYTHONINSPECT="1")
     assert result.returncode == 0, result.stderr
     assert sorted(path.name for path in ran.iterdir()) == []
     assert "ResourceWarning" not in result.stderr

@@ -52,10 +52,11 @@ REAP_SECONDS = 0.05
 # puts no working folder first on sys.path, so no module of the caller's folder runs as code
 KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg", "PYTHONSAFEPATH": "1"}
 # what the caller's environment may hold that would run code in a build's children or change a report:
-# pytest's options (nbval's run), the user's Jupyter config paths, Python's warnings filters and start-up
-# hooks, and the variable the build sets for nbval's re-execution only
+# pytest's options (nbval's run), the user's Jupyter config paths, Python's warnings filters, start-up
+# hooks and inspect mode (a step would end in its REPL), and the variable the build sets for nbval's re-execution only
 CALLER_SETTINGS_IGNORED = frozenset({REVALIDATION_ENV, "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "JUPYTER_CONFIG_PATH",
-                                     "JUPYTER_PLATFORM_DIRS", "PYTHONWARNINGS", "PYTHONSTARTUP", "PYTHONBREAKPOINT"})
+                                     "JUPYTER_PLATFORM_DIRS", "PYTHONWARNINGS", "PYTHONSTARTUP", "PYTHONBREAKPOINT",
+                                     "PYTHONINSPECT"})
 SOCKET_FOLDER_PREFIX = "ndcg-report-forks-"  # + the build's pid + "-": a private folder in the temporary folder
 _SOCKET_FOLDER = re.compile(rf"^{SOCKET_FOLDER_PREFIX}(?P<pid>\d+)-[A-Za-z0-9_]+$")
 
