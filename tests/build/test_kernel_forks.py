@@ -180,7 +180,9 @@ def test_a_server_killed_takes_its_kernels_with_it(tmp_path):
         assert gone(pid), "a kernel outlived its killed fork server"
 
 
-def test_both_kernels_of_a_build_are_forks(tmp_path):
+def test_both_kernels_of_a_build_are_forks_also_with_an_environment_past_4_kib(tmp_path):
+    """The kernel's request holds its environment: one past the server's line limit (4 KiB) made every
+    kernel launched instead, without a word."""
     import nbformat
 
     from ndcg_report.build.pipeline import package_file
@@ -195,7 +197,7 @@ def test_both_kernels_of_a_build_are_forks(tmp_path):
     result = subprocess.run([sys.executable, "-m", "ndcg_report.cli", "build", "--run", str(SMALL / "monot5.txt"),
                              "--baseline", str(SMALL / "bm25.txt"), "--qrels", str(SMALL / "qrels.txt"), "-k", "10",
                              "--out", str(tmp_path / "out"), "--notebook", str(forked)],
-                            capture_output=True, text=True, check=False)
+                            capture_output=True, text=True, check=False, env={**os.environ, "LARGE": "x" * 16384})
     assert result.returncode == 0, result.stderr  # nbval's kernel printed the same line
     cells = json.loads((tmp_path / "out" / "report.ipynb").read_text())["cells"]
     assert "".join(cells[-1]["outputs"][0]["text"]) == "ndcg_report.build.kernels.kernel_forks\nipc\n"

@@ -34,7 +34,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from ndcg_report.build.kernels.server_trust import ANSWER_SECONDS, GO, HELLO, IMPORTING, READY, read_line, trusted_socket
+from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, IMPORTING, MAX_REQUEST, READY, read_line,
+                                                     trusted_socket)
 from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess
 from ndcg_report.files import process_alive
 
@@ -224,7 +225,7 @@ def _greet(listener: socket.socket) -> tuple[socket.socket, dict] | None:
     connection, _ = listener.accept()
     try:
         connection.sendall(HELLO)
-        request = json.loads(read_line(connection, time.monotonic() + ANSWER_SECONDS))
+        request = json.loads(read_line(connection, time.monotonic() + ANSWER_SECONDS, MAX_REQUEST))
         if isinstance(request, dict):
             return connection, request
     except (OSError, ValueError):

@@ -24,6 +24,7 @@ GO = b"go\n"
 ANSWER_SECONDS = 5.0  # the longest a server may keep an asker waiting for a line: slower ones are dropped
 IMPORT_SECONDS = 120.0  # the longest an asker waits for a server's imports in all
 MAX_LINE = 4096  # the longest line a server may send
+MAX_REQUEST = 1 << 20  # the longest request a server reads: it holds the kernel's environment (often past 4 KiB)
 
 
 def trusted_socket(path: str) -> bool:
@@ -82,8 +83,8 @@ def child_of(pid: int, server: int) -> bool:
     return parent_pid(pid) == server
 
 
-def read_line(connection: socket.socket, deadline: float) -> bytes:
-    """One line from connection, at most MAX_LINE bytes, by the monotonic deadline; b"" if the peer closed
+def read_line(connection: socket.socket, deadline: float, limit: int = MAX_LINE) -> bytes:
+    """One line from connection, at most limit bytes, by the monotonic deadline; b"" if the peer closed
     first; TimeoutError past the deadline, ValueError for a longer line."""
     line = b""
     while not line.endswith(b"\n"):
@@ -95,6 +96,6 @@ def read_line(connection: socket.socket, deadline: float) -> bytes:
         if not byte:
             return b""
         line += byte
-        if len(line) > MAX_LINE:
+        if len(line) > limit:
             raise ValueError("the fork server's line is too long")
     return line
