@@ -276,10 +276,11 @@ def test_a_silent_fork_server_costs_a_build_seconds(tmp_path):
     assert server.connections >= 1 and server.received == b"", "a request went to a server that never said hello"
 
 
-@pytest.mark.parametrize("how", ["drip", "foreign"])
+@pytest.mark.parametrize("how", ["drip", "stall", "foreign"])
 def test_a_fork_server_that_drips_or_lies_is_dropped_and_signals_nothing(tmp_path, how):
-    """A kernel's starter (the provisioner) asking a server that sends a byte every 20 s, or one that names
-    a process that is not its child: dropped within its 5 s per line, nothing believed, nothing signalled."""
+    """A kernel's starter (the provisioner) asking a server that sends a byte every 20 s, one that says it
+    is importing every 4 s (a real one says so each second; it held each kernel 120 s), or one that names
+    a process that is not its child: dropped within seconds, nothing believed, nothing signalled."""
     import time as clock
 
     from ndcg_report.build.kernels.fork_provisioner import _ask_for_kernel
@@ -379,8 +380,9 @@ def test_a_killed_build_leaves_no_socket_folder(tmp_path):
 
 class HostileServer:
     """A Unix socket server in a thread, behaving as `how` says to every asker, recording what it got:
-    'silent' never says a word, 'drip' sends a byte every 20 s, 'foreign' speaks the protocol and names
-    a process that is not its child, 'proper' says hello (and would fork nothing)."""
+    'silent' never says a word, 'drip' sends a byte every 20 s, 'stall' says hello, then importing every
+    4 s, 'foreign' speaks the protocol and names a process that is not its child, 'proper' says hello
+    (and would fork nothing)."""
 
     def __init__(self, path: Path, how: str, victim: int = 0) -> None:
         import socket
@@ -415,6 +417,12 @@ class HostileServer:
                 for byte in b"ndcg-report-forks 1\n":
                     connection.sendall(bytes([byte]))
                     clock.sleep(20)
+            elif self.how == "stall":
+                connection.sendall(b"ndcg-report-forks 1\n")
+                self.received += connection.recv(1 << 20)
+                for _ in range(30):
+                    connection.sendall(b"importing\n")
+                    clock.sleep(4)
             elif self.how == "foreign" and self._asked_at_once(connection):  # an asker that does not wait for hello
                 connection.sendall(json.dumps({"pid": self.victim}).encode() + b"\n")
             else:

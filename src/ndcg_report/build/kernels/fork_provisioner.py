@@ -26,9 +26,9 @@ from jupyter_client.provisioning import LocalProvisioner
 
 from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, REAP_SECONDS, forks_switched_off,
                                                     socket_folder)
-from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, IMPORT_SECONDS, IMPORTING, READY,
-                                                    child_of, forked_by, peer_pid, read_line,
-                                                    trusted_socket)
+from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, IMPORT_SECONDS, IMPORTING,
+                                                    IMPORTING_SECONDS, READY, child_of, forked_by, peer_pid,
+                                                    read_line, trusted_socket)
 from ndcg_report.files import process_alive
 
 
@@ -147,7 +147,8 @@ def _can_bind(path: str) -> bool:
 def _ask_for_kernel(server: str, cmd: list[str], kwargs: dict) -> tuple[int, int] | None:
     """(pid of a kernel forked for `cmd` (`python -m ipykernel_launcher ARGS`), the server's pid), or None
     if cmd is another, or the server is not this user's own (server_trust), or it keeps the asker waiting
-    more than ANSWER_SECONDS for a line (IMPORT_SECONDS in all), or names a pid that is not its child: the
+    more than ANSWER_SECONDS for a line (IMPORTING_SECONDS while it imports, IMPORT_SECONDS in all), or
+    names a pid that is not its child: the
     caller then launches the kernel as usual. The request (with the kernel's environment) is sent only to a
     trusted server, and the kernel is forked only on GO, so a kernel given up on is never forked too."""
     if len(cmd) < 3 or tuple(cmd[1:3]) != LAUNCHER or os.path.realpath(cmd[0]) != os.path.realpath(sys.executable):
@@ -165,7 +166,7 @@ def _ask_for_kernel(server: str, cmd: list[str], kwargs: dict) -> tuple[int, int
             if maker is None or read_line(connection, time.monotonic() + ANSWER_SECONDS) != HELLO:
                 return None
             connection.sendall(json.dumps(request).encode("utf-8") + b"\n")
-            while (line := read_line(connection, min(time.monotonic() + ANSWER_SECONDS, deadline))) == IMPORTING:
+            while (line := read_line(connection, min(time.monotonic() + IMPORTING_SECONDS, deadline))) == IMPORTING:
                 pass
             if line != READY:
                 return None

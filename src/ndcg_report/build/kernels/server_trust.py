@@ -19,6 +19,7 @@ from pathlib import Path
 
 HELLO = b"ndcg-report-forks 1\n"  # the server's first line to an asker, at once
 IMPORTING = b"importing\n"  # then each second while its imports run
+IMPORTING_SECONDS = 3.0  # the longest an asker waits for the next IMPORTING, READY or its failure
 READY = b"ready\n"  # then once it can fork: the asker answers GO, or gives up
 GO = b"go\n"
 ANSWER_SECONDS = 5.0  # the longest a server may keep an asker waiting for a line: slower ones are dropped
