@@ -3,15 +3,12 @@ two executions (a Python object's memory address) and never a user's ids, query 
 
 from __future__ import annotations
 
-import hashlib
 import re
-import string
 
 from nbval.plugin import get_sanitize_patterns
 
 from ndcg_report.build.pipeline import package_file
-
-LONGEST = 256  # every id length from 1 to this is checked (ids have no length limit: a few longer ones too)
+from tests.helpers import ids_of_every_length
 
 
 def _patterns() -> list[tuple[str, str]]:
@@ -22,20 +19,6 @@ def _sanitised(text: str) -> str:
     for regex, replace in _patterns():  # as nbval's IPyNbCell.sanitize applies them
         text = re.sub(regex, replace, text)
     return text
-
-
-def ids_of_every_length() -> list[str]:
-    """Hex ids (a sha256's prefix, and the same after `0x`), and ids that are not hex, of every length
-    1..LONGEST and a few far longer."""
-    lengths = [*range(1, LONGEST + 1), 1000, 4096]
-    hex_digits = "".join(hashlib.sha256(str(i).encode()).hexdigest() for i in range(4096 // 64 + 1))
-    other = (string.ascii_letters + string.digits + "_-:.") * 60
-    ids = []
-    for length in lengths:
-        ids += [hex_digits[:length], other[:length], "q" * (length - 1) + "7", hex_digits[:length].upper()]
-        if length > 2:
-            ids.append("0x" + hex_digits[: length - 2])
-    return ids
 
 
 def test_the_sanitiser_leaves_ids_of_every_length_hex_or_not_unchanged():
