@@ -3,8 +3,10 @@ the small DL 2019 set (in-process with stubbed steps, or from a folder), batch c
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import string
 import subprocess
 import sys
 import time
@@ -203,3 +205,20 @@ def identical_rows(path: Path, rows: int, per_group: int = 1 << 20) -> Path:
         for start in range(0, rows, per_group):
             writer.write_table(table.slice(0, min(per_group, rows - start)))
     return path
+
+
+LONGEST_ID = 256  # every id length from 1 to this is tried (ids have no length limit: a few longer ones too)
+
+
+def ids_of_every_length() -> list[str]:
+    """Hex ids (a sha256's prefix, and the same after `0x`), and ids that are not hex, of every length
+    1..LONGEST_ID and a few far longer."""
+    lengths = [*range(1, LONGEST_ID + 1), 1000, 4096]
+    hex_digits = "".join(hashlib.sha256(str(i).encode()).hexdigest() for i in range(4096 // 64 + 1))
+    other = (string.ascii_letters + string.digits + "_-:.") * 60
+    ids = []
+    for length in lengths:
+        ids += [hex_digits[:length], other[:length], "q" * (length - 1) + "7", hex_digits[:length].upper()]
+        if length > 2:
+            ids.append("0x" + hex_digits[: length - 2])
+    return list(dict.fromkeys(ids))  # once each (short ones coincide)

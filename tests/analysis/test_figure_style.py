@@ -1,7 +1,11 @@
-"""The figures' style (analysis/figure_style.py): a matplotlibrc in the working folder changes no figure."""
+"""The figures' style (analysis/figure_style.py): a matplotlibrc in the working folder changes no figure; the SVG
+warns nothing."""
 
 from __future__ import annotations
 
+import warnings
+
+from ndcg_report.analysis import figure_style
 from tests.helpers import build_from, figures
 
 
@@ -15,3 +19,26 @@ def test_a_matplotlibrc_in_the_working_folder_changes_no_figure(tmp_path):
     result = build_from(planted, tmp_path / "b")
     assert result.returncode == 0, result.stderr
     assert figures(tmp_path / "a") and figures(tmp_path / "a") == figures(tmp_path / "b")
+
+
+def _warnings_of(draw) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draw()
+    return [str(warning.message) for warning in caught]
+
+
+def test_the_svg_warns_nothing_and_the_png_what_its_drawing_warns():
+    """Only the execution that writes the report's files draws the SVG: a warning of its own would be
+    output that nbval's re-execution lacks. A glyph missing from the font is warned by the PNG (drawn by
+    both); a layout that cannot be fitted by neither."""
+    missing, _ = figure_style.new_figure()
+    missing.axes[0].set_title("检索")
+    assert _warnings_of(lambda: figure_style.figure_to_svg(missing)) == []
+    assert any("missing from font" in text for text in _warnings_of(lambda: figure_style.figure_to_png_bytes(missing)))
+    cramped, _ = figure_style.new_figure((1.0, 1.0))
+    cramped.axes[0].set_xticks([0], ["x" * 200], rotation=90)
+    assert _warnings_of(lambda: figure_style.figure_to_png_bytes(cramped)) == []
+    assert _warnings_of(lambda: figure_style.figure_to_svg(cramped)) == []
+    collapsed = _warnings_of(lambda: cramped.get_layout_engine().execute(cramped))
+    assert any("collapsed" in text for text in collapsed)  # the case the two silence

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import base64
 import dataclasses
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from ndcg_report import compare_runs
 from ndcg_report.inputs.tables import load_run
 from ndcg_report.analysis import figure_style, plots
 from ndcg_report.stats.streams import stream
+from tests.helpers import ids_of_every_length
 
 CUTOFFS = [1, 3, 5, 10, 20, 100, 1000, "all"]
 LABELS = [str(k) for k in CUTOFFS]
@@ -169,6 +171,34 @@ def test_delta_labels_qids_only_for_one_system_up_to_60_queries():
         assert len(ax.get_xticklabels()) == (n if labelled else 0)
     many = plots.per_query_delta(deltas(20, 2), "b", "5")
     assert all(len(ax.get_xticklabels()) == 0 for ax in many.axes if ax.get_visible())
+
+
+def test_a_qid_tick_label_is_the_id_or_its_two_ends_for_ids_of_every_length():
+    limit = figure_style.MAX_QID_LABEL
+    for qid in ids_of_every_length():
+        shown = figure_style.qid_label(qid)
+        if len(qid) <= limit:
+            assert shown == qid
+        else:
+            head, tail = shown.split("…")
+            assert len(shown) == limit and qid.startswith(head) and qid.endswith(tail), (qid, shown)
+            assert len(head) - len(tail) in (0, 1)
+    assert figure_style.qid_label("$" * 40) == figure_style.literal("$" * 12 + "…" + "$" * 11)
+
+
+def test_long_qids_leave_the_labelled_figures_their_axes():
+    """Query ids of 1 to 4,096 characters, hex and not (a sha256 has 64), under the bars and the heatmap:
+    the constrained layout fits (it would warn that the axes collapsed), the labels are qid_label's."""
+    ids = ids_of_every_length()
+    few, more = ([ids[i] for i in np.linspace(0, len(ids) - 1, count).round().astype(int)] for count in (60, 120))
+    for figure, shown in ((plots.per_query_delta(deltas(60).set_axis(few), "b", "5"), few),
+                          (plots.delta_heatmap(deltas(120, 2).set_axis(more), "5", "b"), more)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            figure.get_layout_engine().execute(figure)
+        ax = figure.axes[0]
+        assert ax.get_position().width > 0.5 and ax.get_position().height > 0.2
+        assert sorted(t.get_text() for t in ax.get_xticklabels()) == sorted(map(figure_style.qid_label, shown))
 
 
 def test_ties_are_counted_apart_from_wins_and_losses():

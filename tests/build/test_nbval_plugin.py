@@ -1,4 +1,5 @@
-"""The build's nbval plugin (build/steps/nbval_plugin.py): a kernel that dies is noticed at once and said."""
+"""The build's nbval plugin (build/steps/nbval_plugin.py): a kernel that dies is noticed at once and said; a report
+whose query ids have any length, hex or not, and a system name the font has no glyphs for, passes its re-execution."""
 
 from __future__ import annotations
 
@@ -7,6 +8,12 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tests.helpers import BASELINE, QRELS, RUN, TOPICS, figures, ids_of_every_length, installed
 
 
 def test_nbval_notices_a_dead_kernel_at_once_and_says_so(tmp_path):
@@ -28,3 +35,33 @@ def test_nbval_notices_a_dead_kernel_at_once_and_says_so(tmp_path):
 
     assert result.returncode != 0 and result.stdout.strip().splitlines()[-1] == KERNEL_DIED, result.stdout[-2000:]
     assert time.monotonic() - started < 60
+
+
+def _with_ids(folder: Path, ids: list[str]) -> dict[str, Path]:
+    """The small set with each of its queries under several of `ids` (query i of ids is the small set's
+    query i modulo its count), written into folder."""
+    originals = [line.split("\t")[0] for line in TOPICS.read_text().splitlines()]
+    copies = {old: [new for i, new in enumerate(ids) if i % len(originals) == position]
+              for position, old in enumerate(originals)}
+    written = {}
+    for source, sep in ((RUN, " "), (BASELINE, " "), (QRELS, " "), (TOPICS, "\t")):
+        lines = [line.split(sep, 1) for line in source.read_text().splitlines()]
+        written[source.name] = folder / source.name
+        written[source.name].write_text("".join(f"{new}{sep}{rest}\n" for qid, rest in lines for new in copies[qid]))
+    return written
+
+
+def test_query_ids_of_every_length_hex_or_not_pass_the_re_execution(tmp_path):
+    """One build, 60 queries (their ids labelled under the per-query bars) with ids of 1 to 4,096
+    characters, hex (a sha256's 64) and not, and a system named in characters the figures' font lacks:
+    papermill's execution and nbval's show the same, the ids are the report's as given."""
+    every = ids_of_every_length()
+    ids = [every[i] for i in np.linspace(0, len(every) - 1, 60).round().astype(int)]
+    files = _with_ids(tmp_path, ids)
+    out = tmp_path / "report"
+    result = installed("build", "--run", f"检索={files[RUN.name]}", "--baseline", files[BASELINE.name],
+                       "--qrels", files[QRELS.name], "--topics", files[TOPICS.name], "-k", "10", "--out", out)
+    assert result.returncode == 0, result.stderr.decode()
+    per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str}, keep_default_na=False)
+    assert set(per_query["qid"]) == set(ids) and len({len(qid) for qid in ids}) == 60
+    assert len(figures(out)) >= 4

@@ -19,6 +19,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from ndcg_report.build.pipeline import BUILD_TIME_END, BUILD_TIME_START, package_file
+from tests.helpers import one_line
 
 SHARE_KERNEL_FORKS = True  # its builds fork their kernels from the session's server (conftest.py)
 
@@ -297,6 +298,14 @@ def test_repeated_runs_or_names_are_refused_with_one_line(tmp_path, runs, extra,
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and result.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_judgment_set_name_is_said_to_be_the_qrels_option_s(tmp_path):
+    given = f"={SMALL / 'qrels.txt'}"
+    result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels", given,
+                 "--qrels", f"other={SMALL / 'qrels.txt'}", "--out", tmp_path / "out")
+    one_line(result, 2, f"--qrels {given!r}: the system name is empty")
+    assert "--run" not in result.stderr and not (tmp_path / "out").exists()
 
 
 def test_a_run_sharing_no_averaged_query_with_the_baseline_fails_before_any_kernel(tmp_path, disjoint_run_and_baseline):

@@ -148,6 +148,15 @@ def test_several_runs_print_one_table(capsys, dl19):
         float(row["mean"]) for row in own["mono"] + own["bm25"]]
 
 
+def test_one_named_run_is_evaluated_as_the_same_run_unnamed(capsys):
+    """eval QRELS NAME=RUN with one run: the run's own output (one run's output names no run), as with two."""
+    unnamed = run_cli(capsys, "eval", SMALL_QRELS, SMALL_RUN)
+    assert unnamed[0] == 0 and unnamed[1].startswith("ndcg_cut_1")
+    assert run_cli(capsys, "eval", SMALL_QRELS, f"mono={SMALL_RUN}") == unnamed
+    code, out, err = run_cli(capsys, "eval", SMALL_QRELS, f"={SMALL_RUN}")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "RUN '=" in err and "the system name is empty" in err
+
+
 def test_a_run_given_twice_is_refused(capsys, dl19):
     code, out, err = run_cli(capsys, "eval", dl19["qrels"], dl19["bm25"], dl19["bm25"])
     assert code == 2 and out == "" and err.count("\n") == 1 and "is given twice (as run 1 and as run 2)" in err

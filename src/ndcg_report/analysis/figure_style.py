@@ -34,6 +34,7 @@ RC = {"text.usetex": False, "svg.hashsalt": "ndcg-report", "svg.fonttype": "path
 # One meaning for one colour in every figure: green where a system beats the baseline, vermillion where it loses
 DELTA_COLOURS = LinearSegmentedColormap.from_list("loss-none-win", [LOSS_COLOUR, "#ffffff", WIN_COLOUR])
 MAX_LABEL = 32  # characters of a system name in a tick label or legend (names may have 80)
+MAX_QID_LABEL = 24  # characters of a query id in a tick label: a longer id (a sha256 has 64) would take the axes' room
 
 def rc() -> dict:
     """Every rc parameter a figure reads: matplotlib's own defaults, whatever matplotlibrc the working
@@ -73,6 +74,16 @@ def label(name: object, limit: int = MAX_LABEL) -> str:
     """A system name for a tick label or a legend: literal, shortened to `limit` characters with '…'."""
     text = str(name)
     return literal(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def qid_label(qid: object, limit: int = MAX_QID_LABEL) -> str:
+    """A query id for a tick label: literal, shortened to `limit` characters by a '…' in its middle (ids
+    that share a prefix, or a suffix, keep both ends)."""
+    text = str(qid)
+    if len(text) <= limit:
+        return literal(text)
+    tail = (limit - 1) // 2
+    return literal(text[: limit - 1 - tail] + "…" + text[len(text) - tail:])
 
 
 TITLE_SHARE = 0.8  # a title line wider than this share of its figure is broken in two
@@ -160,9 +171,15 @@ def figure_to_data_uri(figure: Figure) -> str:
 
 
 def figure_to_svg(figure: Figure) -> str:
-    """SVG text of `figure` with text as paths, fixed hash salt and no date: deterministic."""
+    """SVG text of `figure` with text as paths, fixed hash salt and no date: deterministic. It warns
+    nothing: only the execution that writes the report's files draws the SVGs, and a warning (a glyph
+    missing from the font, a layout not fitted) printed by one of the two executions nbval compares
+    would fail the build; figure_to_png_bytes, which both run, warns what the figure's drawing warns."""
+    import warnings
+
     buffer = io.StringIO()
-    with matplotlib.rc_context(rc()):
+    with matplotlib.rc_context(rc()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 

@@ -23,7 +23,7 @@ from matplotlib.patches import Patch
 
 from ndcg_report.analysis.figure_style import (
     DELTA_COLOURS, FIGSIZE, LOSS_COLOUR, MAX_LABEL, TIE_COLOUR, WIN_COLOUR, label, legend, literal, name_ticks,
-    new_figure, panel_title, panels, set_title, system_styles,
+    new_figure, panel_title, panels, qid_label, set_title, system_styles,
 )
 from ndcg_report.analysis import figure_style  # figure_style.rc() looked up at each call (tests replace it)
 
@@ -150,7 +150,7 @@ def delta_heatmap(deltas: pd.DataFrame, measure: str, baseline_name: str, max_qu
                           norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit))
         ax.set_yticks(np.arange(n_systems), [label(name) for name in ordered.columns], fontsize=8)
         if labelled:
-            ax.set_xticks(np.arange(n_queries), [literal(q) for q in ordered.index], rotation=90,
+            ax.set_xticks(np.arange(n_queries), [qid_label(q) for q in ordered.index], rotation=90,
                           fontsize=6 if n_queries > MAX_QID_TICKS else 7)
             ax.set_xlabel("query id, sorted by mean delta over the systems")
         elif binned:
@@ -325,7 +325,7 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, measure: str, max_
             ax.set_ylim(-limit - 0.05, limit + 0.05)
             ax.axhline(0, color="black", linewidth=0.8)
             if labelled:
-                ax.set_xticks(np.arange(n), [literal(q) for q in column.index[order]], rotation=90, fontsize=7)
+                ax.set_xticks(np.arange(n), [qid_label(q) for q in column.index[order]], rotation=90, fontsize=7)
                 ax.set_xlabel("query id")
             elif area:
                 ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))

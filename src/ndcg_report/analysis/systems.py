@@ -21,8 +21,9 @@ _COMPRESSED = (".gz",)
 _RUN_SUFFIXES = (".txt", ".run", ".trec", ".tsv", ".res", ".jsonl", ".ndjson", ".json", ".parquet", ".pq", ".parq")
 
 
-def split_run_option(text: str) -> tuple[str, str]:
-    """('name', 'path') of `NAME=PATH`, or ('', 'path') of a plain path.
+def split_run_option(text: str, option: str = "--run") -> tuple[str, str]:
+    """('name', 'path') of `NAME=PATH`, or ('', 'path') of a plain path; a bad name's error names it as
+    `option` (the flag or argument it was given as) with the text.
 
     An existing path (a file, or a folder such as a Hive-style `date=2024`) is always a plain path
     (even with '=' in it); otherwise text before the first '=' is a name if it holds no path separator.
@@ -31,7 +32,7 @@ def split_run_option(text: str) -> tuple[str, str]:
         return "", text
     match = _NAME_PREFIX.match(text)
     if match:
-        return check_name(match[1], f"--run {text!r}"), match[2]
+        return check_name(match[1], f"{option} {text!r}"), match[2]
     return "", text
 
 
@@ -140,7 +141,7 @@ def check_distinct_paths(paths: Sequence[Path], roles: Sequence[str], what: str 
 def named_run_paths(given: Sequence[str]) -> list[tuple[str, str]]:
     """(name, path) of each command-line RUN or NAME=RUN in order: the name given, else made from the file
     name (derived_name); ParameterError if one file is given twice or two runs would share a name."""
-    pairs = [split_run_option(text) for text in given]
+    pairs = [split_run_option(text, "RUN") for text in given]
     paths = [Path(path) for _, path in pairs]
     check_distinct_paths(paths, [f"run {i}" for i in range(1, len(paths) + 1)])
     names = unique_names([name for name, _ in pairs], [derived_name("", path, i) for i, path in enumerate(paths, 1)])

@@ -170,7 +170,7 @@ def _judgment_sets(qrels: str | Sequence, fill_from: str) -> tuple[Path, tuple[R
     entries = [qrels] if isinstance(qrels, (str, Path)) else list(qrels) if isinstance(qrels, Sequence) else None
     if entries is None or not entries:
         raise ParameterError(f"qrels must be a path or a list of judgment sets (NAME=PATH or {{name, path}}); got {qrels!r}")
-    given = [_run_input(entry, position, "judgment set") for position, entry in enumerate(entries, start=1)]
+    given = [_run_input(entry, position, "judgment set", "--qrels") for position, entry in enumerate(entries, start=1)]
     if len(given) == 1 and not fill_from:
         return given[0].path, ()
     check_distinct_paths([item.path for item in given], [f"judgment set {i}" for i in range(1, len(given) + 1)], "judgment set")
@@ -188,8 +188,9 @@ def _judgment_sets(qrels: str | Sequence, fill_from: str) -> tuple[Path, tuple[R
     return named[reference].path, tuple(named.values())
 
 
-def _run_input(entry: object, position: int, what: str = "run") -> RunInput:
-    """A RunInput from a path, a `NAME=PATH` text or a {name, path} mapping (of a run, or a judgment set)."""
+def _run_input(entry: object, position: int, what: str = "run", option: str = "--run") -> RunInput:
+    """A RunInput from a path, a `NAME=PATH` text (given as `option`) or a {name, path} mapping (of a run,
+    or a judgment set)."""
     where = f"{what} {position}"
     if isinstance(entry, Mapping):
         unknown = set(entry) - {"name", "path"}
@@ -199,7 +200,7 @@ def _run_input(entry: object, position: int, what: str = "run") -> RunInput:
             raise ParameterError(f"{where}: give its path")
         name, path = entry.get("name") or "", entry["path"]
     elif isinstance(entry, (str, Path)):
-        name, path = split_run_option(str(entry))
+        name, path = split_run_option(str(entry), option)
     else:
         raise ParameterError(f"{where}: {entry!r} is neither a path nor a {{name, path}} mapping")
     name = check_name(str(name), where) if name else ""

@@ -132,11 +132,12 @@ def _start_reading(args: argparse.Namespace, run: str) -> "ReadAhead | None":
 
 
 def _named_runs(given: list[str]) -> list[tuple[str, str]]:
-    """(name, path) of each RUN or NAME=RUN (analysis.systems.named_run_paths); one run is its path as
-    given, unnamed (its output names no run)."""
+    """(name, path) of each RUN or NAME=RUN (analysis.systems.named_run_paths); one run is unnamed, its
+    name (if given) dropped: its output names no run."""
     from ndcg_report.analysis.systems import named_run_paths
 
-    return [("", given[0])] if len(given) == 1 else named_run_paths(given)
+    runs = named_run_paths(given)
+    return [("", runs[0][1])] if len(runs) == 1 else runs
 
 
 def _rendered(evaluations: list[tuple[str, Evaluation]], args: argparse.Namespace) -> Iterator[bytes | memoryview]:

@@ -100,7 +100,7 @@ def _split_arguments(given: list[str]) -> tuple[list[str], list[tuple[str, str]]
 
     sets, runs = [], []
     for text in given:
-        name, path = split_run_option(text)
+        name, path = split_run_option(text, "RUN")
         if name:
             runs.append((name, path))
         else:
@@ -136,7 +136,7 @@ def _runs(given: list[tuple[str, str]], baseline: str) -> tuple[list[tuple[str, 
         if baseline in {name for name, _ in runs}:
             chosen = baseline
         else:
-            name, path = split_run_option(baseline)
+            name, path = split_run_option(baseline, "--baseline")
             runs.append((name or derived_name("", path, len(runs) + 1), path))
             chosen = runs[-1][0]
     if chosen is not None and len(runs) < 2:

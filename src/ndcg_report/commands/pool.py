@@ -39,7 +39,7 @@ def run_pool(args: argparse.Namespace) -> Note:
     if not 1 <= args.depth <= 100_000:
         raise ParameterError(f"--depth must be a whole number from 1 to 100,000; got {args.depth}")
     out = Path(args.out)
-    given = [split_run_option(text) for text in args.runs]
+    given = [split_run_option(text, "RUN") for text in args.runs]
     paths = [Path(path) for _, path in given]
     problem = unusable_path(out, OUTPUT_ROOM)
     if problem:
