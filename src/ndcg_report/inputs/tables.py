@@ -21,6 +21,7 @@ from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.columns import id_strings
 from ndcg_report.inputs.duplicates import index_pairs
 from ndcg_report.inputs.ids import ID_FIX, refuse_bad_ids
+from ndcg_report.inputs.labels import refuse_labels_out_of_range
 from ndcg_report.inputs.formats.python_data import python_table, python_tag
 from ndcg_report.inputs.reading import Qrels, Run, read_qrels, read_run
 from ndcg_report.inputs.records import DOCID_KEYS, QID_KEYS
@@ -52,15 +53,17 @@ def load_run(data: RunLike) -> Run:
 
 def load_qrels(data: QrelsLike) -> Qrels:
     """Checked, indexed Qrels from a path, a Qrels, a table with qid, docid (or docno) and rel (or
-    label), or qrels held in Python (inputs.formats.python_data)."""
+    label), or qrels held in Python (inputs.formats.python_data); every label in inputs.labels' range."""
     if isinstance(data, Qrels):
         return data
     if isinstance(data, (str, Path)):
         return read_qrels(data)
     table = python_table(data, "qrels")
-    if table is not None:
-        return Qrels(path="", table=table, pairs=_index(table, "qrels"))
-    table = normalise_table(data, "rel", "qrels")
+    if table is None:
+        table = normalise_table(data, "rel", "qrels")
+    refuse_labels_out_of_range(table, lambda row, problem, fix: ParameterError(
+        f"the qrels table's row {row} (query {table['qid'][row].as_py()!r}, document "
+        f"{table['docid'][row].as_py()!r}): {problem}; {fix}"))
     return Qrels(path="", table=table, pairs=_index(table, "qrels"))
 
 
