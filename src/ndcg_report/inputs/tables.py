@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.inputs.columns import id_strings
+from ndcg_report.inputs.columns import id_strings, types_wanted
 from ndcg_report.inputs.duplicates import index_pairs
 from ndcg_report.inputs.ids import ID_FIX, refuse_bad_ids
 from ndcg_report.inputs.labels import refuse_labels_out_of_range
@@ -69,8 +69,8 @@ def load_qrels(data: QrelsLike) -> Qrels:
 
 def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: str) -> pa.Table:
     """qid as a dictionary of strings (only the values present), docid one chunk of strings, the
-    value float64 (a run without a score column: -rank); ParameterError for a missing column, a null
-    id or a NaN or infinite value."""
+    value float64 (a run without a score column: -rank); ParameterError for a missing column, a column
+    of a type it may not have (columns.types_wanted), a null id or a NaN or infinite value."""
     if not isinstance(data, pa.Table) and not hasattr(data, "columns"):
         raise ParameterError(f"a {kind} must be a path, a pyarrow Table, a pandas DataFrame or a dict "
                              f"{{qid: {{docid: {value_column}}}}}; got {type(data).__name__}")
@@ -93,7 +93,12 @@ def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: st
             )
         columns[wanted] = present[0]
     ranked = columns.get("score") == RANK
-    if not isinstance(data, pa.Table):
+    if isinstance(data, pa.Table):
+        for wanted, name in columns.items():
+            accepted = types_wanted(data.schema.field(name).type, wanted == value_column)
+            if accepted is not None:
+                raise _type_error(kind, name, data.schema.field(name).type, accepted)
+    else:
         data = pa.table({
             "qid": _pandas_strings(data[columns["qid"]]),
             "docid": _pandas_strings(data[columns["docid"]]),
@@ -145,7 +150,16 @@ def _pandas_strings(column: "pd.Series") -> pa.Array:
     return pa.array(values, pa.string(), mask=missing)
 
 
+def _type_error(kind: str, name: str, found: object, accepted: str) -> ParameterError:
+    """The error for a column of a type it may not have (columns.types_wanted: `accepted`)."""
+    return ParameterError(f"the {kind} table's {name} column has type {found}; give {name} as {accepted}")
+
+
 def _pandas_numbers(column: "pd.Series", kind: str, name: str) -> pa.Array:
+    """A pandas column of numbers as float64; ParameterError for one of booleans, dates or durations
+    (which would convert to numbers silently) or of values that are not numbers."""
+    if getattr(column.dtype, "kind", "O") in "bmM":
+        raise _type_error(kind, name, column.dtype, "numbers")
     try:
         return pa.array(column.to_numpy(dtype=np.float64, na_value=np.nan), pa.float64())
     except (TypeError, ValueError):
