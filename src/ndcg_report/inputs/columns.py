@@ -1,7 +1,8 @@
 """Arrow columns as NumPy arrays and back, zero-copy and without pyarrow importing pandas.
 
 pyarrow's to_numpy, and pa.array() or pa.scalar() of Python values, import pandas: a quarter of a
-second of every eval. Also the one type every reader gives ids in (id_strings).
+second of every eval. Also the one type every reader gives ids in (id_strings), and the Arrow types
+an id or a score or label column may have (types_wanted: Parquet files and tables given to the API alike).
 """
 
 from __future__ import annotations
@@ -85,6 +86,17 @@ def is_text_type(kind: pa.DataType) -> bool:
     """A string type of any layout: string, large_string, string_view (pyarrow >= 16)."""
     return pa.types.is_string(kind) or pa.types.is_large_string(kind) or getattr(pa.types, "is_string_view",
                                                                                   lambda _: False)(kind)
+
+
+def types_wanted(kind: pa.DataType, value: bool) -> str | None:
+    """None if a column of this type (or a dictionary of it) may hold ids (strings or whole numbers) or,
+    `value`, scores and labels (integers, floats, decimals: not booleans or dates); else what it must hold."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if value:
+        ok = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
+        return None if ok else "numbers"
+    return None if is_text_type(kind) or pa.types.is_integer(kind) else "strings or whole numbers"
 
 
 def id_strings(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:

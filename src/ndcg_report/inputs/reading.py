@@ -2,8 +2,8 @@
 
 read_run, read_qrels and read_topics take a path in any registered format (inputs.formats.registry):
 inputs.detection tells which (by extension and content), the format's reader reads it, and an id
-holding a control character or a repeated (query, document) pair is refused here (inputs.ids,
-inputs.duplicates) whatever the format. run_pieces reads a run in pieces for streaming, each
+holding a control character, a relevance label out of range or a repeated (query, document) pair is
+refused here (inputs.ids, inputs.labels, inputs.duplicates) whatever the format. run_pieces reads a run in pieces for streaming, each
 checked alike; line_of_row maps a data row back to its line. A process substitution is read once
 into a copy (inputs.access.sources); an error about the copy names the path the user gave.
 """
@@ -24,6 +24,7 @@ from ndcg_report.inputs.detection import detect_format
 from ndcg_report.inputs.duplicates import index_pairs
 from ndcg_report.inputs.formats.registry import FORMATS, Format, RunPiece
 from ndcg_report.inputs.ids import ID_FIX, BadId, refuse_bad_ids
+from ndcg_report.inputs.labels import refuse_labels_out_of_range
 from ndcg_report.inputs.pair_index import PairIndex
 from ndcg_report.inputs.access.sources import given_name, source_path
 from ndcg_report.inputs.access.text_files import check_readable, io_errors_as_input_errors
@@ -129,10 +130,13 @@ def _read_qrels(path: Path) -> Qrels:
 
 def _read_checked(path: Path, kind: str) -> tuple[pa.Table, PairIndex, Format]:
     """A run or qrels in any format read and checked as every format is (inputs.ids: no control
-    character in an id; inputs.duplicates: no repeated pair): (table, index of its pairs, format)."""
+    character in an id; inputs.labels: no label out of range; inputs.duplicates: no repeated pair):
+    (table, index of its pairs, format)."""
     form = FORMATS[_format(path, kind)]
     parsed = form.read(path, kind)
     refuse_bad_ids(parsed.table, parsed.bad_id)
+    if kind == "qrels":
+        refuse_labels_out_of_range(parsed.table, partial(form.error_at, path, kind))
     pairs, found = index_pairs(parsed.table)
     if found is not None:
         raise parsed.duplicate(*found)

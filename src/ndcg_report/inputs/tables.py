@@ -18,9 +18,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.inputs.columns import id_strings
+from ndcg_report.inputs.columns import id_strings, types_wanted
 from ndcg_report.inputs.duplicates import index_pairs
 from ndcg_report.inputs.ids import ID_FIX, refuse_bad_ids
+from ndcg_report.inputs.labels import refuse_labels_out_of_range
 from ndcg_report.inputs.formats.python_data import python_table, python_tag
 from ndcg_report.inputs.reading import Qrels, Run, read_qrels, read_run
 from ndcg_report.inputs.records import DOCID_KEYS, QID_KEYS
@@ -52,22 +53,24 @@ def load_run(data: RunLike) -> Run:
 
 def load_qrels(data: QrelsLike) -> Qrels:
     """Checked, indexed Qrels from a path, a Qrels, a table with qid, docid (or docno) and rel (or
-    label), or qrels held in Python (inputs.formats.python_data)."""
+    label), or qrels held in Python (inputs.formats.python_data); every label in inputs.labels' range."""
     if isinstance(data, Qrels):
         return data
     if isinstance(data, (str, Path)):
         return read_qrels(data)
     table = python_table(data, "qrels")
-    if table is not None:
-        return Qrels(path="", table=table, pairs=_index(table, "qrels"))
-    table = normalise_table(data, "rel", "qrels")
+    if table is None:
+        table = normalise_table(data, "rel", "qrels")
+    refuse_labels_out_of_range(table, lambda row, problem, fix: ParameterError(
+        f"the qrels table's row {row} (query {table['qid'][row].as_py()!r}, document "
+        f"{table['docid'][row].as_py()!r}): {problem}; {fix}"))
     return Qrels(path="", table=table, pairs=_index(table, "qrels"))
 
 
 def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: str) -> pa.Table:
     """qid as a dictionary of strings (only the values present), docid one chunk of strings, the
-    value float64 (a run without a score column: -rank); ParameterError for a missing column, a null
-    id or a NaN or infinite value."""
+    value float64 (a run without a score column: -rank); ParameterError for a missing column, a column
+    of a type it may not have (columns.types_wanted), a null id or a NaN or infinite value."""
     if not isinstance(data, pa.Table) and not hasattr(data, "columns"):
         raise ParameterError(f"a {kind} must be a path, a pyarrow Table, a pandas DataFrame or a dict "
                              f"{{qid: {{docid: {value_column}}}}}; got {type(data).__name__}")
@@ -90,7 +93,12 @@ def normalise_table(data: "pa.Table | pd.DataFrame", value_column: str, kind: st
             )
         columns[wanted] = present[0]
     ranked = columns.get("score") == RANK
-    if not isinstance(data, pa.Table):
+    if isinstance(data, pa.Table):
+        for wanted, name in columns.items():
+            accepted = types_wanted(data.schema.field(name).type, wanted == value_column)
+            if accepted is not None:
+                raise _type_error(kind, name, data.schema.field(name).type, accepted)
+    else:
         data = pa.table({
             "qid": _pandas_strings(data[columns["qid"]]),
             "docid": _pandas_strings(data[columns["docid"]]),
@@ -142,7 +150,16 @@ def _pandas_strings(column: "pd.Series") -> pa.Array:
     return pa.array(values, pa.string(), mask=missing)
 
 
+def _type_error(kind: str, name: str, found: object, accepted: str) -> ParameterError:
+    """The error for a column of a type it may not have (columns.types_wanted: `accepted`)."""
+    return ParameterError(f"the {kind} table's {name} column has type {found}; give {name} as {accepted}")
+
+
 def _pandas_numbers(column: "pd.Series", kind: str, name: str) -> pa.Array:
+    """A pandas column of numbers as float64; ParameterError for one of booleans, dates or durations
+    (which would convert to numbers silently) or of values that are not numbers."""
+    if getattr(column.dtype, "kind", "O") in "bmM":
+        raise _type_error(kind, name, column.dtype, "numbers")
     try:
         return pa.array(column.to_numpy(dtype=np.float64, na_value=np.nan), pa.float64())
     except (TypeError, ValueError):

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import InputError
-from ndcg_report.inputs.columns import id_strings, is_text_type
+from ndcg_report.inputs.columns import id_strings, types_wanted
 from ndcg_report.inputs.formats.json_lines import ROW_BYTES
 from ndcg_report.inputs.formats.registry import FORMATS, Format, Parsed
 from ndcg_report.inputs.ids import ID_FIX
@@ -300,17 +300,11 @@ def duplicate_error(rows: ParquetRows, first: int, second: int, table: pa.Table,
 
 
 def _check_type(file: Path, name: str, kind: pa.DataType, numeric: bool) -> None:
-    """Ids are strings (or dictionary-encoded strings) or whole numbers; values are numbers."""
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
-    if numeric:
-        ok = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
-        wanted = "numbers"
-    else:
-        ok = is_text_type(kind) or pa.types.is_integer(kind)
-        wanted = "strings or whole numbers"
-    if not ok:
-        raise InputError(file, None, f"column {name!r} has type {kind}", f"store {name} as {wanted}")
+    """Ids are strings (or dictionary-encoded strings) or whole numbers; values are numbers (columns.types_wanted)."""
+    wanted = types_wanted(kind, numeric)
+    if wanted is not None:
+        shown = kind.value_type if pa.types.is_dictionary(kind) else kind
+        raise InputError(file, None, f"column {name!r} has type {shown}", f"store {name} as {wanted}")
 
 
 def _strings(column: pa.ChunkedArray) -> pa.ChunkedArray:
