@@ -202,3 +202,26 @@ def test_a_staging_folder_is_private_until_published(tmp_path):
     result = build_from(tmp_path, tmp_path / "published")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "published").stat().st_mode & 0o7777 == 0o777 & ~old
+
+
+def test_a_rebuild_keeps_the_user_s_own_files_in_figures_and_inputs_and_says_so(tmp_path):
+    """The previous report's summary.json lists the figures it made (and inputs/ the files of its table of
+    inputs): only those are replaced; a user's own SVG, notes and inputs/ file are carried over and named."""
+    out = tmp_path / "out"
+    args = ["build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt",
+            "-k", "10", "--out", out]
+    assert cli(*args).returncode == 0
+    made = sorted(path.name for path in (out / "figures").iterdir())
+    (out / "figures" / "my-figure.svg").write_text("<svg>mine</svg>")
+    (out / "figures" / "notes.txt").write_text("mine")
+    (out / "figures" / made[0]).write_text("<svg>the old report's, replaced</svg>")
+    (out / "inputs").mkdir()
+    (out / "inputs" / "run-1.parquet").write_text("not a report's: its table of inputs has no such file")
+    result = cli(*args)
+    assert result.returncode == 0, result.stderr
+    assert (out / "figures" / "my-figure.svg").read_text() == "<svg>mine</svg>"
+    assert (out / "figures" / "notes.txt").read_text() == "mine"
+    assert (out / "inputs" / "run-1.parquet").read_text().startswith("not a report's")
+    assert (out / "figures" / made[0]).read_text().startswith("<?xml")  # the new report's own
+    assert sorted(path.name for path in (out / "figures").iterdir()) == sorted([*made, "my-figure.svg", "notes.txt"])
+    assert "figures/my-figure.svg" in result.stderr and "inputs/run-1.parquet" in result.stderr

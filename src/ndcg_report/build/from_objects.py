@@ -26,6 +26,7 @@ from ndcg_report.analysis.judgments.sets import is_named_sets
 from ndcg_report.analysis.sources import given, given_pairs
 from ndcg_report.analysis.systems import check_name, derived_name
 from ndcg_report.build.parameters import validate_parameters
+from ndcg_report.build.publish import INPUTS_FOLDER
 from ndcg_report.build.pipeline import BuildResult, build_notebook, check_timeout, report_job
 from ndcg_report.core.measures.names import Measure
 from ndcg_report.errors import ParameterError
@@ -34,7 +35,7 @@ from ndcg_report.stats.resampling import LARGE_N
 
 __all__ = ["BuildResult", "INPUTS", "build_report"]
 
-INPUTS = "inputs"  # the report's folder of the inputs it was given as objects
+INPUTS = INPUTS_FOLDER  # the report's folder of the inputs it was given as objects
 INPUT_KEYS = ("runs", "qrels", "baseline", "topics", "groups")  # of build_report's mapping of inputs
 REPORT_ONLY = ("title", "timeout", "drilldown")  # the report options an Experiment does not hold
 ANALYSIS_OPTIONS = tuple(name for name in names("python") if name not in REPORT_ONLY)  # compare_runs' own

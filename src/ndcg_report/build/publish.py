@@ -28,7 +28,9 @@ OPTIONAL_OUTPUTS = ("leaderboard.tex", "leaderboard.md", "per_group.csv")  # the
 SUITE_OUTPUTS = ("report.html", "report.ipynb", "summary.json", "table.csv")  # a suite's (ndcg-report suite)
 REPORTS_FOLDER = "collections"  # a suite's folder of its collections' reports (suite --with-reports)
 OWN_FILES = tuple(dict.fromkeys(OUTPUTS + OPTIONAL_OUTPUTS + SUITE_OUTPUTS))  # a published folder's files that are the tool's
-REPORT_FOLDERS = {"figures": (".svg",), "inputs": (".parquet", ".jsonl", ".json")}  # a report's own folders, and
+INPUTS_FOLDER = "inputs"  # a report's folder of the inputs it was given as Python objects (build/from_objects.py)
+MAX_SUMMARY_BYTES = 256 << 20  # past this, a file is not a summary.json the tool wrote
+REPORT_FOLDERS = {"figures": (".svg",), INPUTS_FOLDER: (".parquet", ".jsonl", ".json")}  # a report's own folders, and
 # the files in them that are its own: its figures as SVG; the inputs it was given as Python objects (build/from_objects.py)
 _MARK_FILE = "summary.json"
 _MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
@@ -171,8 +173,9 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
     into the new out_dir; remove old. Never raises: what cannot be done is a note."""
     moved: list[str] = []
     try:
+        made = files_it_made(old)
         for name, suffixes in REPORT_FOLDERS.items():
-            moved += _empty_own_folder(old / name, suffixes, out_dir / name)
+            moved += _empty_own_folder(old / name, made, suffixes, out_dir / name)
         own = [entry.name for entry in old.iterdir()
                if entry.name in OWN_FILES and entry.is_file() and not entry.is_symlink()]
         mark_owned(old, only=own)  # so that if this process dies now, a clean-up removes only those
@@ -193,22 +196,45 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
     return notes
 
 
-def _empty_own_folder(folder: Path, suffixes: tuple[str, ...], new: Path) -> list[str]:
-    """Remove an old report's own folder (figures/): its files of these suffixes that are regular files of
-    this user; anything else in it (a user's file) is moved into the new report's folder of that name
-    where the name is free; then the folder, if empty. Returns the paths moved (`figures/notes.txt`)."""
+def files_it_made(report: Path) -> set[str]:
+    """The files of its own folders an earlier report says it made, as `figures/NAME.svg` and
+    `inputs/NAME`: its summary.json's figures, and the files of its table of inputs that are in inputs/.
+    An unreadable or foreign summary.json says nothing: every file there is then the user's."""
+    summary = report / "summary.json"
+    try:
+        if summary.is_symlink() or not summary.is_file() or summary.stat().st_size > MAX_SUMMARY_BYTES:
+            return set()
+        record = json.loads(summary.read_text(encoding="utf-8"))
+        figures = {str(name) for name in record.get("figures") or () if isinstance(name, str)}
+        inputs = {f"{INPUTS_FOLDER}/{item['file']}" for item in record.get("files") or ()
+                  if isinstance(item, dict) and isinstance(item.get("file"), str)}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return set()
+    return figures | inputs
+
+
+def _empty_own_folder(folder: Path, made: set[str], suffixes: tuple[str, ...], new: Path) -> list[str]:
+    """Remove from an old report's own folder (figures/, inputs/) the files it made (`made`, of its
+    suffixes, regular files of this user); move anything else (a user's file) into the new report's
+    folder of that name, made if missing, as NAME.previous where the new report has a NAME; then the
+    folder, if empty. Returns what was moved (`figures/notes.txt`, `figures/a.svg as a.svg.previous`)."""
     moved: list[str] = []
     if folder.is_symlink() or not folder.is_dir():
         return moved
     for entry in folder.iterdir():
-        if entry.name.endswith(suffixes) and entry.is_file() and not entry.is_symlink() and this_users(entry):
+        own = f"{folder.name}/{entry.name}" in made and entry.name.endswith(suffixes)
+        if own and entry.is_file() and not entry.is_symlink() and this_users(entry):
             entry.unlink()
-        elif new.is_dir() and not new.is_symlink() and not os.path.lexists(new / entry.name):
-            try:
-                entry.rename(new / entry.name)
-                moved.append(f"{folder.name}/{entry.name}")
-            except OSError:
-                pass
+            continue
+        target = next((new / name for name in (entry.name, f"{entry.name}.previous")
+                       if not os.path.lexists(new / name)), None)
+        try:
+            if target is not None and not new.is_symlink():
+                new.mkdir(exist_ok=True)
+                entry.rename(target)
+                moved.append(f"{folder.name}/{entry.name}" + (f" as {target.name}" if target.name != entry.name else ""))
+        except OSError:
+            pass
     try:
         folder.rmdir()
     except OSError:

@@ -16,7 +16,6 @@ from ndcg_report.errors import ParameterError
 SUMMARY = "summary.json"
 SUITE_KIND = "suite"  # a suite's summary.json says so (analysis.tables.suite_report)
 SUITE_CELLS = "table.csv"  # beside a suite's summary.json: one row per (collection, system, measure)
-MAX_SUMMARY_BYTES = 256 << 20  # past this, a file is not a summary.json the tool wrote
 SHOWN_ENTRIES = 5
 NAME = "table"
 
@@ -94,6 +93,7 @@ def suite_table(path: Path, summary: dict, form: str, measures: list[str] | None
     import pandas as pd
 
     from ndcg_report.analysis.paper.suite import suite_latex, suite_markdown
+    from ndcg_report.build.publish import MAX_SUMMARY_BYTES
 
     if letters:
         raise ParameterError(f"{path}: --letters is for a report's table; a suite's cells are marked by each "
@@ -172,6 +172,8 @@ def summary_path(given: Path) -> Path:
 def read_summary(path: Path) -> dict:
     """summary.json as written by the tool (a JSON object with its schema_version and ndcg_report_version);
     ParameterError for anything else."""
+    from ndcg_report.build.publish import MAX_SUMMARY_BYTES
+
     fix = "give the summary.json of a report built by ndcg-report"
     try:
         if path.stat().st_size > MAX_SUMMARY_BYTES:
