@@ -360,13 +360,15 @@ def stale_owned_folders(parent: Path, name: str | None = None) -> list[Path]:
 
 
 def stale_temporaries(folder: Path, targets: Iterable[str] | None = None) -> list[Path]:
-    """Temp files of atomic writes (`.TARGET.ndcg-PID.X.tmp`) in folder whose writer is gone; only
-    those of the given target names if given (a target name may end with '*' to match a suffix)."""
+    """Temp files of atomic writes (`.TARGET.ndcg-PID.X.tmp`) in folder whose writer is gone and that
+    belong to the current user (another user's, of that shape, are not ours to remove); only those of
+    the given target names if given (a target name may end with '*' to match a suffix)."""
     wanted = list(targets) if targets is not None else None
     found = []
     for entry in sorted(folder.iterdir()) if folder.is_dir() else ():
         match = _TEMPORARY.match(entry.name)
-        if not match or not entry.is_file() or entry.is_symlink() or process_alive(int(match["pid"])):
+        if (not match or not entry.is_file() or entry.is_symlink() or not this_users(entry)
+                or process_alive(int(match["pid"]))):
             continue
         target = match["target"]
         if wanted is None or any(target == w or (w.startswith("*") and target.endswith(w[1:])) for w in wanted):

@@ -126,3 +126,32 @@ def test_a_batch_root_leaves_another_users_staging_alone(tmp_path):
     assert planted.is_dir() and (planted / "index.html").is_file()
     assert list((tmp_path / "nightly").iterdir()) == []
     assert not mine.exists() and (tmp_path / "weekly" / "index.html").is_file()  # its entries handed back
+
+
+def shared_root(tmp_path: Path, mode: int, owner: int) -> Path:
+    """tmp_path/out, a folder every user may write to (mode), belonging to owner."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.chown(out, owner, owner)
+    out.chmod(mode)
+    return out
+
+
+@as_root
+def test_another_users_temporary_files_are_left_alone(tmp_path):
+    from ndcg_report.batch.leftovers import clean_stale_folders
+
+    config = small_config(tmp_path)
+    out = shared_root(tmp_path, 0o1777, os.geteuid())
+    (out / ".history").mkdir()
+    theirs = [out / ".index.html.ndcg-99999.abcd1234.tmp", out / ".history" / ".r1.log.ndcg-99999.abcd1234.tmp"]
+    for path in theirs:
+        path.write_text("another user's")
+        os.chown(path, NOBODY, NOBODY)
+    mine = out / ".index.html.ndcg-99998.abcd1234.tmp"
+    mine.write_text("half an index")
+    assert clean_stale_folders(out) == [mine]
+    result = cli("batch", config, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert all(path.read_text() == "another user's" for path in theirs)
+    assert (out / "r1" / "report.html").is_file()

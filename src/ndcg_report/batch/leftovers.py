@@ -17,14 +17,15 @@ from ndcg_report.batch.index_page import INDEX_GENERATOR
 from ndcg_report.batch.lock import utc_now
 from ndcg_report.errors import ParameterError
 from ndcg_report.files import (
-    owned_folder_home, owned_folder_pid, remove_owned_folder, stale_owned_folders, stale_temporaries,
+    owned_folder_home, owned_folder_pid, remove_owned_folder, stale_owned_folders, stale_temporaries, this_users,
 )
 
 
 def clean_stale_folders(root: Path) -> list[Path]:
     """Remove what killed processes of this tool left in ROOT, and nothing else: working folders that
     hold its marker and whose process is gone, its own temp files (named after the files it writes
-    atomically, with a dead writer's pid) and the attempt markers of a killed batch's Dask tasks."""
+    atomically, with a dead writer's pid) and the attempt markers of a killed batch's Dask tasks; all of
+    them this user's (another user's, of the same shapes, stay)."""
     removed = []
     for entry in stale_owned_folders(root):
         if remove_owned_folder(entry, home=owned_folder_home(entry)):
@@ -34,7 +35,7 @@ def clean_stale_folders(root: Path) -> list[Path]:
         entry.unlink(missing_ok=True)
         removed.append(entry)
     for entry in sorted(history_dir(root).glob("*.attempt.json")):  # Dask task markers of an earlier batch
-        if is_attempt_marker(entry):  # by content: a user's notes.attempt.json stays
+        if this_users(entry) and is_attempt_marker(entry):  # by content: a user's notes.attempt.json stays
             entry.unlink(missing_ok=True)
             removed.append(entry)
     return removed
