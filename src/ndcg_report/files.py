@@ -83,6 +83,16 @@ def write_text_atomic(path: Path, text: str) -> Path:
     return write_lines_atomic(path, [text])
 
 
+def write_own_text(path: Path, text: str) -> Path:
+    """Replace path itself with text, atomically: a link there is replaced, what it leads to is left as it
+    is; PermissionError (nothing written) if path is there and belongs to another user (owner_name)."""
+    if os.path.lexists(path) and not this_users(path):
+        raise PermissionError(errno.EPERM, f"it belongs to {owner_name(path)}, not to you", str(path))
+    with _replacing(path, follow_links=False) as stream:
+        stream.write(text.encode("utf-8"))
+    return path
+
+
 def copy_file_atomic(source: Path, target: Path) -> Path:
     """Copy source over target, atomically (see _replacing): readers never see half a file."""
     with open(source, "rb") as reading, _replacing(target) as writing:
@@ -91,17 +101,17 @@ def copy_file_atomic(source: Path, target: Path) -> Path:
 
 
 @contextmanager
-def _replacing(path: Path) -> Iterator[BinaryIO]:
+def _replacing(path: Path, follow_links: bool = True) -> Iterator[BinaryIO]:
     """A binary stream whose bytes become path's content when the block ends: written to a temp file
     beside the file path leads to (through links, as `>` would write), fsynced, then renamed over it
     (atomic on POSIX). A path that is there but not a regular file (a device such as /dev/null, a
     pipe) is written in place: it holds no content to keep, and renaming over it would replace the
-    device itself."""
-    if not_a_regular_file(path):
+    device itself. With follow_links=False, path itself is replaced, whatever it is."""
+    if follow_links and not_a_regular_file(path):
         with open(path, "wb") as stream:
             yield stream
         return
-    target = _through_links(path)
+    target = _through_links(path) if follow_links else Path(path)
     with _temporary_beside(target) as temporary:
         with open(temporary, "wb") as stream:
             yield stream
@@ -254,6 +264,25 @@ def this_users(path: Path, writable_by_all: bool = True) -> bool:
     except (OSError, ValueError):
         return False
     return status.st_uid == os.geteuid() and (writable_by_all or not status.st_mode & 0o002)
+
+
+def owner_name(path: Path) -> str:
+    """The name of the user path (not followed if a link) belongs to: its login name, else its uid."""
+    uid = os.lstat(path).st_uid
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (KeyError, ImportError):
+        return str(uid)
+
+
+def belongs_to(path: Path) -> str:
+    """' (it belongs to NAME)' for a message naming path (through links), or '' if that cannot be told."""
+    try:
+        return f" (it belongs to {owner_name(Path(os.path.realpath(path)))})"
+    except (OSError, ValueError):
+        return ""
 
 
 _ONLY = "owns only: "  # a marker line listing the only entries of its folder that are the tool's
