@@ -83,6 +83,16 @@ def write_text_atomic(path: Path, text: str) -> Path:
     return write_lines_atomic(path, [text])
 
 
+def write_own_text(path: Path, text: str) -> Path:
+    """Replace path itself with text, atomically: a link there is replaced, what it leads to is left as it
+    is; PermissionError (nothing written) if path is there and belongs to another user (owner_name)."""
+    if os.path.lexists(path) and not this_users(path):
+        raise PermissionError(errno.EPERM, f"it belongs to {owner_name(path)}, not to you", str(path))
+    with _replacing(path, follow_links=False) as stream:
+        stream.write(text.encode("utf-8"))
+    return path
+
+
 def copy_file_atomic(source: Path, target: Path) -> Path:
     """Copy source over target, atomically (see _replacing): readers never see half a file."""
     with open(source, "rb") as reading, _replacing(target) as writing:
@@ -91,17 +101,17 @@ def copy_file_atomic(source: Path, target: Path) -> Path:
 
 
 @contextmanager
-def _replacing(path: Path) -> Iterator[BinaryIO]:
+def _replacing(path: Path, follow_links: bool = True) -> Iterator[BinaryIO]:
     """A binary stream whose bytes become path's content when the block ends: written to a temp file
     beside the file path leads to (through links, as `>` would write), fsynced, then renamed over it
     (atomic on POSIX). A path that is there but not a regular file (a device such as /dev/null, a
     pipe) is written in place: it holds no content to keep, and renaming over it would replace the
-    device itself."""
-    if not_a_regular_file(path):
+    device itself. With follow_links=False, path itself is replaced, whatever it is."""
+    if follow_links and not_a_regular_file(path):
         with open(path, "wb") as stream:
             yield stream
         return
-    target = _through_links(path)
+    target = _through_links(path) if follow_links else Path(path)
     with _temporary_beside(target) as temporary:
         with open(temporary, "wb") as stream:
             yield stream
@@ -256,6 +266,25 @@ def this_users(path: Path, writable_by_all: bool = True) -> bool:
     return status.st_uid == os.geteuid() and (writable_by_all or not status.st_mode & 0o002)
 
 
+def owner_name(path: Path) -> str:
+    """The name of the user path (not followed if a link) belongs to: its login name, else its uid."""
+    uid = os.lstat(path).st_uid
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (KeyError, ImportError):
+        return str(uid)
+
+
+def belongs_to(path: Path) -> str:
+    """' (it belongs to NAME)' for a message naming path (through links), or '' if that cannot be told."""
+    try:
+        return f" (it belongs to {owner_name(Path(os.path.realpath(path)))})"
+    except (OSError, ValueError):
+        return ""
+
+
 _ONLY = "owns only: "  # a marker line listing the only entries of its folder that are the tool's
 
 
@@ -360,13 +389,15 @@ def stale_owned_folders(parent: Path, name: str | None = None) -> list[Path]:
 
 
 def stale_temporaries(folder: Path, targets: Iterable[str] | None = None) -> list[Path]:
-    """Temp files of atomic writes (`.TARGET.ndcg-PID.X.tmp`) in folder whose writer is gone; only
-    those of the given target names if given (a target name may end with '*' to match a suffix)."""
+    """Temp files of atomic writes (`.TARGET.ndcg-PID.X.tmp`) in folder whose writer is gone and that
+    belong to the current user (another user's, of that shape, are not ours to remove); only those of
+    the given target names if given (a target name may end with '*' to match a suffix)."""
     wanted = list(targets) if targets is not None else None
     found = []
     for entry in sorted(folder.iterdir()) if folder.is_dir() else ():
         match = _TEMPORARY.match(entry.name)
-        if not match or not entry.is_file() or entry.is_symlink() or process_alive(int(match["pid"])):
+        if (not match or not entry.is_file() or entry.is_symlink() or not this_users(entry)
+                or process_alive(int(match["pid"]))):
             continue
         target = match["target"]
         if wanted is None or any(target == w or (w.startswith("*") and target.endswith(w[1:])) for w in wanted):

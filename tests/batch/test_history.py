@@ -19,3 +19,38 @@ def test_a_history_line_of_the_wrong_shape_is_skipped_and_named(tmp_path):
     from ndcg_report.batch.history import history_problems
 
     assert history_problems(tmp_path, "r1") == ["line 2: 'time' is not text", "line 3: 'run_mean' is not a number"]
+
+
+def test_a_status_or_log_file_that_is_a_link_is_replaced_and_its_target_left_as_it_was(tmp_path):
+    from ndcg_report.batch.history import log_file, read_status, status_file, write_log, write_status
+
+    secrets = []
+    for where in (status_file, log_file):
+        secret = tmp_path / f"secret-{where.__name__}"
+        secret.write_bytes(b"the user's own words\n")
+        secret.chmod(0o600)
+        where(tmp_path, "r1").parent.mkdir(exist_ok=True)
+        where(tmp_path, "r1").symlink_to(secret)
+        secrets.append(secret)
+    write_status(tmp_path, "r1", {"status": "built"})
+    write_log(tmp_path, "r1", "$ ndcg-report build\n")
+    for secret in secrets:
+        assert secret.read_bytes() == b"the user's own words\n" and secret.stat().st_mode & 0o777 == 0o600
+    assert not status_file(tmp_path, "r1").is_symlink() and read_status(tmp_path, "r1") == {"status": "built"}
+    assert not log_file(tmp_path, "r1").is_symlink() and log_file(tmp_path, "r1").read_text() == "$ ndcg-report build\n"
+
+
+def test_a_history_file_that_is_a_link_is_neither_read_nor_appended_to(tmp_path):
+    import pytest
+
+    from ndcg_report.batch.history import append_history, history_file, read_history
+
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text('{"time": "2026-11-25T00:00:00Z", "run_mean": 0.9999}\n')
+    history_file(tmp_path, "r1").parent.mkdir()
+    history_file(tmp_path, "r1").symlink_to(forged)
+    with pytest.raises(OSError):
+        read_history(tmp_path, "r1")
+    with pytest.raises(OSError):
+        append_history(tmp_path, "r1", {"time": "2026-11-26T00:00:00Z", "run_mean": 0.5})
+    assert forged.read_text() == '{"time": "2026-11-25T00:00:00Z", "run_mean": 0.9999}\n'

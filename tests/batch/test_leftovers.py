@@ -126,3 +126,72 @@ def test_a_batch_root_leaves_another_users_staging_alone(tmp_path):
     assert planted.is_dir() and (planted / "index.html").is_file()
     assert list((tmp_path / "nightly").iterdir()) == []
     assert not mine.exists() and (tmp_path / "weekly" / "index.html").is_file()  # its entries handed back
+
+
+def shared_root(tmp_path: Path, mode: int, owner: int) -> Path:
+    """tmp_path/out, a folder every user may write to (mode), belonging to owner."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.chown(out, owner, owner)
+    out.chmod(mode)
+    return out
+
+
+@as_root
+def test_an_output_root_of_another_user_is_refused_before_anything_is_built(tmp_path):
+    config = small_config(tmp_path)
+    out = shared_root(tmp_path, 0o1777, NOBODY)
+    one_line(cli("batch", config, cwd=tmp_path), 2, f"output root {out} belongs to nobody, not to you")
+    one_line(cli("batch", config, "--index", cwd=tmp_path), 2, "give an output root you own")
+    assert list(out.iterdir()) == []
+
+
+@as_root
+def test_a_history_folder_of_another_user_is_refused_and_its_numbers_never_shown(tmp_path):
+    config = small_config(tmp_path)
+    out = shared_root(tmp_path, 0o1777, os.geteuid())
+    forged = out / ".history" / "r1.jsonl"
+    forged.parent.mkdir()
+    forged.write_text(json.dumps({"time": "2026-11-25T00:00:00Z", "run_mean": 0.9999, "run_name": "a"}) + "\n")
+    for path in (forged.parent, forged):
+        os.chown(path, NOBODY, NOBODY)
+    one_line(cli("batch", config, cwd=tmp_path), 2, f"{forged.parent} belongs to nobody, not to you")
+    assert sorted(path.name for path in out.iterdir()) == [".history"]
+
+
+@as_root
+@pytest.mark.parametrize("name", ["r1.status.json", "r1.log", "r1.jsonl", "batch.json"])
+def test_a_link_another_user_put_in_the_history_is_refused_and_its_target_kept(tmp_path, name):
+    config = small_config(tmp_path)
+    out = shared_root(tmp_path, 0o755, os.geteuid())
+    (out / ".history").mkdir(mode=0o777)
+    (out / ".history").chmod(0o777)
+    target = tmp_path / "victim.txt"
+    target.write_bytes(b"the victim's file\n")
+    target.chmod(0o640)
+    planted = out / ".history" / name
+    planted.symlink_to(target)
+    os.lchown(planted, NOBODY, NOBODY)
+    one_line(cli("batch", config, cwd=tmp_path), 2, f"{planted} belongs to nobody, not to you")
+    assert target.read_bytes() == b"the victim's file\n" and target.stat().st_mode & 0o777 == 0o640
+    assert planted.is_symlink() and not (out / "index.html").exists()
+
+
+@as_root
+def test_another_users_temporary_files_are_left_alone(tmp_path):
+    from ndcg_report.batch.leftovers import clean_stale_folders
+
+    config = small_config(tmp_path)
+    out = shared_root(tmp_path, 0o1777, os.geteuid())
+    (out / ".history").mkdir()
+    theirs = [out / ".index.html.ndcg-99999.abcd1234.tmp", out / ".history" / ".r1.log.ndcg-99999.abcd1234.tmp"]
+    for path in theirs:
+        path.write_text("another user's")
+        os.chown(path, NOBODY, NOBODY)
+    mine = out / ".index.html.ndcg-99998.abcd1234.tmp"
+    mine.write_text("half an index")
+    assert clean_stale_folders(out) == [mine]
+    result = cli("batch", config, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert all(path.read_text() == "another user's" for path in theirs)
+    assert (out / "r1" / "report.html").is_file()

@@ -5,17 +5,22 @@ ROOT/.history/NAME.status.json the last attempt (built, skipped or failed), repl
 ROOT/.history/NAME.log        stderr of the last build attempt, replaced atomically
 ROOT/.history/batch.json      the last batch: pid, start, config, state (running, finished, interrupted)
 ROOT/.history/NAME.attempt.json while a build runs on a Dask worker: the batch token and the worker
+
+They are read and written only as the current user's regular files, never through a link (a link is
+replaced, not followed); batch/leftovers.py refuses a root or .history of another user.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from ndcg_report.files import write_text_atomic
+from ndcg_report.files import owner_name, write_own_text
 
 HISTORY_DIR = ".history"
 
@@ -41,7 +46,8 @@ def attempt_file(root: Path, name: str) -> Path:
 
 
 def append_history(root: Path, name: str, record: dict) -> None:
-    """Append record as one line: a single write() on an O_APPEND descriptor, then fsync.
+    """Append record as one line: a single write() on an O_APPEND descriptor, then fsync; OSError if the
+    file is a link or belongs to another user (_open_own).
 
     A reader never sees half a line from a finished write; a line torn by a crash mid-write is
     skipped by read_history.
@@ -49,7 +55,7 @@ def append_history(root: Path, name: str, record: dict) -> None:
     line = (json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=False) + "\n").encode("utf-8")
     path = history_file(root, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = _open_own(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
         written = os.write(fd, line)
         if written != len(line):  # pragma: no cover - regular files write everything or raise
@@ -119,7 +125,7 @@ def _number_or_null(value: object) -> bool:
 def _history_lines(root: Path, name: str) -> Iterator[tuple[object, str | None]]:
     """(record, problem) per line of a report's history file."""
     try:
-        raw = history_file(root, name).read_bytes()
+        raw = _own_bytes(history_file(root, name))
     except FileNotFoundError:
         return
     for line in raw.splitlines():
@@ -146,13 +152,18 @@ def is_attempt_marker(path: Path) -> bool:
 
 
 def write_status(root: Path, name: str, status: dict) -> None:
-    write_text_atomic(status_file(root, name), json.dumps(status, indent=1, sort_keys=True) + "\n")
+    write_own_text(status_file(root, name), json.dumps(status, indent=1, sort_keys=True) + "\n")
+
+
+def write_log(root: Path, name: str, text: str) -> None:
+    write_own_text(log_file(root, name), text)
 
 
 def read_status(root: Path, name: str) -> dict | None:
+    """A report's last status; None if there is none of this user's (missing, a link, another's, not JSON)."""
     try:
-        status = json.loads(status_file(root, name).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        status = json.loads(_own_bytes(status_file(root, name)))
+    except (OSError, ValueError):
         return None
     return status if isinstance(status, dict) else None
 
@@ -162,12 +173,29 @@ def batch_state_file(root: Path) -> Path:
 
 
 def write_batch_state(root: Path, state: dict) -> None:
-    write_text_atomic(batch_state_file(root), json.dumps(state, indent=1, sort_keys=True) + "\n")
+    write_own_text(batch_state_file(root), json.dumps(state, indent=1, sort_keys=True) + "\n")
 
 
 def read_batch_state(root: Path) -> dict | None:
     try:
-        state = json.loads(batch_state_file(root).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        state = json.loads(_own_bytes(batch_state_file(root)))
+    except (OSError, ValueError):
         return None
     return state if isinstance(state, dict) else None
+
+
+def _open_own(path: Path, flags: int) -> int:
+    """os.open(path) never through a link; PermissionError (closed) if it is not a regular file of this user:
+    what another user put in a history folder is neither read nor written."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)  # O_NONBLOCK: a pipe there does not hang
+    status = os.fstat(fd)
+    if status.st_uid != os.geteuid() or not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        raise PermissionError(errno.EPERM, f"not a file of yours (it belongs to {owner_name(path)})", str(path))
+    return fd
+
+
+def _own_bytes(path: Path) -> bytes:
+    """The bytes of a regular file of this user, never read through a link (_open_own)."""
+    with os.fdopen(_open_own(path, os.O_RDONLY), "rb") as stream:
+        return stream.read()

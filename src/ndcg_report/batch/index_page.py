@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ndcg_report.analysis.text import format_p
-from ndcg_report.files import write_text_atomic
+from ndcg_report.files import write_own_text
 
 MAX_PLOTTED_BUILDS = 90
 INDEX_GENERATOR = '<meta name="generator" content="ndcg-report batch index">'  # how a batch knows its own index
@@ -129,9 +129,10 @@ def measure_label(record: dict) -> str:
 
 
 def write_index(root: Path, states: list[ReportState], *, heading: str, batch_line: str) -> Path:
-    """Render and write ROOT/index.html atomically (temp file + os.replace)."""
+    """Render and write ROOT/index.html atomically (temp file + os.replace), replacing a link there rather
+    than what it leads to; PermissionError if index.html belongs to another user."""
     path = root / "index.html"
-    write_text_atomic(path, render_index(states, heading=heading, batch_line=batch_line))
+    write_own_text(path, render_index(states, heading=heading, batch_line=batch_line))
     return path
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ndcg_report.errors import ParameterError
+from ndcg_report.files import belongs_to
 
 LOCK_NAME = ".batch.lock"
 
@@ -57,15 +58,8 @@ def batch_lock(root: Path, config_path: Path) -> Iterator[HeldLock]:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        owner = ""
-        try:
-            import pwd
-
-            owner = f" (it belongs to {pwd.getpwuid(path.stat().st_uid).pw_name})"
-        except (OSError, KeyError, ImportError):
-            pass
-        raise ParameterError(f"cannot open the lock {path}{owner}: {exc.strerror}; run the batch as the user who "
-                             "owns the output root, or give another output") from None
+        raise ParameterError(f"cannot open the lock {path}{belongs_to(path)}: {exc.strerror}; run the batch as "
+                             "the user who owns the output root, or give another output") from None
     try:
         for attempt in range(_LOCK_TRIES):
             try:

@@ -29,15 +29,17 @@ from ndcg_report.batch.config import BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.exit_codes import EXIT_BUSY, EXIT_FAILED, EXIT_OK, exit_code
 from ndcg_report.batch.history import (
-    append_history, attempt_file, log_file, read_batch_state, read_history, read_status, write_batch_state,
+    append_history, attempt_file, read_batch_state, read_history, read_status, write_batch_state, write_log,
     write_status,
 )
 from ndcg_report.batch.reports import (
     failed_step, build_reason, short_time, build_argv, fingerprint, headline, test_text,
 )
-from ndcg_report.batch.leftovers import check_index_owner, clean_stale_folders, history_lines_skipped, mark_interrupted
+from ndcg_report.batch.leftovers import (
+    check_index_owner, check_root_owner, clean_stale_folders, history_lines_skipped, mark_interrupted,
+)
 from ndcg_report.batch.lock import BatchBusy, HeldLock, batch_lock, utc_now
-from ndcg_report.files import folder_problem, write_text_atomic
+from ndcg_report.files import folder_problem
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
 from ndcg_report.batch.index_page import ReportState, format_number, format_signed, write_index
 from ndcg_report.interrupts import handled, signal_name
@@ -148,7 +150,7 @@ class Batch:
             self.log(f"removed {folder}: left by the build of {name} as it ended")
         seconds = time.monotonic() - started
         where = f"# on {run.where}\n" if run.where else ""
-        write_text_atomic(log_file(self.root, name), f"{where}$ {shlex.join(command)}\n{run.stderr}{run.stdout}")
+        write_log(self.root, name, f"{where}$ {shlex.join(command)}\n{run.stderr}{run.stdout}")
         if run.returncode != 0:
             step, message = failed_step(run.returncode, run.stderr, self.builds.stopping)
             return self._failed(report, step, message, seconds, digest)
@@ -338,6 +340,7 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
         client = connect(dask)  # a bad address: exit 2 before the output root is made
     try:
         _check_output_root(config.output)
+        check_root_owner(config)
         check_index_owner(config.output)
         if index_only:
             say(f"wrote {refresh_index(config)}\n")

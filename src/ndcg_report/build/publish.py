@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ndcg_report.errors import ParameterError
 from ndcg_report.files import (
-    OWNED_MARKER, mark_owned, new_owned_folder, overwritten_input, remove_owned_folder, shown_path, this_users,
-    unusable_path,
+    OWNED_MARKER, belongs_to, mark_owned, new_owned_folder, overwritten_input, remove_owned_folder, shown_path,
+    this_users, unusable_path,
 )
 from ndcg_report.interrupts import deferred
 
@@ -85,8 +85,8 @@ def out_dir_problem(out_dir: Path) -> str | None:
                 "not written by ndcg-report: an earlier report has a summary.json with the tool's fields) and would "
                 "be replaced; give an empty folder or the folder of an earlier report")
     if not os.access(out_dir, os.W_OK | os.X_OK):
-        return (f"is not writable{_owner(out_dir)}: the old report's files in it could not be removed; give a folder "
-                "you can write to")
+        return (f"is not writable{belongs_to(out_dir)}: the old report's files in it could not be removed; give a "
+                "folder you can write to")
     return None
 
 
@@ -275,15 +275,6 @@ def _own_entry(entry: Path) -> bool:
 def _joined(problem: str) -> str:
     """' is a file; ...' after `--out DIR`, or ': report.html is a folder ...' where the problem has its own subject."""
     return f" {problem}" if problem.startswith(("is ", "holds ")) else f": {problem}"
-
-
-def _owner(path: Path) -> str:
-    try:
-        import pwd
-
-        return f" (it belongs to {pwd.getpwuid(path.stat().st_uid).pw_name})"
-    except (OSError, KeyError, ImportError):
-        return ""
 
 
 _AT_FDCWD = -100
