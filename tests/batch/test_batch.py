@@ -575,10 +575,10 @@ def test_fingerprint_covers_bytes_and_options_but_not_unused_bm25_options(tmp_pa
 
 
 def test_history_skips_a_torn_line(tmp_path):
-    append_history(tmp_path, "r", {"time": "t1", "run_mean": 0.5})
+    append_history(tmp_path, "r", {"time": "2026-11-25T00:00:00Z", "run_mean": 0.5})
     with open(history_file(tmp_path, "r"), "ab") as stream:
-        stream.write(b'{"time": "t2", "run_me')  # a write cut by a crash
-    assert read_history(tmp_path, "r") == [{"time": "t1", "run_mean": 0.5}]
+        stream.write(b'{"time": "2026-11-26T00:00:00Z", "run_me')  # a write cut by a crash
+    assert read_history(tmp_path, "r") == [{"time": "2026-11-25T00:00:00Z", "run_mean": 0.5}]
 
 
 @pytest.mark.parametrize("exchange", [True, False])

@@ -18,7 +18,8 @@ def test_a_history_line_of_the_wrong_shape_is_skipped_and_named(tmp_path):
     assert [record["run_mean"] for record in history] == [0.5, 0.6]
     from ndcg_report.batch.history import history_problems
 
-    assert history_problems(tmp_path, "r1") == ["line 2: 'time' is not text", "line 3: 'run_mean' is not a number"]
+    assert history_problems(tmp_path, "r1") == ["line 2: 'time' is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)",
+                                                "line 3: 'run_mean' is not a number"]
 
 
 def test_a_status_or_log_file_that_is_a_link_is_replaced_and_its_target_left_as_it_was(tmp_path):
@@ -54,3 +55,31 @@ def test_a_history_file_that_is_a_link_is_neither_read_nor_appended_to(tmp_path)
     with pytest.raises(OSError):
         append_history(tmp_path, "r1", {"time": "2026-11-26T00:00:00Z", "run_mean": 0.5})
     assert forged.read_text() == '{"time": "2026-11-25T00:00:00Z", "run_mean": 0.9999}\n'
+
+
+def test_hand_edited_history_numbers_and_times_no_report_writes_are_skipped_and_named_by_index(tmp_path, capsys):
+    """A 1e308 mean (the index printed its 309 digits) and a time of 99:99 (the index showed it) are not a
+    report's: skipped, and `batch --index` names them on stderr as the batch's log does."""
+    import yaml
+
+    from ndcg_report.batch.history import append_history, history_file, history_problems
+    from ndcg_report.batch.runner import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    append_history(out, "r1", {"time": "2026-11-25T00:00:00Z", "run_mean": 0.5, "run_name": "a", "k": "10"})
+    with open(history_file(out, "r1"), "a") as stream:
+        stream.write('{"time": "2026-11-26T00:00:00Z", "run_mean": 1e308}\n'
+                     '{"time": "2026-11-27T99:99:00Z", "run_mean": 0.7}\n'
+                     '{"time": "2026-11-28T00:00:00Z", "run_mean": 0.5, "systems": [{"name": "a", "delta": -1e300}]}\n')
+    assert history_problems(out, "r1") == ["line 2: 'run_mean' is not a number",
+                                           "line 3: 'time' is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)",
+                                           "line 4: system 'a' has a value that is not a number"]
+    config = tmp_path / "nightly.yml"
+    config.write_text(yaml.safe_dump({"output": "out", "reports": [
+        {"name": "r1", "run": "a.txt", "qrels": "q.txt", "baseline": "b.txt"}]}))
+    assert main(str(config), index_only=True) == 0
+    err = capsys.readouterr().err
+    assert err.count("ndcg-report: note: history of r1: skipped line") == 3 and "line 3: 'time'" in err
+    page = (out / "index.html").read_text()
+    assert "99:99" not in page and "0" * 30 not in page

@@ -12,8 +12,10 @@ replaced, not followed); batch/leftovers.py refuses a root or .history of anothe
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import json
+import math
 import os
 import re
 import stat
@@ -79,6 +81,7 @@ def history_problems(root: Path, name: str) -> list[str]:
 
 
 _TORN = "not a JSON object"
+LARGEST = 1e12  # no mean, interval, p-value or count of a report is this large
 _TEXT_KEYS = ("fingerprint", "version", "run_name", "baseline_name")
 _NUMBER_KEYS = ("duration_s", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
                 "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
@@ -90,8 +93,8 @@ def record_problem(record: object) -> str | None:
     the batch read must have its type (numbers may be null)."""
     if not isinstance(record, dict):
         return _TORN
-    if not isinstance(record.get("time"), str):
-        return "'time' is not text"
+    if not isinstance(record.get("time"), str) or not _utc_time(record["time"]):
+        return "'time' is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)"
     for key in _TEXT_KEYS:
         if key in record and not isinstance(record[key], str):
             return f"{key!r} is not text"
@@ -119,7 +122,18 @@ def record_problem(record: object) -> str | None:
 
 
 def _number_or_null(value: object) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+    """None, or a number a report writes: finite and below LARGEST in size (a hand-edited 1e308 is not)."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                             and math.isfinite(value) and abs(value) < LARGEST)
+
+
+def _utc_time(text: str) -> bool:
+    """Whether text is a time as the batch writes it (utc_now), a real one: 2026-11-29T03:04:05Z."""
+    try:
+        dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return False
+    return True
 
 
 def _history_lines(root: Path, name: str) -> Iterator[tuple[object, str | None]]:

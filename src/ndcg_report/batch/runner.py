@@ -343,6 +343,8 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
         check_root_owner(config)
         check_index_owner(config.output)
         if index_only:
+            for line in history_lines_skipped(config):
+                say(f"ndcg-report: note: {line}\n", sys.stderr)
             say(f"wrote {refresh_index(config)}\n")
             return EXIT_OK
         if client is not None:
