@@ -225,3 +225,20 @@ def test_a_rebuild_keeps_the_user_s_own_files_in_figures_and_inputs_and_says_so(
     assert (out / "figures" / made[0]).read_text().startswith("<?xml")  # the new report's own
     assert sorted(path.name for path in (out / "figures").iterdir()) == sorted([*made, "my-figure.svg", "notes.txt"])
     assert "figures/my-figure.svg" in result.stderr and "inputs/run-1.parquet" in result.stderr
+
+
+def test_an_out_of_another_user_is_refused_before_the_build(tmp_path):
+    """In a sticky folder (/tmp) another user's empty folder at --out cannot be replaced: the build used to run
+    whole and fail at publish; an --out of another user is refused at the start, whatever its parent."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to make a folder of another user")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    out = shared / "out"
+    out.mkdir()
+    os.chown(out, 65534, 65534)
+    result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt",
+                 "--out", out)
+    one_line(result, 2, f"--out {out}: belongs to nobody, not to you")
+    assert list(out.iterdir()) == [] and sorted(path.name for path in shared.iterdir()) == ["out"]

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ndcg_report.errors import ParameterError
 from ndcg_report.files import (
-    OWNED_MARKER, belongs_to, mark_owned, new_owned_folder, overwritten_input, remove_owned_folder, shown_path,
-    this_users, unusable_path,
+    OWNED_MARKER, belongs_to, mark_owned, new_owned_folder, overwritten_input, owner_name, remove_owned_folder,
+    shown_path, this_users, unusable_path,
 )
 from ndcg_report.interrupts import deferred
 
@@ -64,6 +64,9 @@ def out_dir_problem(out_dir: Path) -> str | None:
     if os.path.ismount(out_dir):
         return ("is a mount point: a report is published by renaming its folder into place, which a mount point "
                 "cannot be; give a folder inside it")
+    if not this_users(out_dir):  # in a sticky folder it could not be replaced: refused now, not after the build
+        return (f"belongs to {owner_name(out_dir)}, not to you: a report is published by replacing the folder, "
+                "which its owner can prevent or watch; give a folder of your own")
     try:
         entries = sorted(entry.name for entry in out_dir.iterdir())
     except OSError as exc:
