@@ -19,7 +19,7 @@ from ndcg_report.build.kernels.kernel_forks import NO_FORKS_ENV, running_fork_se
 from ndcg_report.build.kernels.temp_folder import check_temporary_folder
 from ndcg_report.build.pipeline import _kernel_environment
 from ndcg_report.errors import ParameterError
-from tests.helpers import NOBODY, SMALL, as_root, build_from
+from tests.helpers import NOBODY, SMALL, as_root, build_from, cli, one_line, small_config
 
 # printed by both kernels of a build (nbval compares them): where the kernel's connection file is
 WHERE_IS_MY_CONNECTION_FILE = """\
@@ -83,6 +83,13 @@ def test_a_temporary_folder_others_may_write_without_the_sticky_bit_is_refused(t
     assert result.stderr.startswith(f"ndcg-report: error: the temporary folder {temporary} (mode 0777, owner ")
     assert "writable by other users without the sticky bit" in result.stderr
     assert result.stderr.rstrip().endswith("set TMPDIR to a folder of your own (mkdir -m 700)")
+    assert list(temporary.iterdir()) == [] and not (tmp_path / "out").exists()
+
+
+def test_a_batch_is_refused_such_a_temporary_folder_before_it_makes_its_output_root(tmp_path):
+    temporary = private_folder(tmp_path / "tmp", 0o777)
+    result = cli("batch", small_config(tmp_path), env={**os.environ, "TMPDIR": str(temporary)})
+    one_line(result, 2, f"the temporary folder {temporary} (mode 0777")
     assert list(temporary.iterdir()) == [] and not (tmp_path / "out").exists()
 
 
