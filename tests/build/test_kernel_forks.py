@@ -103,7 +103,8 @@ def test_a_kernel_needs_no_free_tcp_port(tmp_path, monkeypatch, forked):
             assert client.execute_interactive("1 + 1", timeout=60)["content"]["status"] == "ok"
             folder = Path(manager.ip).parent
             assert manager.transport == "ipc" and folder.name.startswith("ndcg-report-forks-")
-            assert sorted(path.name for path in folder.iterdir()) == [f"kernel-{port}" for port in range(1, 6)]
+            assert sorted(path.name for path in folder.iterdir()) == [*(f"kernel-{port}" for port in range(1, 6)),
+                                                                      "kernel.json"]
             assert folder.stat().st_mode & 0o777 == 0o700 and folder.stat().st_uid == os.geteuid()
         finally:
             client.stop_channels()
@@ -130,10 +131,13 @@ def test_a_temporary_folder_that_cannot_hold_a_socket_keeps_tcp(tmp_path, monkey
     try:
         client.wait_for_ready(timeout=60)
         assert manager.transport == "tcp"
-        assert [path for path in deep.iterdir() if path.is_dir()] == []  # the folder made for the sockets is gone
+        folder = Path(manager.connection_file).parent  # the kernel's private folder holds only its connection file
+        assert folder.parent == deep and [path.name for path in folder.iterdir()] == ["kernel.json"]
+        assert folder.stat().st_mode & 0o777 == 0o700
     finally:
         client.stop_channels()
         manager.shutdown_kernel()
+    assert list(deep.iterdir()) == []
 
 
 def test_a_killed_kernel_starters_socket_folder_goes_with_the_next_build_forks_or_not(monkeypatch):

@@ -333,6 +333,10 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
     if not dask and jobs is not None and not 1 <= jobs <= cpus:
         raise ParameterError(f"-j must be between 1 and the number of CPUs ({cpus}); got {jobs}")
     config = load_config(config_path)
+    if not dask and not index_only:  # refused before the output root is made (the builds' check, done again)
+        from ndcg_report.build.kernels.temp_folder import check_temporary_folder
+
+        check_temporary_folder()
     client = None
     if dask:
         from ndcg_report.dask_cluster import connect

@@ -4,10 +4,12 @@ A jupyter_client provisioner; the fork server (build/kernels/kernel_forks.py) is
 environment names one, else a kernel is launched as LocalProvisioner launches it. A forked kernel is
 not a child of this process: ForkedKernel looks at it instead of waiting.
 
-Either way the kernel talks over Unix sockets in a folder of its own (zmq's ipc transport), not TCP ports:
-jupyter_client picks a TCP port by binding port 0 and letting it go, and the kernel binds it later, so a
-port taken meanwhile (by the build's other kernel, starting at the same moment, or any process) killed the
-kernel at its start ("Kernel died before replying to kernel_info", about one build in 500).
+Either way the kernel's connection file (its HMAC key and addresses) is written in a private 0700 folder
+of its own, not straight in the temporary folder as jupyter_client writes it (tempfile.mkstemp), where
+another user could swap it; and the kernel talks over Unix sockets in that folder (zmq's ipc transport),
+not TCP ports: jupyter_client picks a TCP port by binding port 0 and letting it go, and the kernel binds it
+later, so a port taken meanwhile (by the build's other kernel, starting at the same moment, or any process)
+killed the kernel at its start ("Kernel died before replying to kernel_info", about one build in 500).
 """
 
 from __future__ import annotations
@@ -70,24 +72,30 @@ class ForkedKernel:
 
 
 class ForkProvisioner(LocalProvisioner):
-    """LocalProvisioner whose kernels come from the build's fork server when there is one, and talk over
-    Unix sockets in a private folder (removed with the kernel) where the system has them."""
+    """LocalProvisioner whose kernels come from the build's fork server when there is one, and keep their
+    connection file, and their Unix sockets where the system has them, in a private folder removed with
+    the kernel."""
 
-    _sockets: str | None = None  # the kernel's socket folder, while it has one
+    _folder: str | None = None  # the kernel's private folder (kernel_forks.socket_folder), while it has one
 
     async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
-        """As LocalProvisioner's, the kernel's addresses first moved from TCP ports to Unix sockets (its
-        first start only: a restart keeps the addresses of its connection file)."""
+        """As LocalProvisioner's, the kernel's connection file first put in a new private folder and its
+        addresses moved from TCP ports to Unix sockets there (its first start only: a restart keeps the
+        connection file and its addresses)."""
         manager = self.parent
-        if manager is not None and manager.transport == "tcp" and not self.ports_cached:
-            self._sockets = _use_unix_sockets(manager)
+        if manager is not None and self._folder is None:
+            self._folder = socket_folder()  # an OSError here: no folder of its own, no kernel
+            if not manager.connection_file:  # else jupyter_client's tempfile.mkstemp(".json") in TMPDIR itself
+                manager.connection_file = os.path.join(self._folder, "kernel.json")
+            if manager.transport == "tcp" and not self.ports_cached:
+                _use_unix_sockets(manager, self._folder)
         return await super().pre_launch(**kwargs)
 
     async def cleanup(self, restart: bool = False) -> None:
         await super().cleanup(restart=restart)
-        if not restart and self._sockets is not None:
-            shutil.rmtree(self._sockets, ignore_errors=True)
-            self._sockets = None
+        if not restart and self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
         env = kwargs.get("env") or os.environ
@@ -110,26 +118,20 @@ class ForkProvisioner(LocalProvisioner):
         await super().send_signal(signum)
 
 
-def _use_unix_sockets(manager: Any) -> str | None:
-    """Point the kernel manager's five addresses at Unix sockets in a new private folder (kernel_forks.
-    socket_folder), which is returned; None, and TCP as before, where zmq has no ipc transport or the
-    temporary folder cannot hold a socket (a path too long, a file system without them)."""
+def _use_unix_sockets(manager: Any, folder: str) -> None:
+    """Point the kernel manager's five addresses at Unix sockets in folder (the kernel's private folder);
+    TCP as before where zmq has no ipc transport or the folder cannot hold a socket (a path too long, a
+    file system without them)."""
     import zmq
 
     if not hasattr(socket, "AF_UNIX") or not zmq.has("ipc"):
-        return None
-    try:
-        folder = socket_folder()
-    except OSError:
-        return None
+        return
     address = os.path.join(folder, "kernel")
     if not _can_bind(f"{address}-0"):  # as long as the sockets' paths (kernel-1 ... kernel-5)
-        shutil.rmtree(folder, ignore_errors=True)
-        return None
+        return
     manager.transport = "ipc"
     manager.ip = address  # the sockets are kernel-1 ... kernel-5 (connect.write_connection_file numbers them)
     manager.cache_ports = False  # TCP's port cache
-    return folder
 
 
 def _can_bind(path: str) -> bool:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, IMPORTING, MAX_REQUEST, READY, read_line,
                                                      trusted_socket)
+from ndcg_report.build.kernels.temp_folder import check_temporary_folder
 from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess
 from ndcg_report.files import process_alive
 
@@ -88,7 +89,9 @@ def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> I
     process's FORK_SERVER_ENV names a server's socket that is this user's own (server_trust; a batch's,
     running for all of its builds), that one is yielded and none is started. label: shown in its command
     line (server_label); env: its environment (default: child_environment(), what kernels read at import).
-    Either way, the socket folders left by this user's processes that are gone are removed first."""
+    Either way, a temporary folder another user could swap folders in is refused first (ParameterError,
+    temp_folder), and the socket folders left by this user's processes that are gone are removed."""
+    check_temporary_folder()
     remove_stale_socket_folders()  # a killed build's server's, or its kernels' (build/kernels/fork_provisioner.py)
     if forks_switched_off() or not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX"):
         yield ""  # kernels are launched as usual
@@ -118,14 +121,15 @@ def running_fork_server(label: str = "", env: dict[str, str] | None = None) -> I
 
 
 def socket_folder() -> str:
-    """A new folder for Unix sockets, that only this user may enter (0700), with a short path: named so that
-    remove_stale_socket_folders removes it once this process has ended, if it is left behind."""
+    """A new folder for Unix sockets (and a kernel's connection file), that only this user may enter (0700),
+    with a short path: named so that remove_stale_socket_folders removes it once this process has ended, if
+    it is left behind."""
     return tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-")
 
 
 def remove_stale_socket_folders(parent: str | None = None) -> None:
-    """Remove the socket folders (`ndcg-report-forks-PID-X/`) of this user's builds that are gone without
-    removing theirs (killed for memory): this user's own folders only, whose PID has ended."""
+    """Remove the socket folders (`ndcg-report-forks-PID-X/`, with a kernel's connection file) of this user's
+    builds that are gone without removing theirs (killed): this user's own folders only, whose PID has ended."""
     parent = parent or tempfile.gettempdir()
     try:
         names = os.listdir(parent)
