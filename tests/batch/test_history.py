@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 def test_a_history_line_of_the_wrong_shape_is_skipped_and_named(tmp_path):
     from ndcg_report.batch.history import append_history, history_file, read_history
@@ -83,3 +85,20 @@ def test_hand_edited_history_numbers_and_times_no_report_writes_are_skipped_and_
     assert err.count("ndcg-report: note: history of r1: skipped line") == 3 and "line 3: 'time'" in err
     page = (out / "index.html").read_text()
     assert "99:99" not in page and "0" * 30 not in page
+
+
+def test_a_history_line_of_64_mib_is_read_in_bounded_memory_skipped_and_named(tmp_path):
+    from ndcg_report.batch.history import append_history, history_file, history_problems, read_history
+    from tests.inputs.test_reading_limits import peak_python_memory
+
+    append_history(tmp_path, "r1", {"time": "2026-11-25T00:00:00Z", "run_mean": 0.5})
+    with open(history_file(tmp_path, "r1"), "r+b") as stream:  # a line of 64 MiB, written sparsely
+        start = stream.seek(0, os.SEEK_END)
+        stream.seek(start + (64 << 20))
+        stream.write(b"\n")
+    append_history(tmp_path, "r1", {"time": "2026-11-27T00:00:00Z", "run_mean": 0.6})
+    found = []
+    raised, peak = peak_python_memory(lambda: found.extend(read_history(tmp_path, "r1")))
+    assert raised is None and [record["run_mean"] for record in found] == [0.5, 0.6]
+    assert peak < 8 << 20
+    assert history_problems(tmp_path, "r1") == ["line 2: longer than 1 MiB (a build writes lines of a few KB)"]

@@ -221,3 +221,20 @@ def test_a_parquet_file_past_the_row_limit_is_refused_from_its_metadata(tmp_path
                                          r"evaluate it with `eval`, which streams"):
         read_parquet(run, "score", "run", max_rows=999)
     assert read_parquet(run, "score", "run", max_rows=1000)[0].num_rows == 1000
+
+
+def test_a_parquet_run_of_more_rows_than_fit_in_half_the_memory_is_refused_before_a_row_is_decoded(tmp_path, monkeypatch):
+    from ndcg_report.inputs.access import read_bounds
+
+    run = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"qid": ["q1"] * 70_000, "docid": [f"d{row}" for row in range(70_000)],
+                             "score": np.zeros(70_000)}), run)
+    monkeypatch.setattr(read_bounds, "available_memory", lambda: 20 << 20)  # half: 10 MiB, 65,535 rows of 160 bytes
+    monkeypatch.setattr(pq.ParquetFile, "read", lambda *args, **kwargs: pytest.fail("a row was decoded"))
+    with pytest.raises(InputError) as error:
+        read_run(run)
+    assert str(error.value) == (f"{run}: 70,000 rows (its metadata says), more than the 65,535 read whole in half the "
+                                "available memory (10 MiB); evaluate it with `eval`, which streams a run this large "
+                                "in blocks, or give fewer rows")
+    monkeypatch.undo()  # with the memory there is, the same file is read
+    assert read_run(run).table.num_rows == 70_000

@@ -239,3 +239,38 @@ def test_a_line_with_a_10_mb_docid_is_read(tmp_path):
     (tmp_path / "qrels").write_text(f"q1 0 d1 1\nq1 0 {docid} 2\n")
     expected = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
     assert evaluate(tmp_path / "run", tmp_path / "qrels", cutoffs="3").mean(3) == pytest.approx(expected, abs=1e-15)
+
+
+# --- decompression bombs: bounded as they are decompressed, on every path ------------------------------
+
+
+def test_a_gzip_of_identical_run_lines_is_refused_as_it_is_read_in_eval_and_build(tmp_path):
+    bomb = gzip_of_repeats(tmp_path / "run.gz", b"q1 Q0 d1 1 1.0 t\n" * (1 << 16), 1130)  # 74M lines in 3 MB
+    assert bomb.stat().st_size < 8 << 20
+    raised, peak = peak_python_memory(lambda: read_run(bomb))
+    assert str(raised) == (f"{bomb}:2: duplicate run entry for query 'q1', document 'd1' (the same as the entry "
+                           "before it); keep one line per (query, document)")
+    assert peak < 160 << 20  # one chunk of text
+    out = tmp_path / "report"
+    for arguments in (("eval", "--in-memory", QRELS, bomb), ("eval", QRELS, bomb), ("eval", "--stream", QRELS, bomb),
+                      ("build", "--run", bomb, "--qrels", QRELS, "--baseline", BM25, "--out", out)):
+        started = time.monotonic()
+        result = cli(*arguments, timeout=60)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, (arguments, result.stderr)
+        assert f"run.gz:2: duplicate run entry for query 'q1', document 'd1'" in result.stderr, arguments
+        assert time.monotonic() - started < 20, arguments
+    assert not out.exists()
+
+
+def test_a_gzip_run_whose_text_would_not_fit_in_half_the_memory_is_refused_as_it_is_read(tmp_path, monkeypatch):
+    from ndcg_report.inputs.access import read_bounds
+
+    lines = b"".join(b"q1 Q0 d%d 1 1.0 t\n" % (number % 2) for number in range(1 << 16))  # no line repeats the one before
+    bomb = gzip_of_repeats(tmp_path / "run.gz", lines, 256)  # 256 MiB of text
+    monkeypatch.setattr(read_bounds, "available_memory", lambda: 256 << 20)  # half: 128 MiB, for 32 MiB of text
+    raised, peak = peak_python_memory(lambda: read_run(bomb))
+    assert str(raised) == (f"{bomb}:986897: its text passes 32 MiB here (decompressed), more than fits in half the available "
+                           "memory (128 MiB) once read; give a smaller run file, or evaluate it with `eval --stream`")
+    assert peak < 160 << 20
+    monkeypatch.setattr(read_bounds, "available_memory", lambda: 1 << 40)
+    assert read_run(MONOT5).table.num_rows == 41042  # a gzip run that fits is read as before

@@ -29,10 +29,18 @@ def test_a_streamed_query_past_the_line_limit_is_refused(tmp_path):
     assert evaluate_streaming(run, QRELS, block_bytes=4096, max_query_lines=5000).per_query is not None
 
 
-def test_eval_of_a_tiny_parquet_of_many_rows_is_one_line_in_bounded_time(tmp_path):
+def test_eval_of_a_tiny_parquet_of_many_rows_is_one_line_in_bounded_time(tmp_path, monkeypatch, capsys):
+    from ndcg_report.cli import main
+    from ndcg_report.inputs.access import read_bounds
+
     run = identical_rows(tmp_path / "run.parquet", 12_000_000)  # 12M rows of one query in 100 KB
     started = time.monotonic()
-    one_line(cli("eval", QRELS, run, timeout=60), 2, f"query '{QID}' has more than 10,000,000 lines from here on")
-    one_line(cli("eval", "--in-memory", QRELS, identical_rows(tmp_path / "big.parquet", 50_000_001), timeout=60), 2,
-             "big.parquet: 50,000,001 rows (its metadata says), more than the 50,000,000 read whole")
+    one_line(cli("eval", QRELS, run, timeout=60), 2, f"run.parquet: row 2: duplicate run entry for query '{QID}', "
+                                                     "document 'd1' (the same as the entry before it)")
+    monkeypatch.setattr(read_bounds, "available_memory", lambda: 1 << 30)  # rows of 160 bytes: 3,355,443 fit in half
+    assert main(["eval", "--in-memory", str(QRELS), str(identical_rows(tmp_path / "big.parquet", 3_355_444))]) == 2
+    assert capsys.readouterr().err == (
+        f"ndcg-report: error: {tmp_path / 'big.parquet'}: 3,355,444 rows (its metadata says), more than the 3,355,443 "
+        "read whole in half the available memory (512 MiB); evaluate it with `eval`, which streams a run this large "
+        "in blocks, or give fewer rows\n")
     assert time.monotonic() - started < 30

@@ -23,8 +23,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ndcg_report.files import owner_name, write_own_text
+from ndcg_report.inputs.documents import bounded_lines
 
 HISTORY_DIR = ".history"
+MAX_HISTORY_LINE = 1 << 20  # bytes of one history line read: a build's record is a few KB
 
 
 def history_dir(root: Path) -> Path:
@@ -137,18 +139,23 @@ def _utc_time(text: str) -> bool:
 
 
 def _history_lines(root: Path, name: str) -> Iterator[tuple[object, str | None]]:
-    """(record, problem) per line of a report's history file."""
+    """(record, problem) per line of a report's history file, read a line at a time: a line longer
+    than MAX_HISTORY_LINE bytes is read on in pieces, never held, and named."""
     try:
-        raw = _own_bytes(history_file(root, name))
+        stream = os.fdopen(_open_own(history_file(root, name), os.O_RDONLY), "rb")
     except FileNotFoundError:
         return
-    for line in raw.splitlines():
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            yield None, _TORN
-            continue
-        yield record, record_problem(record)
+    with stream:
+        for _, line, cut in bounded_lines(stream, MAX_HISTORY_LINE):
+            if cut:
+                yield None, f"longer than {MAX_HISTORY_LINE >> 20} MiB (a build writes lines of a few KB)"
+                continue
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                yield None, _TORN
+                continue
+            yield record, record_problem(record)
 
 
 def is_attempt_marker(path: Path) -> bool:

@@ -4,15 +4,16 @@ query_blocks gives about BLOCK_BYTES of text at a time (a TREC text run cut wher
 begin, inputs.formats.trec_blocks; other formats gathered and cut before their last query);
 ReadAhead makes the next items on a thread while the caller works on the one it has. Nothing here
 evaluates, so a command can start reading before it imports the evaluation (core.streaming).
-A query of more than MAX_QUERY_LINES lines is an InputError: a block holds whole queries.
+A query of more than MAX_QUERY_LINES lines, or a line repeating the one before, is an InputError as it
+is read (inputs.access.read_bounds): a block holds whole queries.
 """
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from ndcg_report.errors import InputError
+from ndcg_report.inputs.access.read_bounds import MAX_QUERY_LINES, TEXT_BYTES_PER_ROW, ReadBound, fits_in_half_memory
 from ndcg_report.inputs.columns import as_numpy, from_numpy, one_array
 from ndcg_report.inputs.formats.parquet import is_parquet, parquet_data_bytes, parquet_rows
 from ndcg_report.inputs.reading import line_of_row, run_pieces
@@ -32,12 +34,8 @@ STREAM_ABOVE = 128 << 20  # text bytes past which eval streams by default: as fa
 # JSON lines of ranked lists hold a line of TREC text in a quarter of the bytes, and parse slower: streaming
 # (reading a block while the one before is evaluated) is faster past this (7M lines in 76 MB: 1.62 s against 2.6 s)
 JSON_STREAM_ABOVE = 32 << 20
-_IN_MEMORY_FACTOR = 4  # peak memory of an in-memory evaluation, as a multiple of the run's text size
 _GZIP_RATIO = 4  # how much larger a gzip run's text is than the file, for the estimate
-_TEXT_BYTES_PER_LINE = 40  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth
-# Lines of one query a streamed run may hold (a block holds whole queries, so this bounds a block):
-# a ranking of all 8.8M MS MARCO passages fits. 10M lines of a query take about 1 GB in a block.
-MAX_QUERY_LINES = 10_000_000
+_TEXT_BYTES_PER_LINE = TEXT_BYTES_PER_ROW  # of a typical run line: Parquet rows read at a time are READ_BYTES' worth
 
 
 class ReadAhead(Iterator[T]):
@@ -80,14 +78,14 @@ def query_blocks(run: str | Path, block_bytes: int,
     gathered: list[pa.Table] = []  # the carried lines first, then the chunks read since
     start = 0  # rows before the first gathered table
     chunks = 0
+    bound = ReadBound(run, "run", partial(_error_at_row, Path(run)), max_query_lines)
     for table, rows_before, whole in run_pieces(run, min(block_bytes, READ_BYTES), block_bytes):  # Parquet: READ_BYTES / 40 rows
+        bound.rows(table, rows_before)  # a repeated line, a query past max_query_lines: refused as read
         if not gathered:
             start = rows_before
         if whole:  # ends at a query's end: the block is what was gathered, with this piece
             if gathered:
-                table = _one_table([*gathered, table])
-                _check_query_lines(Path(run), table, 0, start, max_query_lines)  # the carried query's
-                table = _compact(table)
+                table = _compact(_one_table([*gathered, table]))
             yield table, start
             gathered, chunks = [], 0
             continue
@@ -99,7 +97,6 @@ def query_blocks(run: str | Path, block_bytes: int,
         codes = as_numpy(table["qid"].chunk(0).indices)
         changes = np.flatnonzero(codes[1:] != codes[:-1])
         split = int(changes[-1]) + 1 if len(changes) else 0  # where the last query's trailing lines begin
-        _check_query_lines(Path(run), table, split, start, max_query_lines)
         if split:
             yield _compact(table.slice(0, split)), start
         gathered, start, chunks = [table.slice(split)], start + split, 0
@@ -109,27 +106,15 @@ def query_blocks(run: str | Path, block_bytes: int,
             yield _compact(table), start
 
 
-def _check_query_lines(run: Path, table: pa.Table, first: int, start: int, limit: int) -> None:
-    """InputError if the query whose lines begin at row `first` of the block (`start` rows before it)
-    has more than `limit` lines in it."""
-    codes = as_numpy(table["qid"].chunk(0).indices)
-    changes = np.flatnonzero(codes[first + 1:] != codes[first:-1])
-    lines = int(changes[0]) + 1 if len(changes) else table.num_rows - first
-    if lines > limit:
-        raise _query_too_long(run, table["qid"][first].as_py(), start + first, limit)
-
-
 def _one_table(tables: list[pa.Table]) -> pa.Table:
     """The tables end to end, one chunk, one qid dictionary."""
     return pa.concat_tables(tables).unify_dictionaries().combine_chunks()
 
 
-def _query_too_long(run: Path, qid: str, first_row: int, limit: int) -> InputError:
-    """The error for a query whose lines, from data row first_row on, are more than limit."""
-    file, line, at = where_in_run(run, first_row)
-    return InputError(file, line, f"{at}query {qid!r} has more than {limit:,} lines from here on, more than a block "
-                                  "of the streamed run holds", "keep each query's top documents (a run's depth is "
-                                  "usually 1,000), or evaluate it in memory (--in-memory)")
+def _error_at_row(run: Path, row: int, problem: str, fix: str) -> InputError:
+    """The error for a data row of a streamed run, at its line (a Parquet run: its file and row)."""
+    file, line, at = where_in_run(run, row)
+    return InputError(file, line, f"{at}{problem}", fix)
 
 
 def _compact(table: pa.Table) -> pa.Table:
@@ -191,16 +176,5 @@ def _text_bytes(run: Path) -> int:
 
 def fits_in_memory(run: str | Path, available: int | None = None) -> bool:
     """True if an in-memory evaluation of the run file is likely to use under half the memory
-    available (MemAvailable of /proc/meminfo, else the physical memory)."""
-    return _text_bytes(Path(run)) * _IN_MEMORY_FACTOR < (available if available is not None else _available_memory()) / 2
-
-
-def _available_memory() -> int:
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    available (inputs.access.read_bounds.fits_in_half_memory of its text's size, estimated)."""
+    return fits_in_half_memory(_text_bytes(Path(run)), available)

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import InputError
+from ndcg_report.inputs.access.read_bounds import half_memory_text, rows_read_whole
 from ndcg_report.inputs.columns import id_strings, types_wanted
 from ndcg_report.inputs.formats.json_lines import ROW_BYTES
 from ndcg_report.inputs.formats.registry import FORMATS, Format, Parsed
@@ -33,10 +34,6 @@ RANK = "rank"  # a run without a score column is ranked by this one: score = -ra
 FIRST_FILES = 3  # files of a folder checked to be Parquet before it is taken for a dataset
 MAX_ENTRIES = 10_000  # folder entries listed while looking for them
 MAX_DATASET_ENTRIES = 1_000_000  # entries of a whole dataset's walk
-# Rows of a Parquet run or qrels read whole (a report's inputs, `eval --in-memory`), told by the files'
-# metadata before a row is decoded: a 1 MB file of dictionary-encoded rows can hold 100M of them,
-# about 10 GB once read. `eval` streams a larger run in blocks of whole queries.
-MAX_ROWS_READ_WHOLE = 50_000_000
 ALIASES = {"docid": ("docid", "docno"), "score": ("score",), "rel": ("rel", "label"), "qid": ("qid",)}
 
 
@@ -154,14 +151,18 @@ def parquet_row_count(path: Path) -> int:
 
 
 def read_parquet(path: Path, value_column: str, kind: str,
-                 max_rows: int = MAX_ROWS_READ_WHOLE) -> tuple[pa.Table, ParquetRows]:
+                 max_rows: int | None = None) -> tuple[pa.Table, ParquetRows]:
     """qid (dictionary of strings), docid (strings) and the value (float64) of every file, checked:
     columns present and typed, no null id, a finite value on every row; InputError before any row is
-    decoded if the metadata count more than max_rows."""
+    decoded if the metadata count more than max_rows (by default the rows that fit in half the
+    available memory, inputs.access.read_bounds.rows_read_whole: a 1 MB file of dictionary-encoded
+    rows can hold 100M of them, about 10 GB once read)."""
     files = parquet_files(path)
     total = sum(_metadata_rows(file, kind) for file in files)
-    if total > max_rows:
-        raise InputError(path, None, f"{total:,} rows (its metadata says), more than the {max_rows:,} read whole",
+    cap = rows_read_whole() if max_rows is None else max_rows
+    if total > cap:
+        raise InputError(path, None, f"{total:,} rows (its metadata says), more than the {cap:,} read whole"
+                         + (f" in half the available memory ({half_memory_text()})" if max_rows is None else ""),
                          f"evaluate it with `eval`, which streams a run this large in blocks, or give fewer rows"
                          if kind == "run" else "give fewer rows")
     tables, sizes = [], []

@@ -20,15 +20,18 @@ import numpy as np
 import pyarrow as pa
 
 from ndcg_report.errors import InputError
-from ndcg_report.files import open_maybe_gzip
+from ndcg_report.files import is_gzip, open_maybe_gzip
+from ndcg_report.inputs.access.read_bounds import ReadBound
 from ndcg_report.inputs.columns import column_numpy
 from ndcg_report.inputs.formats.trec_lines import QRELS_LAYOUT, RUN_LAYOUT, Layout
 from ndcg_report.inputs.formats.trec_parsing import normalise, one_chunk, parse_chunk, parse_file, parse_normalised
-from ndcg_report.inputs.access.text_files import MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_ends
+from ndcg_report.inputs.access.text_files import GZIP_ERRORS, MAX_LINE, PREFIX_BYTES, check_encoding, check_first_line, check_readable, line_ends
 
 _MAX_BLOCK = MAX_LINE  # the longest line read: longer ones are refused with their line number
 _PREFIX_BYTES = PREFIX_BYTES  # text checked before the whole file is read: garbage fails at once
 _CHUNK_BYTES = 64 << 20  # text normalised and parsed at a time when the fast path cannot read a file
+_COUNTED_BYTES = 16 << 20  # text of a gzip file parsed and counted at a time (_read_bounded)
+_LINE_SCAN_BYTES = 1 << 20  # text split into lines at a time to find a row's line
 
 
 def read_trec_run(path: Path) -> tuple[pa.Table, Callable[[int], int]]:
@@ -88,7 +91,8 @@ def read_table(path: Path, layout: Layout) -> tuple[pa.Table, Callable[[int], in
     """Parse a run or qrels file; return the table and a map from row to file line number.
 
     First the first _PREFIX_BYTES of text are checked: a file that is wrong from its start fails at
-    once, whatever its size. Fast path: pyarrow reads the file itself. Files it may misread (tabs,
+    once, whatever its size. A gzip file is read in chunks, counted and bounded as it is decompressed
+    (_read_bounded). Fast path: pyarrow reads the file itself. Files it may misread (tabs,
     runs of spaces, comments, a byte-order mark, bad lines) are read again in chunks of whole lines,
     each normalised and parsed on its own (memory bounded by the chunk), and a chunk that fails is
     scanned for its first bad line.
@@ -99,7 +103,9 @@ def read_table(path: Path, layout: Layout) -> tuple[pa.Table, Callable[[int], in
         raise problem
     head = _head(path)
     table = None
-    if head[:3] != b"\xef\xbb\xbf" and head[:2] not in (b"\xff\xfe", b"\xfe\xff") and head[:1] not in (b" ", b"#", b"\t", b"\r", b"\n"):
+    if is_gzip(path):  # its text's size is unknown: counted and bounded as it is decompressed
+        table = _read_bounded(path, layout)
+    elif head[:3] != b"\xef\xbb\xbf" and head[:2] not in (b"\xff\xfe", b"\xfe\xff") and head[:1] not in (b" ", b"#", b"\t", b"\r", b"\n"):
         table = parse_file(path, layout)
     if table is None:
         table = _parse_in_chunks(path, layout)
@@ -156,6 +162,32 @@ def _parse_in_chunks(path: Path, layout: Layout) -> pa.Table:
     return one_chunk(pa.concat_tables(tables))
 
 
+def _read_bounded(path: Path, layout: Layout) -> pa.Table:
+    """A gzip file read _COUNTED_BYTES of text at a time, each chunk parsed and fed to a ReadBound
+    (inputs.access.read_bounds) as it is read: a bomb is refused at its first repeated line, or once
+    its text would not fit in half the available memory, not after it is decompressed."""
+    fix = f"give a smaller {layout.kind} file" + (", or evaluate it with `eval --stream`" if layout.kind == "run" else "")
+    bound = ReadBound(path, layout.kind, lambda row, problem, fix: InputError(path, trec_line_of_row(path, row), problem, fix),
+                      max_query_lines=None, too_large_fix=fix)
+    tables, offset, lines, rows = [], 0, 0, 0
+    try:
+        with open_maybe_gzip(path) as handle:
+            for chunk in _whole_line_chunks(path, handle, _COUNTED_BYTES):
+                bound.text(len(chunk), lines)
+                table = parse_piece(path, chunk, layout, offset)
+                if table is not None and table.num_rows:
+                    bound.rows(table, rows)
+                    tables.append(table)
+                    rows += table.num_rows
+                offset += len(chunk)
+                lines += chunk.count(b"\n")
+    except GZIP_ERRORS as exc:
+        raise InputError(path, None, f"corrupt gzip file ({exc})", "re-compress it or give the plain file") from None
+    if not tables:
+        return pa.table({name: pa.array([], kind) for name, kind in layout.keep.items()})
+    return one_chunk(pa.concat_tables(tables))
+
+
 def trec_run_chunks(path: Path, chunk_bytes: int | None, text_offset: int = 0,
                     rows_before: int = 0) -> Iterator[tuple[pa.Table, int]]:
     """A TREC text run in chunks for streaming (reading.run_pieces): (table of a chunk's rows, rows
@@ -185,12 +217,18 @@ def trec_run_chunks(path: Path, chunk_bytes: int | None, text_offset: int = 0,
 def parse_run_piece(path: Path, piece: bytes, offset: int, rows_before: int) -> pa.Table | None:
     """Whole lines of a TREC run starting `offset` bytes into its text, after `rows_before` data rows,
     parsed and checked: InputError at the file line of a bad line or of a NaN or infinite score."""
+    table = parse_piece(path, piece, RUN_LAYOUT, offset)
+    return table if table is None else finite_scores(path, table, rows_before)
+
+
+def parse_piece(path: Path, piece: bytes, layout: Layout, offset: int) -> pa.Table | None:
+    """Whole lines of TREC text starting `offset` bytes into it, parsed (trec_parsing.parse_chunk):
+    InputError at the file line of a bad line."""
     try:  # line numbers counted from the piece's start; the lines before it only on error
         check_encoding(path, piece, at_start=offset == 0)
-        table = parse_chunk(path, piece, RUN_LAYOUT, 0)
+        return parse_chunk(path, piece, layout, 0)
     except InputError as exc:
         raise _later_by(exc, _lines_before(path, offset)) from None
-    return table if table is None else finite_scores(path, table, rows_before)
 
 
 def finite_scores(path: Path, table: pa.Table, rows_before: int) -> pa.Table:
@@ -240,7 +278,7 @@ def trec_line_of_row(path: Path, row: int) -> int:
     seen = -1
     number = 0
     with open_maybe_gzip(path) as handle:
-        for piece in _whole_line_chunks(path, handle):
+        for piece in _whole_line_chunks(path, handle, _LINE_SCAN_BYTES):
             for raw in re.split(rb"\r\n?|\n", piece):  # line ends as pyarrow reads them
                 number += 1
                 if raw.strip() and not raw.lstrip().lstrip(b"\xef\xbb\xbf").startswith(b"#"):
