@@ -129,4 +129,4 @@ def _equal_neighbours(docids: pa.ChunkedArray | pa.Array) -> np.ndarray:
     column = docids.combine_chunks() if isinstance(docids, pa.ChunkedArray) else docids
     if len(column) < 2:
         return np.zeros(0, dtype=bool)
-    return pc.equal(column.slice(1), column.slice(0, len(column) - 1)).to_numpy(zero_copy_only=False)
+    return as_numpy(pc.equal(column.slice(1), column.slice(0, len(column) - 1)))  # to_numpy() would import pandas
