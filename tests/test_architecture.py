@@ -182,7 +182,8 @@ TESTS = PACKAGE.parents[1] / "tests"
 TEST_FILES = sorted(path for path in TESTS.rglob("test_*.py") if "data" not in path.relative_to(TESTS).parts)
 # A process reference: a numbered issue, session, stop or round, which a reader of the repository cannot open.
 PROCESS_REFERENCE = re.compile(r"\b(issue|session|stop|round)s? #?\d+", re.I)
-# Except a peer project's own issue ("PyTerrier issue 12"), and a command-line option (`--rounds 3`).
+# Except a peer project's own issue (the project's name, then "issue" and its number), and a command-line
+# option whose value is a count (a benchmark's number of timing rounds).
 PEERS = ("PyTerrier", "ir_measures", "trec_eval", "ranx", "pytrec_eval", "papermill", "nbval", "nbconvert", "bm25s",
          "scipy", "jupyter_client", "pyzmq", "matplotlib", "pandas", "pyarrow")
 ALLOWED_REFERENCE = re.compile(rf"(?:\b(?:{'|'.join(PEERS)})'?s? issues? #?\d+)|(?:--(?:issue|session|stop|round)s? \d+)",
@@ -206,7 +207,7 @@ def test_test_files_and_tests_are_named_after_what_they_check():
 
 def test_no_tracked_text_names_an_issue_a_session_a_stop_or_a_round_by_number():
     """Comments, docstrings, docs and messages say what and why, never a numbered issue, session, stop or
-    round: a reader cannot open those. A peer project's issue and an option such as `--rounds 3` are fine."""
+    round: a reader cannot open those. A peer project's own issue and a command-line option's count are fine."""
     import subprocess
 
     repo = PACKAGE.parents[1]
