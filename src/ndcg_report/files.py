@@ -1,4 +1,4 @@
-"""File plumbing shared by every stage: atomic writes, gzip, hashes, line counts, safe folders.
+"""File plumbing shared by every stage: atomic writes, gzip, hashes, line counts, checked output paths.
 
 Its users: the readers, the report, the BM25 cache, the CLI and batch builds.
 """
@@ -9,17 +9,16 @@ import errno
 import gzip
 import hashlib
 import os
-import re
 import shutil
 import stat
 import tempfile
-import time
-import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import IO, BinaryIO
+
+from ndcg_report.owners import owner_name, this_users
 
 _CHUNK = 1 << 20
 OUTPUT_ROOM = 32  # bytes an output file's temporary name adds to its name: `.NAME.ndcg-PID.XXXXXXXX.tmp`
@@ -225,212 +224,14 @@ def _temporary_beside(target: Path) -> Iterator[str]:
     handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.ndcg-{os.getpid()}.", suffix=".tmp")
     os.close(handle)
     try:
-        os.chmod(name, 0o666 & ~_umask())  # as a plain open() would, not mkstemp's 0600
+        os.chmod(name, 0o666 & ~umask())  # as a plain open() would, not mkstemp's 0600
         yield name
     finally:
         if os.path.exists(name):
             os.unlink(name)
 
 
-# --- what this tool made, and may therefore remove --------------------------------------------
-
-OWNED_MARKER = ".ndcg-report-owned"  # a file inside every folder this tool makes to work in
-_OWNED_FOLDER = re.compile(r"^\.(?P<name>.+)\.(?:staging|old)-(?P<pid>\d+)-[0-9a-f]{8}$")
-_TEMPORARY = re.compile(r"^\.(?P<target>.+)\.ndcg-(?P<pid>\d+)\.[^.]+\.tmp$")
-
-
-def new_owned_folder(parent: Path, prefix: str) -> Path:
-    """Create `PARENT/PREFIX-PID-XXXXXXXX/` holding OWNED_MARKER, so that a later clean-up can tell it from
-    a user's folder of the same shape. It is made here (mkdir fails on a name that exists: never one made
-    by someone else) with mode 0700, so no other user can put anything in it; open_up() gives it the
-    umask's mode when it is published."""
-    folder = parent / f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    folder.mkdir(mode=0o700)
-    mark_owned(folder)
-    return folder
-
-
-def open_up(folder: Path) -> None:
-    """Give a folder made by new_owned_folder the mode a plain mkdir gives (0777 & ~umask, no sticky or
-    set-id bits), as it becomes a user's report."""
-    os.chmod(folder, 0o777 & ~_umask())
-
-
-def this_users(path: Path, writable_by_all: bool = True) -> bool:
-    """Whether path (not followed if a link) belongs to the current user (and, with writable_by_all=False,
-    is not writable by every user): what another user made is never taken for this tool's."""
-    try:
-        status = os.lstat(path)
-    except (OSError, ValueError):
-        return False
-    return status.st_uid == os.geteuid() and (writable_by_all or not status.st_mode & 0o002)
-
-
-def owner_name(path: Path) -> str:
-    """The name of the user path (not followed if a link) belongs to: its login name, else its uid."""
-    uid = os.lstat(path).st_uid
-    try:
-        import pwd
-
-        return pwd.getpwuid(uid).pw_name
-    except (KeyError, ImportError):
-        return str(uid)
-
-
-def belongs_to(path: Path) -> str:
-    """' (it belongs to NAME)' for a message naming path (through links), or '' if that cannot be told."""
-    try:
-        return f" (it belongs to {owner_name(Path(os.path.realpath(path)))})"
-    except (OSError, ValueError):
-        return ""
-
-
-_ONLY = "owns only: "  # a marker line listing the only entries of its folder that are the tool's
-
-
-def mark_owned(folder: Path, only: Iterable[str] | None = None) -> None:
-    """Put OWNED_MARKER in folder: everything in it is the tool's, or with `only`, just those entries
-    (a report folder taken over to be retired may hold a user's files too)."""
-    text = f"made by ndcg-report, process {os.getpid()}\n"
-    if only is not None:
-        text += _ONLY + "/".join(sorted(only)) + "\n"
-    (folder / OWNED_MARKER).write_text(text, encoding="utf-8")
-
-
-def owned_entries(folder: Path) -> frozenset[str] | None:
-    """The entries of a marked folder that are the tool's: None if all of them are."""
-    try:
-        text = (folder / OWNED_MARKER).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith(_ONLY):
-            return frozenset(name for name in line[len(_ONLY):].split("/") if name)
-    return None
-
-
-def remove_owned_folder(folder: Path, attempts: int = 5, home: Path | None = None) -> bool:
-    """Remove a folder this tool made, its marker last: if a process still writing into it (a dying
-    kernel) keeps it alive, the marker stays and a later clean-up can still tell it for ours. If its
-    marker lists the only entries that are the tool's, only those go; the others are moved into home
-    (if given and free there) or left, with the folder. An entry of another user is neither removed nor
-    moved. Retries a few times, 0.2 s apart; True if gone."""
-    only = owned_entries(folder)
-    foreign = False
-    for attempt in range(attempts):
-        for entry in list(folder.iterdir()) if folder.is_dir() else ():
-            if entry.name == OWNED_MARKER:
-                continue
-            if not this_users(entry):
-                foreign = True  # it stays, and so does the folder
-                continue
-            if only is not None and (entry.name not in only or (entry.is_dir() and not entry.is_symlink())):
-                if home is not None and home.is_dir() and not os.path.lexists(home / entry.name):
-                    try:
-                        entry.rename(home / entry.name)
-                    except OSError:
-                        pass
-            elif entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
-        try:
-            if [entry.name for entry in folder.iterdir()] in ([], [OWNED_MARKER]):
-                (folder / OWNED_MARKER).unlink(missing_ok=True)
-                folder.rmdir()
-                return True
-        except FileNotFoundError:
-            return True
-        except OSError:
-            pass
-        if only is not None or foreign:
-            return False  # a user's entry stays: waiting will not make it go
-        time.sleep(0.2)
-    return not folder.exists()
-
-
-def missing_folders(folder: Path) -> list[Path]:
-    """The folders `folder.mkdir(parents=True)` would create, deepest first."""
-    missing = []
-    while not folder.exists() and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
-    return missing
-
-
-def remove_empty_folders(folders: list[Path]) -> None:
-    """Remove each of folders (deepest first) that is empty; stop at the first that is not."""
-    for folder in folders:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-
-
-def owned_folder_home(folder: Path) -> Path | None:
-    """PARENT/NAME for a working folder `PARENT/.NAME.staging-PID-X` (or `.old-`): the folder it was made for."""
-    match = _OWNED_FOLDER.match(folder.name)
-    return folder.parent / match["name"] if match else None
-
-
-def stale_owned_folders(parent: Path, name: str | None = None) -> list[Path]:
-    """Working folders (`.NAME.staging-PID-X` / `.NAME.old-PID-X`) in parent that this tool made for a
-    process that is gone, only those of NAME if given: they hold OWNED_MARKER, and folder and marker are
-    the current user's (the folder not writable by all), whatever their names or contents say: in a shared
-    parent another user may plant a folder of that shape."""
-    found = []
-    for entry in sorted(parent.iterdir()) if parent.is_dir() else ():
-        match = _OWNED_FOLDER.match(entry.name)
-        if (match and (name is None or match["name"] == name) and entry.is_dir() and not entry.is_symlink()
-                and this_users(entry, writable_by_all=False) and this_users(entry / OWNED_MARKER)
-                and (entry / OWNED_MARKER).is_file() and not process_alive(int(match["pid"]))):
-            found.append(entry)
-    return found
-
-
-def stale_temporaries(folder: Path, targets: Iterable[str] | None = None) -> list[Path]:
-    """Temp files of atomic writes (`.TARGET.ndcg-PID.X.tmp`) in folder whose writer is gone and that
-    belong to the current user (another user's, of that shape, are not ours to remove); only those of
-    the given target names if given (a target name may end with '*' to match a suffix)."""
-    wanted = list(targets) if targets is not None else None
-    found = []
-    for entry in sorted(folder.iterdir()) if folder.is_dir() else ():
-        match = _TEMPORARY.match(entry.name)
-        if (not match or not entry.is_file() or entry.is_symlink() or not this_users(entry)
-                or process_alive(int(match["pid"]))):
-            continue
-        target = match["target"]
-        if wanted is None or any(target == w or (w.startswith("*") and target.endswith(w[1:])) for w in wanted):
-            found.append(entry)
-    return found
-
-
-def owned_folder_pid(folder: Path) -> int | None:
-    """The process that made a working folder `.NAME.staging-PID-X` (or `.old-`), by its name."""
-    match = _OWNED_FOLDER.match(folder.name)
-    return int(match["pid"]) if match else None
-
-
-def process_alive(pid: int) -> bool:
-    """Whether pid is a running process (a zombie, killed but not yet reaped, counts as dead)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OverflowError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
-
-
-def _umask() -> int:
+def umask() -> int:
     """The process umask, read without changing it where Linux shows it (setting it, even back,
     races with threads that create files or start processes meanwhile)."""
     try:

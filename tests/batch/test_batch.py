@@ -684,7 +684,7 @@ def test_ctrl_c_on_a_batch_is_one_line_and_exit_130(tmp_path, capsys, monkeypatc
 CRASHING_BUILD = """
 import os, signal, sys
 from pathlib import Path
-from ndcg_report.files import new_owned_folder
+from ndcg_report.working_folders import new_owned_folder
 
 out = Path(sys.argv[1])
 new_owned_folder(out.parent, f".{out.name}.staging")
@@ -694,7 +694,7 @@ os.kill(os.getpid(), signal.SIGKILL)  # killed mid-build (out of memory): no cle
 def test_a_batch_removes_the_staging_of_a_build_it_saw_crash_and_only_that(tmp_path, monkeypatch):
     from ndcg_report.batch import runner
     from ndcg_report.batch.config import load_config
-    from ndcg_report.files import new_owned_folder
+    from ndcg_report.working_folders import new_owned_folder
 
     monkeypatch.setattr(runner, "build_argv", lambda report, out, cache_dir: [sys.executable, "-c", CRASHING_BUILD,
                                                                                   str(out)])

@@ -12,7 +12,7 @@ from tests.helpers import working_folders
 DEAF_BUILD = """
 import signal, sys, time
 from pathlib import Path
-from ndcg_report.files import new_owned_folder
+from ndcg_report.working_folders import new_owned_folder
 
 signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a stop it never acts on (Python lost it in a finalizer)
 out = Path(sys.argv[1])

@@ -30,7 +30,7 @@ import pytest
 from ndcg_report.core.evaluation_pass import evaluate
 from ndcg_report.core.partitions import Options, evaluate_partitioned
 from ndcg_report.errors import BuildError, ParameterError
-from ndcg_report.files import OWNED_MARKER
+from ndcg_report.working_folders import OWNED_MARKER
 from ndcg_report.inputs.reading import read_qrels, read_run
 from ndcg_report.build import supervisor
 from tests.batch.test_batch import GOOD_A, GOOD_B, batch_cli, copy_inputs, index_rows, write_config

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from ndcg_report.batch.history import read_history, read_status
-from ndcg_report.files import OWNED_MARKER
+from ndcg_report.working_folders import OWNED_MARKER
 from tests.helpers import NOBODY, as_root, cli, one_line, plant_staging, small_config, wait_for
 
 TOKEN = "0123456789abcdef0123456789abcdef"
@@ -144,6 +144,17 @@ def test_an_output_root_of_another_user_is_refused_before_anything_is_built(tmp_
     one_line(cli("batch", config, cwd=tmp_path), 2, f"output root {out} belongs to nobody, not to you")
     one_line(cli("batch", config, "--index", cwd=tmp_path), 2, "give an output root you own")
     assert list(out.iterdir()) == []
+
+
+def test_an_output_root_others_may_write_without_the_sticky_bit_is_refused_before_anything_is_built(tmp_path):
+    """There another user could move a report's staging folder or the history aside and put theirs in its place."""
+    root = tmp_path / "out"
+    root.mkdir()
+    os.chmod(root, 0o777)
+    result = cli("batch", small_config(tmp_path))
+    one_line(result, 2, f"output root {root} is not safe: {root} (mode 0777, owner ")
+    assert "so another user could swap its reports' folders or its history" in result.stderr
+    assert list(root.iterdir()) == []
 
 
 @as_root

@@ -69,9 +69,9 @@ def test_a_temporary_folder_of_another_user_is_refused(tmp_path):
     result = build_from(tmp_path, tmp_path / "out", TMPDIR=str(temporary))
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        f"ndcg-report: error: the temporary folder {temporary} belongs to nobody (mode 0700), not to you: its owner "
-        "could swap a build's kernel connection files and run code as you; set TMPDIR to a folder of your own "
-        "(mkdir -m 700)"]
+        f"ndcg-report: error: the temporary folder {temporary} is not safe: {temporary} belongs to nobody (mode 0700), "
+        "not to you, so another user could swap a build's kernel connection files and run code as you; set TMPDIR to "
+        "a folder of your own (mkdir -m 700)"]
     assert list(temporary.iterdir()) == [] and not (tmp_path / "out").exists()
 
 
@@ -80,7 +80,8 @@ def test_a_temporary_folder_others_may_write_without_the_sticky_bit_is_refused(t
     result = build_from(tmp_path, tmp_path / "out", TMPDIR=str(temporary))
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.splitlines()) == 1
-    assert result.stderr.startswith(f"ndcg-report: error: the temporary folder {temporary} (mode 0777, owner ")
+    assert result.stderr.startswith(f"ndcg-report: error: the temporary folder {temporary} is not safe: {temporary} "
+                                    "(mode 0777, owner ")
     assert "writable by other users without the sticky bit" in result.stderr
     assert result.stderr.rstrip().endswith("set TMPDIR to a folder of your own (mkdir -m 700)")
     assert list(temporary.iterdir()) == [] and not (tmp_path / "out").exists()
@@ -89,7 +90,7 @@ def test_a_temporary_folder_others_may_write_without_the_sticky_bit_is_refused(t
 def test_a_batch_is_refused_such_a_temporary_folder_before_it_makes_its_output_root(tmp_path):
     temporary = private_folder(tmp_path / "tmp", 0o777)
     result = cli("batch", small_config(tmp_path), env={**os.environ, "TMPDIR": str(temporary)})
-    one_line(result, 2, f"the temporary folder {temporary} (mode 0777")
+    one_line(result, 2, f"the temporary folder {temporary} is not safe: {temporary} (mode 0777")
     assert list(temporary.iterdir()) == [] and not (tmp_path / "out").exists()
 
 
@@ -97,6 +98,10 @@ def test_a_batch_is_refused_such_a_temporary_folder_before_it_makes_its_output_r
                                            (0o770, True), (0o757, True), (0o777, True)])
 def test_which_temporary_folders_are_refused(tmp_path, mode, refused):
     temporary = private_folder(tmp_path / "tmp", mode)
+    if mode & 0o070 and os.geteuid() == 0:
+        os.chown(temporary, -1, NOBODY)  # a group with another member (nobody's own): a private group is the user's
+    elif mode & 0o020:
+        pytest.skip("needs root, to give the folder a group another user is in")
     if refused:
         with pytest.raises(ParameterError, match="without the sticky bit"):
             check_temporary_folder(str(temporary))

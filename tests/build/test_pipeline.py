@@ -26,7 +26,7 @@ from ndcg_report.inputs.reading import read_qrels, read_run
 from ndcg_report.build import input_cache, loading
 from ndcg_report.build.input_cache import INPUT_CACHE_ENV, load_parsed, save_parsed
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
-from ndcg_report.files import OWNED_MARKER
+from ndcg_report.working_folders import OWNED_MARKER
 from tests.helpers import build_args, build_in_process, cli, wait_for, working_folders
 
 SMALL = Path(__file__).resolve().parents[1] / "data" / "small"
@@ -292,14 +292,14 @@ def test_a_stop_signal_right_after_the_staging_is_made_still_removes_it(tmp_path
     from ndcg_report.build import pipeline
     from ndcg_report.interrupts import Interrupted
 
-    make = pipeline.new_owned_folder
+    make = pipeline.new_private_folder
 
     def made_then_stopped(*args, **kwargs):
         folder = make(*args, **kwargs)
         os.kill(os.getpid(), signal.SIGTERM)  # before the build has taken the folder in its charge
         return folder
 
-    monkeypatch.setattr(pipeline, "new_owned_folder", made_then_stopped)
+    monkeypatch.setattr(pipeline, "new_private_folder", made_then_stopped)
     with pytest.raises(Interrupted) as stopped:
         build_in_process(tmp_path / "out")
     assert stopped.value.signum == signal.SIGTERM

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import OWNED_MARKER
+from ndcg_report.working_folders import OWNED_MARKER
 from tests.helpers import (NOBODY, SMALL, InProcessBuilds, as_root, build_args, build_from, build_in_process, cli,
                            fake_summary, one_line, plant_staging, small_config)
 
@@ -132,14 +132,12 @@ def test_once_published_a_build_succeeds_even_if_the_old_report_cannot_be_remove
 
     config = load_config(small_config(tmp_path))
     assert run_batch(config, builds=InProcessBuilds(), log=lambda line: None).exit_code == 0
-    write_text = Path.write_text
+    from ndcg_report.build import publish
 
-    def denied(path, *args, **kwargs):  # the old report's folder belongs to another user: nothing is written in it
-        if path.name == OWNED_MARKER and (path.parent / "summary.json").exists():
-            raise PermissionError(13, "Permission denied", str(path))
-        return write_text(path, *args, **kwargs)
+    def denied(folder, only=None):  # the old report's folder belongs to another user: nothing is written in it
+        raise PermissionError(13, "Permission denied", str(folder / OWNED_MARKER))
 
-    monkeypatch.setattr(Path, "write_text", denied)
+    monkeypatch.setattr(publish, "mark_owned", denied)
     lines = []
     config = load_config(small_config(tmp_path, k="10"))  # other options: a new history point
     result = run_batch(config, builds=InProcessBuilds(), log=lines.append)
@@ -188,7 +186,7 @@ def test_a_staging_folder_planted_by_another_user_is_left_alone(tmp_path):
 
 
 def test_a_staging_folder_is_private_until_published(tmp_path):
-    from ndcg_report.files import new_owned_folder, open_up
+    from ndcg_report.working_folders import new_owned_folder, open_up
 
     old = os.umask(0o022)
     try:
@@ -242,3 +240,81 @@ def test_an_out_of_another_user_is_refused_before_the_build(tmp_path):
                  "--out", out)
     one_line(result, 2, f"--out {out}: belongs to nobody, not to you")
     assert list(out.iterdir()) == [] and sorted(path.name for path in shared.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize("shared", ["parent", "grandparent"])
+def test_an_out_in_a_folder_others_may_write_without_the_sticky_bit_is_refused_before_the_build(tmp_path, shared):
+    """There another user could move the staging folder aside and put one of theirs in its place (a link named
+    as the tool's marker, a figure with a script): refused before anything is made, as a shared TMPDIR is."""
+    grandparent = tmp_path / "team"
+    parent = grandparent / "reports"
+    parent.mkdir(parents=True)
+    os.chmod(grandparent if shared == "grandparent" else parent, 0o777)
+    out = parent / "out"
+    result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt",
+                 "--out", out)
+    unsafe = grandparent if shared == "grandparent" else parent
+    one_line(result, 2, f"--out {out} is not safe: {unsafe} (mode 0777, owner ")
+    assert "is writable by other users without the sticky bit, so another user could swap" in result.stderr
+    assert list(parent.iterdir()) == []
+
+
+@as_root
+def test_an_out_in_a_folder_of_another_user_is_refused_before_the_build(tmp_path):
+    parent = tmp_path / "theirs"
+    parent.mkdir()
+    os.chown(parent, NOBODY, NOBODY)  # they may rename anything in it, whatever its mode
+    result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt",
+                 "--out", parent / "out")
+    one_line(result, 2, f"--out {parent / 'out'} is not safe: {parent} belongs to nobody (mode 0755), not to you")
+    assert list(parent.iterdir()) == []
+
+
+def test_an_out_others_may_write_is_refused_before_the_build(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    os.chmod(out, 0o777)
+    result = cli("build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt",
+                 "--out", out)
+    one_line(result, 2, f"--out {out} is writable by other users, who could put their files in the report")
+    assert list(out.iterdir()) == []
+
+
+def test_a_staging_folder_moved_aside_and_replaced_mid_build_is_not_published(tmp_path, fake_steps):
+    """What another user did in a shared folder, done here by the test: the build's staging folder moved aside
+    mid-build and a folder put in its place holding a link named as the tool's marker (to the user's own file)
+    and a figure with a script. Nothing is published, nothing is written through the link, their folder is
+    left as it is."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the user's own file")
+    os.chmod(secret, 0o600)
+    swapped = {}
+
+    def swap() -> None:
+        (staging,) = tmp_path.glob(".out.staging-*")
+        staging.rename(tmp_path / "moved-aside")
+        staging.mkdir()
+        (staging / OWNED_MARKER).symlink_to(secret)
+        (staging / "figures").mkdir()
+        (staging / "figures" / "zz.svg").write_text("<svg><script>alert(1)</script></svg>")
+        swapped["folder"] = staging
+
+    fake_steps.append(swap)
+    with pytest.raises(ParameterError, match="nothing is published: the staging folder .* was moved or replaced"):
+        build_in_process(tmp_path / "out")
+    assert secret.read_text() == "the user's own file" and secret.stat().st_mode & 0o777 == 0o600
+    assert not (tmp_path / "out").exists()
+    assert (swapped["folder"] / "figures" / "zz.svg").read_text().startswith("<svg><script>")
+
+
+def test_a_file_the_build_did_not_make_is_not_published(tmp_path, fake_steps):
+    """A report publishes only the files the build made, by name: a figure no summary.json lists is refused."""
+    def plant() -> None:
+        (staging,) = tmp_path.glob(".out.staging-*")
+        (staging / "figures").mkdir()
+        (staging / "figures" / "zz.svg").write_text("<svg><script>alert(1)</script></svg>")
+
+    fake_steps.append(plant)
+    with pytest.raises(ParameterError, match=r"holds figures/zz\.svg, which the build did not make"):
+        build_in_process(tmp_path / "out")
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))

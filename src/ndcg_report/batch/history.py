@@ -22,8 +22,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from ndcg_report.files import owner_name, write_own_text
+from ndcg_report.files import write_own_text
 from ndcg_report.inputs.documents import bounded_lines
+from ndcg_report.owners import owner_name
 
 HISTORY_DIR = ".history"
 MAX_HISTORY_LINE = 1 << 20  # bytes of one history line read: a build's record is a few KB

@@ -18,10 +18,8 @@ from ndcg_report.batch.history import (
 from ndcg_report.batch.index_page import INDEX_GENERATOR
 from ndcg_report.batch.lock import utc_now
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import (
-    owned_folder_home, owned_folder_pid, owner_name, remove_owned_folder, stale_owned_folders, stale_temporaries,
-    this_users,
-)
+from ndcg_report.working_folders import owned_folder_home, owned_folder_pid, remove_owned_folder, stale_owned_folders, stale_temporaries
+from ndcg_report.owners import owner_name, shared_folder_problem, this_users
 
 
 def clean_stale_folders(root: Path) -> list[Path]:
@@ -54,13 +52,17 @@ def remove_build_leftovers(out: Path, pid: int) -> list[Path]:
 
 def check_root_owner(config: BatchConfig) -> None:
     """ParameterError unless the output root and ROOT/.history (made here if missing) are the current
-    user's, and so is every history, status and log file of the config's reports there (none of them a
+    user's, no other user could swap what is made in the root (owners.shared_folder_problem), and so is every history, status and log file of the config's reports there (none of them a
     link of another user's, a history file no link at all): another user's would let them forge the
     numbers the index shows, or have the batch replace their files."""
     root, folder = config.output, history_dir(config.output)
     if os.stat(root).st_uid != os.geteuid():
         raise ParameterError(f"output root {root} belongs to {owner_name(root.resolve())}, not to you: its history and "
                              "index could be forged by its owner; give an output root you own")
+    problem = shared_folder_problem(root)
+    if problem:
+        raise ParameterError(f"output root {root} is not safe: {problem}, so another user could swap its reports' "
+                             "folders or its history while the batch writes them; give an output root only you can write to")
     try:
         folder.mkdir()
     except FileExistsError:

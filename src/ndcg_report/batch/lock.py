@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import belongs_to
+from ndcg_report.owners import belongs_to
 
 LOCK_NAME = ".batch.lock"
 

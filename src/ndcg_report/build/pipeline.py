@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 import yaml
 
 from ndcg_report.errors import BuildError, InputError, ParameterError
-from ndcg_report.files import (OWNED_MARKER, missing_folders, new_owned_folder, open_up, owned_folder_home,
-                               remove_empty_folders, remove_owned_folder, stale_owned_folders)
+from ndcg_report.working_folders import (FolderIdentity, OWNED_MARKER, missing_folders, new_private_folder, open_up,
+                                         owned_folder_home, remove_empty_folders, remove_owned_folder, same_folder,
+                                         stale_owned_folders)
 from ndcg_report.build.input_cache import INPUT_CACHE_ENV, save_parsed
 from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, PROVISIONER, child_environment,
                                              running_fork_server, server_label)
@@ -36,7 +37,7 @@ from ndcg_report.analysis.options.table import MAX_TIMEOUT
 from ndcg_report.analysis.report_model import ReportParameters, option_values
 from ndcg_report.build.steps.processes import (REVALIDATION_ENV, ChildProcess, Finished, Steps, in_background,
                                                skip_unused_jsonschema_formats)
-from ndcg_report.build.publish import OUTPUTS, check_out_dir, publish
+from ndcg_report.build.publish import OUTPUTS, check_out_dir, check_staging, publish
 from ndcg_report.build.steps.step_failures import check_notebook, cut_short, disk_full, killed, papermill_failure
 from ndcg_report.build.supervisor import check_supervisor
 from ndcg_report.inputs.access.stamps import InputWatch
@@ -177,8 +178,13 @@ class _Staging:
     """A build's staging folder, the folders made to hold it, and whether it is published (out_dir's now)."""
 
     folder: Path
+    identity: FolderIdentity  # what the folder is: at publish, and before it is removed, it must still be that one
     created: list[Path]
     published: bool = False
+
+    def is_ours(self) -> bool:
+        """Whether the folder at its name is still the one the build made (not moved aside and replaced)."""
+        return same_folder(self.folder, self.identity)
 
 
 @contextmanager
@@ -193,7 +199,7 @@ def _staging(out_dir: Path, inputs: InputWatch, steps: Steps) -> Iterator[_Stagi
             for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
                 remove_owned_folder(stale, home=owned_folder_home(stale))
             with whole():  # made and in the clean-up's charge at once: no stop signal falls in between
-                staging = _Staging(new_owned_folder(out_dir.parent, f".{out_dir.name}.staging"), created)
+                staging = _Staging(*new_private_folder(out_dir.parent, f".{out_dir.name}.staging"), created)
         except OSError as exc:
             raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
                                  "give a folder you can write to") from None
@@ -209,7 +215,7 @@ def _staging(out_dir: Path, inputs: InputWatch, steps: Steps) -> Iterator[_Stagi
     finally:
         with whole():  # no second stop (a batch's SIGTERM after the terminal's SIGINT) cuts the clean-up short
             steps.clear()
-            if staging is not None and not staging.published and staging.folder.exists():
+            if staging is not None and not staging.published and staging.is_ours():
                 remove_owned_folder(staging.folder)
 
 
@@ -220,7 +226,8 @@ def _read_inputs(job: NotebookJob, staging: _Staging, inputs: InputWatch) -> Non
         job.check_inputs(keep=partial(save_parsed, staging.folder / INPUTS_FOLDER))
         inputs.check()  # what was parsed and hashed is one version of each input
     except (InputError, ParameterError):
-        remove_owned_folder(staging.folder)
+        if staging.is_ours():
+            remove_owned_folder(staging.folder)
         remove_empty_folders(staging.created)  # bad input leaves no folder behind, as if nothing had been made
         inputs.check()  # a file changed while it was read explains what was read in it
         raise
@@ -285,7 +292,8 @@ def _publish_staging(staging: _Staging, out_dir: Path, inputs: InputWatch) -> li
     """The staging folder published as out_dir, once the inputs are unchanged and the batch alive: publish's notes."""
     inputs.check()  # the kernels read the inputs too: the report is of the version read first
     check_supervisor()  # never publish for a batch that died meanwhile
-    open_up(staging.folder)  # 0700 while it was built: now a report folder, with the umask's mode
+    check_staging(staging.folder, staging.is_ours())  # the folder the build made, holding only what it made
+    open_up(staging.folder, staging.identity)  # 0700 while it was built: now a report folder, with the umask's mode
     notes = publish(staging.folder, out_dir)  # from here on the report is published: nothing fails the build
     staging.published = True
     return notes

@@ -17,10 +17,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import (
-    OWNED_MARKER, belongs_to, mark_owned, new_owned_folder, overwritten_input, owner_name, remove_owned_folder,
-    shown_path, this_users, unusable_path,
-)
+from ndcg_report.files import overwritten_input, shown_path, unusable_path
+from ndcg_report.working_folders import OWNED_MARKER, mark_owned, new_owned_folder, remove_owned_folder
+from ndcg_report.owners import belongs_to, others_can_write, owner_name, shared_folder_problem, this_users
 from ndcg_report.interrupts import deferred
 
 OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")  # a build checks for these
@@ -53,8 +52,9 @@ def is_earlier_report(folder: Path) -> bool:
 
 def out_dir_problem(out_dir: Path) -> str | None:
     """Why a report may not be published as out_dir (None if it may): it must be absent, an empty
-    folder or an earlier report's folder (is_earlier_report), not a link or a mount point, writable
-    if it is to be emptied, and its entries named like the report's files must be regular files."""
+    folder or an earlier report's folder (is_earlier_report), not a link or a mount point, this user's and
+    not writable by others, writable if it is to be emptied, and its entries named like the report's files
+    must be regular files."""
     if out_dir.is_symlink():
         return "is a link; give the folder itself"
     if not out_dir.exists():
@@ -67,6 +67,9 @@ def out_dir_problem(out_dir: Path) -> str | None:
     if not this_users(out_dir):  # in a sticky folder it could not be replaced: refused now, not after the build
         return (f"belongs to {owner_name(out_dir)}, not to you: a report is published by replacing the folder, "
                 "which its owner can prevent or watch; give a folder of your own")
+    if others_can_write(os.stat(out_dir)):
+        return ("is writable by other users, who could put their files in the report; give a folder only you can "
+                "write to (chmod go-w)")
     try:
         entries = sorted(entry.name for entry in out_dir.iterdir())
     except OSError as exc:
@@ -102,13 +105,18 @@ def check_out_path(out_dir: Path) -> None:
 
 
 def check_out_dir(out_dir: Path, inputs: Iterable[Path] = ()) -> None:
-    """ParameterError unless out_dir can be made and a report may be published there (out_dir_problem),
-    and no input is out_dir or inside it."""
+    """ParameterError unless out_dir can be made, no other user could swap it or what is made beside it
+    (owners.shared_folder_problem), a report may be published there (out_dir_problem), and no input is
+    out_dir or inside it."""
     check_out_path(out_dir)
     out_dir = Path(os.path.abspath(out_dir))
     problem = creation_problem(out_dir.parent)  # the report is made in a folder beside it, then renamed
     if problem:
         raise ParameterError(f"--out {out_dir}: {problem}; give a folder you can write to")
+    problem = shared_folder_problem(out_dir.parent)  # its staging folder is made beside it, then swapped into place
+    if problem:
+        raise ParameterError(f"--out {out_dir} is not safe: {problem}, so another user could swap the report's "
+                             "staging folder for one of theirs while it is built; give a folder only you can write to")
     clash = overwritten_input(out_dir, inputs, folder=True)
     if clash is not None:
         raise ParameterError(f"--out {out_dir} holds the input {clash}, which the build would replace; "
@@ -137,6 +145,39 @@ def creation_problem(folder: Path) -> str | None:
     except (OSError, AttributeError):
         pass
     return None
+
+
+def check_staging(staging: Path, is_ours: bool) -> None:
+    """ParameterError (nothing published) unless the finished staging folder is the one the build made
+    (is_ours: not moved aside and replaced) and holds only what the build made, by name (unmade_entries)."""
+    fix = "another user may write in its folder: give an --out in a folder only you can write to"
+    if not is_ours:
+        raise ParameterError(f"nothing is published: the staging folder {staging} was moved or replaced during the "
+                             f"build; {fix}")
+    unmade = unmade_entries(staging)
+    if unmade:
+        shown = ", ".join(unmade[:3]) + (", ..." if len(unmade) > 3 else "")
+        raise ParameterError(f"nothing is published: the staging folder {staging} holds {shown}, which the build did "
+                             f"not make; {fix}")
+
+
+def unmade_entries(staging: Path) -> list[str]:
+    """The entries of a finished staging folder that the build did not make: all but a report's files (regular
+    files, not links), the files of its own folders its summary.json lists (files_it_made), and a suite's
+    folder of collection reports (is_reports_folder)."""
+    made = files_it_made(staging)
+    unmade = []
+    for entry in sorted(staging.iterdir()):
+        if entry.name in OWN_FILES and entry.is_file() and not entry.is_symlink():
+            continue
+        if entry.name == REPORTS_FOLDER and is_reports_folder(entry):
+            continue
+        if entry.name in REPORT_FOLDERS and entry.is_dir() and not entry.is_symlink():
+            unmade += [f"{entry.name}/{item.name}" for item in sorted(entry.iterdir())
+                       if f"{entry.name}/{item.name}" not in made or item.is_symlink() or not item.is_file()]
+            continue
+        unmade.append(entry.name)
+    return unmade
 
 
 def publish(staging: Path, out_dir: Path) -> list[str]:

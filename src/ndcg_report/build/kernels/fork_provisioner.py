@@ -31,7 +31,7 @@ from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, R
 from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, IMPORT_SECONDS, IMPORTING,
                                                     IMPORTING_SECONDS, READY, child_of, forked_by, peer_pid,
                                                     read_line, trusted_socket)
-from ndcg_report.files import process_alive
+from ndcg_report.working_folders import process_alive
 
 
 class ForkedKernel:

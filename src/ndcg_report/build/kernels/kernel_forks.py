@@ -38,7 +38,7 @@ from ndcg_report.build.kernels.server_trust import (ANSWER_SECONDS, GO, HELLO, I
                                                      trusted_socket)
 from ndcg_report.build.kernels.temp_folder import check_temporary_folder
 from ndcg_report.build.steps.processes import REVALIDATION_ENV, ChildProcess
-from ndcg_report.files import process_alive
+from ndcg_report.working_folders import process_alive
 
 FORK_SERVER_ENV = "NDCG_REPORT_KERNEL_FORKS"  # the fork server's socket, in the environment of a kernel's starter
 NO_FORKS_ENV = "NDCG_REPORT_NO_FORKS"  # set (to anything but "" or 0): no fork server, kernels launched as usual

@@ -9,36 +9,24 @@ run code as the build's user in its kernels: the build is refused there before a
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
 from pathlib import Path
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import owner_name
+from ndcg_report.owners import shared_folder_problem
 
 _FIX = "set TMPDIR to a folder of your own (mkdir -m 700)"
 
 
 def check_temporary_folder(folder: str | None = None) -> None:
-    """ParameterError unless folder (default: tempfile.gettempdir(), from TMPDIR) belongs to this user or to
-    root and is not writable by group or others unless it has the sticky bit (as /tmp, mode 1777)."""
+    """ParameterError unless no other user could swap what is made in folder (default: tempfile.gettempdir(),
+    from TMPDIR): owners.shared_folder_problem, for it and the folders above it."""
     folder = folder or tempfile.gettempdir()
     try:
-        status = os.stat(folder)
+        os.stat(folder)
     except OSError as exc:
         raise ParameterError(f"the temporary folder {folder} cannot be read ({exc.strerror}); {_FIX}") from None
-    mode = f"mode {stat.S_IMODE(status.st_mode):04o}"
-    if status.st_uid not in (os.geteuid(), 0):
-        raise ParameterError(f"the temporary folder {folder} belongs to {_owner(folder)} ({mode}), not to you: its "
-                             f"owner could swap a build's kernel connection files and run code as you; {_FIX}")
-    if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not status.st_mode & stat.S_ISVTX:
-        raise ParameterError(f"the temporary folder {folder} ({mode}, owner {_owner(folder)}) is writable by other "
-                             "users without the sticky bit: they could swap a build's kernel connection files and run "
-                             f"code as you; {_FIX}")
-
-
-def _owner(folder: str) -> str:
-    try:
-        return owner_name(Path(os.path.realpath(folder)))
-    except OSError:
-        return "another user"
+    problem = shared_folder_problem(Path(folder))
+    if problem:
+        raise ParameterError(f"the temporary folder {folder} is not safe: {problem}, so another user could swap a "
+                             f"build's kernel connection files and run code as you; {_FIX}")
