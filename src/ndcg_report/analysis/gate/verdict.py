@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ndcg_report.analysis.gate.built import AVERAGING, BuiltReport
-from ndcg_report.analysis.text import format_p, signed
+from ndcg_report.analysis.text import p_phrase, signed
 from ndcg_report.errors import ParameterError
 from ndcg_report.stats.one_sided import one_sided_pvalue
 from ndcg_report.stats.paired import holm
@@ -60,7 +60,7 @@ class GateResult:
             text += f", {confidence:.0%} CI [{signed(self.ci_low)}, {signed(self.ci_high)}]"
         text += ")"
         if self.p is not None:
-            text += f", one-sided p = {format_p(self.p)}, Holm {format_p(self.p_holm)}"
+            text += f", one-sided p {p_phrase(self.p)}, Holm's p {p_phrase(self.p_holm)}"
         text += f", {self.queries} queries"
         return text + (f"; {self.reason}" if self.reason else "")
 
