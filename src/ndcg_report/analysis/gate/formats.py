@@ -16,8 +16,9 @@ from ndcg_report.analysis.paper.markdown import markdown_escape
 from ndcg_report.analysis.text import format_p, signed
 
 SHOWN_LOSERS = 5  # queries per system in the Markdown summary and on the terminal (JSON and JUnit: MAX_LOSERS)
-# what XML 1.0 cannot hold, even as a character reference, and the C1 controls: shown as their Python escapes
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# what XML 1.0 cannot hold, even as a character reference, the C1 controls and the bidirectional overrides:
+# shown as their Python escapes in XML and Markdown alike
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 
 Named = Sequence[tuple[str, GateVerdict]]
 
@@ -35,7 +36,8 @@ def verdict_json(verdict: GateVerdict) -> str:
 
 def xml_text(text: object) -> str:
     """Text XML 1.0 can hold: every character it cannot (C0 controls but tab and line breaks, C1, lone
-    surrogates) as its Python escape; ElementTree escapes the rest (&, <, >, quotes)."""
+    surrogates; and the bidirectional overrides) as its Python escape; ElementTree escapes the rest (&, <, >,
+    quotes)."""
     return _NOT_XML.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
@@ -109,22 +111,22 @@ def markdown_summary(verdicts: Named) -> str:
     under it the queries that fell most of each regression or warning; every text escaped."""
     parts = [f"## ndcg-report gate: {overall_status(verdicts)}", ""]
     for name, verdict in verdicts:
-        parts += [f"### {markdown_escape(name)}: {verdict.status}", "",
-                  f"{', '.join(markdown_escape(m) for m in verdict.measures)}; margin {verdict.margin:g}, alpha "
+        parts += [f"### {_md(name)}: {verdict.status}", "",
+                  f"{', '.join(_md(m) for m in verdict.measures)}; margin {verdict.margin:g}, alpha "
                   f"{verdict.alpha:g}; one-sided paired randomization test, Holm over the systems x measures tested", "",
                   f"| status | system | measure | before | after | delta | {verdict.confidence:.0%} CI | p (Holm) | note |",
                   "| --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |"]
         for r in verdict.results:
             interval = f"[{signed(r.ci_low)}, {signed(r.ci_high)}]" if r.ci_low is not None else "–"
             p = f"{format_p(r.p)} ({format_p(r.p_holm)})" if r.p is not None else "–"
-            parts.append(f"| {'**regression**' if r.status == 'regression' else r.status} | {markdown_escape(r.system)} | "
-                         f"{markdown_escape(r.measure)} | {_number(r.before)} | {_number(r.after)} | {signed(r.delta)} | "
-                         f"{interval} | {p} | {markdown_escape(r.reason)} |")
+            parts.append(f"| {'**regression**' if r.status == 'regression' else r.status} | {_md(r.system)} | "
+                         f"{_md(r.measure)} | {_number(r.before)} | {_number(r.after)} | {signed(r.delta)} | "
+                         f"{interval} | {p} | {_md(r.reason)} |")
         for r in verdict.results:
             if r.losers:
-                parts += ["", f"Fell most, {markdown_escape(r.system)} {markdown_escape(r.measure)}:", "",
+                parts += ["", f"Fell most, {_md(r.system)} {_md(r.measure)}:", "",
                           "| qid | query | before | after | delta |", "| --- | --- | ---: | ---: | ---: |"]
-                parts += [f"| {markdown_escape(loser['qid'])} | {markdown_escape(loser['query'] or '')} | "
+                parts += [f"| {_md(loser['qid'])} | {_md(loser['query'] or '')} | "
                           f"{loser['before']:.4f} | {loser['after']:.4f} | {signed(loser['delta'])} |"
                           for loser in r.losers[:SHOWN_LOSERS]]
                 beyond = len(r.losers) - SHOWN_LOSERS + r.losers_beyond
@@ -132,6 +134,11 @@ def markdown_summary(verdicts: Named) -> str:
                     parts += ["", f"and {beyond} more queries fell"]
         parts.append("")
     return "\n".join(parts)
+
+
+def _md(text: object) -> str:
+    """Markdown of a text: its control characters shown as escapes (xml_text), then markdown_escape."""
+    return markdown_escape(xml_text(text))
 
 
 def _number(value: float | None) -> str:
