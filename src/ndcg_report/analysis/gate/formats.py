@@ -1,4 +1,4 @@
-"""The gate's verdicts in the formats CI reads: JSON, JUnit XML, Markdown, and text lines; every text escaped for its format.
+"""The gate's verdicts as CI reads them: JSON, JUnit XML, Markdown and text, every text escaped for its format.
 
 Each takes (name, verdict) pairs: one per report (`gate` has one; a batch has one per report), so a
 JUnit file holds one <testsuite> per report and one <testcase> per (system, measure).
