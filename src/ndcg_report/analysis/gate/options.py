@@ -61,8 +61,8 @@ def gate_options_markdown() -> str:
     """The docs' table of the gate's options: each one's type, default, flag, batch key and meaning."""
     rows = ["| option | type | default | `gate` flag | batch `gate:` key | meaning |", "| --- | --- | --- | --- | --- | --- |"]
     for option in GATE_OPTIONS:
-        kind = f"{option.kind}: {CHOICE_SEPARATOR.join(option.choices)}" if option.choices else {
-            "open_number": "number", "measures": "measures"}.get(option.kind, option.kind)
+        kind = f"{option.kind}: {CHOICE_SEPARATOR.join(option.choices)}" if option.choices else \
+            "number" if option.kind == "open_number" else option.kind
         bounds = "" if option.low is None else f", > {option.low:g} and < {option.high:g}" if option.kind == "open_number" \
             else f", >= {option.low:g}"
         flag = " ".join(f"`{flag}`" for flag in (option.short, option.cli_flag) if flag) if "cli" in option.surfaces else "-"
