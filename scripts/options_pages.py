@@ -1,5 +1,5 @@
 """Rewrite what the report options table writes: the report notebook's parameters cell (both copies)
-and the options table of docs/report-options.md.
+and the options table of docs/report-options.md; and the gate options' table of docs/gating.md.
 
     .venv/bin/python scripts/options_pages.py          # rewrites them
     .venv/bin/python scripts/options_pages.py --check  # exit 1 if one is out of date
@@ -14,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+from ndcg_report.analysis.gate.options import gate_options_markdown
 from ndcg_report.analysis.options.pages import notebook_parameters_cell, options_table_markdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # generated_part.py beside it, however it is loaded
@@ -25,6 +26,9 @@ NOTEBOOKS = (ROOT / "src" / "ndcg_report" / "build" / "notebooks" / "ndcg_report
 PAGE = ROOT / "docs" / "report-options.md"
 BEGIN = "<!-- options: written by scripts/options_pages.py from analysis/options/table.py -->"
 END = "<!-- end of options -->"
+GATE_PAGE = ROOT / "docs" / "gating.md"
+GATE_BEGIN = "<!-- gate options: written by scripts/options_pages.py from analysis/gate/options.py -->"
+GATE_END = "<!-- end of gate options -->"
 
 
 def notebook_text(path: Path) -> str:
@@ -43,7 +47,8 @@ def page_text() -> str:
 
 def written() -> dict[Path, str]:
     """Every file this script writes, with the text it should hold."""
-    return {**{path: notebook_text(path) for path in NOTEBOOKS}, PAGE: page_text()}
+    gate_page = with_part(GATE_PAGE.read_text(encoding="utf-8"), GATE_BEGIN, GATE_END, gate_options_markdown() + "\n")
+    return {**{path: notebook_text(path) for path in NOTEBOOKS}, PAGE: page_text(), GATE_PAGE: gate_page}
 
 
 def main(argv: list[str]) -> int:

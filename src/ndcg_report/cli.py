@@ -1,4 +1,4 @@
-"""The `ndcg-report` command line: exit 0 done, 1 a step failed, 2 bad input or usage.
+"""The `ndcg-report` command line: exit 0 done, 1 a step failed, 2 bad input or usage, 4 a gate's regression.
 
 The entry point (`console`, and `python -m ndcg_report.cli`): builds the parser from the commands/
 modules (COMMANDS), runs the one asked for, and turns every error into one line and an exit code,
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from ndcg_report.console import lossy_stderr
-from ndcg_report.commands import batch, bm25, build_report, demo, judges, pool, suite, table
+from ndcg_report.commands import batch, bm25, build_report, demo, gate, judges, pool, suite, table
 from ndcg_report.commands import eval as evaluate
 from ndcg_report.commands.output import error_line, silence_stdout
 from ndcg_report.commands.parser import _Parser
@@ -23,7 +23,7 @@ from ndcg_report.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, exit_code
 from ndcg_report.interrupts import install as install_stop_signals, restore as restore_signals
 from ndcg_report.interrupts import signal_name, signal_of
 
-COMMANDS = (evaluate, build_report, suite, bm25, judges, pool, table, demo, batch)  # in the order --help lists them
+COMMANDS = (evaluate, build_report, suite, bm25, judges, pool, table, gate, demo, batch)  # in the order --help lists them
 _BY_NAME = {command.NAME: command for command in COMMANDS}
 
 

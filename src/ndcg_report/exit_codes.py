@@ -8,6 +8,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_BUSY = 3
+EXIT_REGRESSION = 4
 
 
 def exit_code(signum: int) -> int:
@@ -20,6 +21,7 @@ MEANINGS = {
     EXIT_FAILED: "a step failed (a notebook cell, nbval, a timeout, writing an output); the previous report stays",
     EXIT_BAD_INPUT: "bad input or usage: one line naming the file, the line and the fix; nothing written",
     EXIT_BUSY: "batch only: another batch holds the output root",
+    EXIT_REGRESSION: "gate only: a regression (a system significantly worse than in the build gated against)",
     exit_code(signal.SIGINT): f"interrupted (Ctrl-C; {exit_code(signal.SIGTERM)} SIGTERM, {exit_code(signal.SIGHUP)} "
                               "SIGHUP): one line, staging removed",
 }

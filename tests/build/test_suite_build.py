@@ -120,8 +120,11 @@ def test_the_suite_writes_its_files_and_each_collections_report(built):
                                                        "table.csv"]
     assert sorted(p.name for p in (built / "collections").iterdir()) == ["dl19-llm", "dl19-small", "generated"]
     for report in (built / "collections").iterdir():
+        topics = ["queries.json"] if (report / "queries.json").exists() else []  # the collections given topics
         assert sorted(p.name for p in report.iterdir()) == ["figures", "leaderboard.md", "leaderboard.tex", "per_query.csv",
-                                                            "report.html", "report.ipynb", "summary.json", "unjudged.tsv"]
+                                                            *topics, "report.html", "report.ipynb", "summary.json",
+                                                            "unjudged.tsv"]
+    assert (built / "collections" / "dl19-small" / "queries.json").is_file()
 
 
 def test_table_csv_cells_are_each_collections_own_numbers(built, experiments):

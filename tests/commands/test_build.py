@@ -60,7 +60,9 @@ def demo_builds(tmp_path_factory) -> tuple[Path, Path]:
 def test_demo_outputs_and_headline_numbers(demo_builds):
     out = demo_builds[0]
     assert sorted(p.name for p in out.iterdir()) == ["figures", "leaderboard.md", "leaderboard.tex", "per_query.csv",
-                                                     "report.html", "report.ipynb", "summary.json", "unjudged.tsv"]
+                                                     "queries.json", "report.html", "report.ipynb", "summary.json",
+                                                     "unjudged.tsv"]
+    assert json.loads((out / "queries.json").read_text(encoding="utf-8"))["1037798"] == "who is robert gray"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["schema_version"] == 4
     assert [s["name"] for s in summary["systems"]] == [*DEMO_RUNS, "BM25"]

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ndcg_report.analysis.checks import data_warnings
 from ndcg_report.analysis.compare import compare_runs
+from ndcg_report.analysis.gate.built import QUERIES_FILE
 from ndcg_report.analysis.content import FIGURES_FOLDER
 from ndcg_report.analysis.paper.report_files import leaderboard_files
 from ndcg_report.analysis.outputs import per_query_csv_chunks, summary_record
@@ -112,7 +113,7 @@ def output_folder(output_dir: str | Path) -> Path | None:
 
 def save_outputs(report: Report, folder: str | Path, record: dict | None = None) -> None:
     """Write per_query.csv, summary.json (record: summary_record's, if already made), leaderboard.tex and
-    leaderboard.md, unjudged.tsv (the depth-k pool), every figure shown as SVG
+    leaderboard.md, unjudged.tsv (the depth-k pool), queries.json (the topics' text, if given), every figure shown as SVG
     into figures/ (those load_report kept) and, with query groups, per_group.csv into folder. In the build's
     nbval re-execution (REVALIDATION_ENV set) nothing is written: the files are papermill's, from the
     execution the report shows, and nbval compares a cell's outputs, never files."""
@@ -133,6 +134,10 @@ def save_outputs(report: Report, folder: str | Path, record: dict | None = None)
         with open(folder / "per_group.csv", "wb") as out:
             for chunk in per_group_csv_chunks(report):
                 out.write(chunk)
+    if report.experiment.topics is not None:  # the query text, for `gate`'s list of the queries that fell
+        topics = report.experiment.topics
+        queries = {str(qid): str(text) for qid, text in topics.items()}
+        (folder / QUERIES_FILE).write_text(json.dumps(queries, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
     record = summary_record(report) if record is None else record
     text = json.dumps(record, indent=2, sort_keys=False, allow_nan=False) + "\n"
     (folder / "summary.json").write_text(text, encoding="utf-8")

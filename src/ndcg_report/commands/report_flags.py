@@ -10,8 +10,12 @@ from ndcg_report.analysis.options.table import BY_NAME, ReportOption
 
 def add_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, names: Iterable[str]) -> None:
     """Add the named options of the table as flags, with their help, metavar, choices and default."""
-    for name in names:
-        option = BY_NAME[name]
+    add_option_flags(parser, (BY_NAME[name] for name in names))
+
+
+def add_option_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, options: Iterable[ReportOption]) -> None:
+    """Add options (of any table of ReportOption rows: the report's, the gate's) as flags."""
+    for option in options:
         parser.add_argument(*([option.short] if option.short else []), option.cli_flag, **_argument(option))
 
 
@@ -31,7 +35,7 @@ def _argument(option: ReportOption) -> dict:
                       "metavar": option.metavar}
     if option.repeat:
         argument["action"] = "append"
-    if option.kind in ("int", "number"):
+    if option.kind in ("int", "number", "open_number"):
         argument["type"] = int if option.kind == "int" else float
     if option.choices:
         argument["choices"] = option.choices

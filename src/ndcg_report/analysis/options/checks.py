@@ -43,6 +43,14 @@ def check_number(option: ReportOption, value: object, where: str) -> float:
     return float(value)
 
 
+def check_open_number(option: ReportOption, value: object, where: str) -> float:
+    """A finite number strictly between the option's bounds (a significance level: above 0, below 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not option.low < value < option.high:
+        raise ParameterError(f"{where}: {shown(value)} must be a number above {option.low:g} and below {option.high:g}")
+    return float(value)
+
+
 def _within(option: ReportOption, value: float) -> bool:
     return (option.low is None or value >= option.low) and (option.high is None or value <= option.high)
 
@@ -154,7 +162,7 @@ def check_rel_level(option: ReportOption, value: object, where: str) -> str:
 
 
 CHECKS: dict[str, Callable[[ReportOption, object, str], object]] = {
-    "int": check_int, "number": check_number, "bool": check_bool, "choice": check_choice, "text": check_text,
+    "int": check_int, "number": check_number, "open_number": check_open_number, "bool": check_bool, "choice": check_choice, "text": check_text,
     "title": check_title_option, "name": check_name_option, "cutoffs": check_cutoffs, "measures": check_measures,
     "headline": check_headline, "preset": check_preset, "rel_level": check_rel_level,
 }

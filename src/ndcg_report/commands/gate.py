@@ -1,0 +1,98 @@
+"""`ndcg-report gate BEFORE AFTER`: two builds of a report compared, one verdict; exit 4 on a regression.
+
+Every output path is checked before any work, and every file is written atomically once the verdict
+is made: a bad input writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from ndcg_report.analysis.gate.options import checked_gate_options, gate_options
+from ndcg_report.commands.output import one_line, write_output
+from ndcg_report.commands.report_flags import add_option_flags
+from ndcg_report.errors import ParameterError
+from ndcg_report.exit_codes import EXIT_OK, EXIT_REGRESSION
+
+NAME = "gate"
+OUTPUTS = {"json": "the verdict as JSON: a top status and one result per system and measure",
+           "junit": "the verdict as JUnit XML: one testcase per system and measure, a regression a failure",
+           "markdown": "the verdict as a short Markdown table (also appended to $GITHUB_STEP_SUMMARY when it names "
+                       "a file)"}
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """gate's arguments: the two report folders, the gate's options (from its table), the output files."""
+    parser = subparsers.add_parser(
+        NAME, help="compare two builds of a report system by system (paired, one-sided): exit 4 on a regression",
+        description="Compare AFTER with BEFORE, two folders a report was built into: each system (matched by name) "
+                    "on each gated measure, paired by query, with a one-sided randomization test (is AFTER worse?), "
+                    "Holm over the systems x measures. Exit 0 when nothing regressed, 4 when something did.")
+    parser.add_argument("before", metavar="BEFORE_DIR", help="the report gated against (last night's build)")
+    parser.add_argument("after", metavar="AFTER_DIR", help="the report gated (tonight's build)")
+    add_option_flags(parser, gate_options("cli"))
+    for name, meaning in OUTPUTS.items():
+        parser.add_argument(f"--{name}", metavar="FILE", default="", help=meaning)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The verdict printed (one line per system and measure), the files written; exit 4 on a regression."""
+    from ndcg_report.analysis.gate.built import read_report
+    from ndcg_report.analysis.gate.formats import junit_xml, markdown_summary, text_lines, verdict_json
+    from ndcg_report.analysis.gate.verdict import gate, gated_measures
+
+    given = {option.name: getattr(args, option.name) for option in gate_options("cli")
+             if getattr(args, option.name) is not None}
+    options = checked_gate_options(given, "cli", lambda key: next(o.cli_flag for o in gate_options("cli") if o.name == key))
+    before, after = read_report(args.before, "BEFORE"), read_report(args.after, "AFTER")
+    outputs = {name: Path(getattr(args, name)) for name in OUTPUTS if getattr(args, name)}
+    _check_outputs(outputs, (before.folder, after.folder))
+    measures = gated_measures(before, after, str(options["measures"]))
+    verdict = gate(before, after, measures, float(options["margin"]), float(options["alpha"]))
+    name = after.title
+    writers = {"json": lambda: verdict_json(verdict), "junit": lambda: junit_xml([(name, verdict)]),
+               "markdown": lambda: markdown_summary([(name, verdict)])}
+    _write(outputs, writers)
+    summary_file = os.environ.get(STEP_SUMMARY, "")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as out:
+            out.write(markdown_summary([(name, verdict)]) + "\n")
+    code = write_output("".join(one_line(line) + "\n" for line in text_lines(name, verdict)))
+    return code if code != EXIT_OK else EXIT_REGRESSION if verdict.failed else EXIT_OK
+
+
+def _check_outputs(outputs: dict[str, Path], folders: tuple[Path, Path]) -> None:
+    """ParameterError, before any work, for an output that cannot be written or would replace a report's file."""
+    from ndcg_report.files import OUTPUT_ROOM, overwritten_input, shown_path, unusable_path
+
+    inside = [path for folder in folders for path in folder.iterdir() if path.is_file()]
+    seen: dict[Path, str] = {}
+    for name, path in outputs.items():
+        problem = unusable_path(path, OUTPUT_ROOM)
+        if problem:
+            raise ParameterError(f"--{name} {shown_path(path)} {problem}")
+        if path.is_dir():
+            raise ParameterError(f"--{name} {shown_path(path)} is a folder; give the path of the file to write")
+        clash = overwritten_input(path, inside)
+        if clash is not None:
+            raise ParameterError(f"--{name} {shown_path(path)} is {clash}, a file of a report gated; write it elsewhere")
+        real = Path(os.path.realpath(path))
+        if real in seen:
+            raise ParameterError(f"--{name} and --{seen[real]} are one file; give each its own")
+        seen[real] = name
+
+
+def _write(outputs: dict[str, Path], writers: dict) -> None:
+    """Each output made first, then written atomically (files.write_text_atomic) into its folder (made if missing)."""
+    from ndcg_report.files import folder_problem, shown_path, write_text_atomic
+
+    texts = {name: writers[name]() for name in outputs}
+    for name, path in outputs.items():
+        problem = folder_problem(path.parent)
+        if problem:
+            raise ParameterError(f"--{name} {shown_path(path)}: its folder {problem}")
+    for name, path in outputs.items():
+        write_text_atomic(path, texts[name])
