@@ -21,7 +21,7 @@ MEANINGS = {
     EXIT_FAILED: "a step failed (a notebook cell, nbval, a timeout, writing an output); the previous report stays",
     EXIT_BAD_INPUT: "bad input or usage: one line naming the file, the line and the fix; nothing written",
     EXIT_BUSY: "batch only: another batch holds the output root",
-    EXIT_REGRESSION: "gate only: a regression (a system significantly worse than in the build gated against)",
+    EXIT_REGRESSION: "gate, and build --against: a regression (a system significantly worse than in the build gated against)",
     exit_code(signal.SIGINT): f"interrupted (Ctrl-C; {exit_code(signal.SIGTERM)} SIGTERM, {exit_code(signal.SIGHUP)} "
                               "SIGHUP): one line, staging removed",
 }

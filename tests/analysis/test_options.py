@@ -33,12 +33,14 @@ SCALARS = [option for option in OPTIONS if option.kind not in PATH_KINDS]
 GOOD = {"fill_unjudged_from": None, "drilldown": 3, "drilldown_depth": 4, "k1": 1.2, "b": 0.7, "top_k": 50,
         "measures": "nDCG@10 RR", "cutoffs": "5,10", "rel_level": "2", "preset": "trec-dl", "judged_only": True,
         "headline": "nDCG@5", "gain": "exponential", "missing": "skip", "no_relevant": "skip", "identical_ids": "drop",
-        "title": "A title", "run_name": "R", "baseline_name": "B", "seed": 7, "timeout": 30}
+        "title": "A title", "run_name": "R", "baseline_name": "B", "seed": 7, "timeout": 30,
+        "gate_measures": "nDCG@10", "gate_margin": 0.01, "gate_alpha": 0.1}
 # a value each option's type refuses
 BAD = {"fill_unjudged_from": ["a"], "drilldown": -1, "drilldown_depth": 0, "k1": -1.0, "b": 1.5, "top_k": 0,
        "measures": "nDCG@x", "cutoffs": "0", "rel_level": "-1", "preset": "no-such-preset", "judged_only": "yes",
        "headline": "nDCG@x", "gain": "cubic", "missing": "drop", "no_relevant": "keep", "identical_ids": "skip",
-       "title": "a\x1bb", "run_name": "a=b", "baseline_name": "b\x1bc", "seed": -1, "timeout": 0}
+       "title": "a\x1bb", "run_name": "a=b", "baseline_name": "b\x1bc", "seed": -1, "timeout": 0,
+       "gate_measures": "nDCG@x", "gate_margin": -0.1, "gate_alpha": 1.0}
 
 
 def test_every_option_has_a_good_and_a_bad_value_here():

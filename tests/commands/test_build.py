@@ -356,3 +356,69 @@ def test_the_documented_nbconvert_command_gives_the_build_s_offline_html(demo_bu
     assert page == without_build_time((built / "report.html").read_text(encoding="utf-8")).replace("<main>\n", "<main>", 1)
     assert not re.search(r"<(script|link|img|iframe)\b[^>]*(src|href)\s*=\s*[\"']?(https?:)?//", page, flags=re.I)
     assert "validate_parameters(" not in page and "with_bm25_baseline(" not in page  # the code is hidden
+
+
+def degraded_run(run: Path, target: Path) -> Path:
+    """run with every query's ranking turned upside down (each score negated)."""
+    lines = [line.split() for line in run.read_text().splitlines() if line.strip()]
+    target.write_text("".join(f"{q} {z} {d} {r} {-float(s)!r} {t}\n" for q, z, d, r, s, t in lines))
+    return target
+
+
+def test_a_build_against_an_earlier_build_says_the_gate_verdict_and_exits_4_on_a_regression(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert cli(*small_build_args(first, SMALL / "topics.txt")).returncode == 0
+    worse = degraded_run(SMALL / "monot5.txt", tmp_path / "monot5.txt")  # the same file name: the same system
+    args = [str(worse) if arg == SMALL / "monot5.txt" else arg for arg in small_build_args(second, SMALL / "topics.txt")]
+    result = cli(*args, "--against", first, "--junit", tmp_path / "gate.xml", "--markdown", tmp_path / "gate.md")
+    assert result.returncode == 4, result.stderr
+    assert result.stdout.startswith(f"built {second / 'report.html'}")
+    verdict = json.loads((second / "gate.json").read_text())
+    by_system = {item["system"]: item for item in verdict["results"]}
+    assert verdict["status"] == "regression" and verdict["before"] == str(first)
+    assert by_system["bm25"]["status"] == "unchanged" and by_system["monot5"]["status"] == "regression"
+    before, after = (pd.read_csv(folder / "per_query.csv", dtype=str) for folder in (first, second))
+    pick = lambda table: table[(table.system == "monot5") & (table.measure == "nDCG") & (table.k == "10")  # noqa: E731
+                               & (table.averaged == "True")].set_index("qid")["value"].astype(float)
+    deltas = pick(after) - pick(before)
+    moved = int((deltas != 0).sum())
+    assert by_system["monot5"]["delta"] == pytest.approx(deltas.mean(), abs=1e-12)
+    assert by_system["monot5"]["p"] == pytest.approx(1 / 2 ** moved)  # every query fell: 1 sign pattern of 2**n
+    again = cli("gate", first, second, "--json", tmp_path / "again.json")  # the published folders, as the gate reads them
+    assert again.returncode == 4
+    assert json.loads((tmp_path / "again.json").read_text())["results"] == verdict["results"]
+    page = (second / "report.html").read_text()
+    assert '<h2 id="since-last-build">Since the last build</h2>' in page and "▼ regression" in page
+    assert "regression: monot5 nDCG@10" in result.stderr
+    assert (tmp_path / "gate.md").read_text().startswith("## ndcg-report gate: regression")
+    assert '<failure message="regression: monot5 nDCG@10' in (tmp_path / "gate.xml").read_text()
+
+
+def test_a_rebuild_against_its_own_folder_is_gated_against_the_report_it_replaces(tmp_path):
+    out = tmp_path / "out"
+    assert cli(*small_build_args(out, SMALL / "topics.txt")).returncode == 0
+    result = cli(*small_build_args(out, SMALL / "topics.txt"), "--against", out)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((out / "gate.json").read_text())["status"] == "unchanged"
+    assert not (out / "gate.json.previous").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--against", "{tmp}/nothing"], "--against {tmp}/nothing is not a folder; give the folder a report was built into"),
+    (["--junit", "{tmp}/g.xml"], "--junit writes the gate's verdict: give --against BEFORE_DIR"),
+    (["--against", "{report}", "--gate-measure", "RR"], "--gate-measure RR: not a measure of both this report and "
+                                                        "--against {report}"),
+    (["--against", "{report}", "--gate-margin", "-1"], "--gate-margin: -1"),
+])
+def test_a_bad_gate_of_a_build_is_one_line_and_builds_nothing(tmp_path, small_report, extra, message):
+    fill = {"tmp": tmp_path, "report": small_report}
+    result = cli(*small_build_args(tmp_path / "out", SMALL / "topics.txt"), *[word.format(**fill) for word in extra])
+    one_line(result, 2, message.format(**fill))
+    assert not (tmp_path / "out").exists() and not (tmp_path / "g.xml").exists()
+
+
+@pytest.fixture(scope="module")
+def small_report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("small") / "report"
+    assert cli(*small_build_args(out, SMALL / "topics.txt")).returncode == 0
+    return out

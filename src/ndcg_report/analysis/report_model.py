@@ -65,6 +65,10 @@ class ReportParameters:
     judgment_sets: tuple[RunInput, ...] = ()  # with several judgment sets: each by name, the reference (qrels) first
     fill_unjudged_from: str = ""  # a set whose labels fill the pairs the reference lacks, as one more set
     groups: Path | None = None  # query groups (qid<TAB>group, or JSON {group: [qids]}): a table per group
+    against: Path | None = None  # an earlier build's folder: the report is gated against it (analysis.gate)
+    gate_measures: str = ""  # the measures gated against it ('' = the headline)
+    gate_margin: float = 0.0
+    gate_alpha: float = 0.05
 
     @property
     def averaging(self) -> Averaging:

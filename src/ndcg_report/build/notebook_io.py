@@ -16,6 +16,8 @@ import pandas as pd
 from ndcg_report.analysis.checks import data_warnings
 from ndcg_report.analysis.compare import compare_runs
 from ndcg_report.analysis.gate.built import QUERIES_FILE
+from ndcg_report.analysis.gate.since_last import GATE_FILE
+from ndcg_report.analysis.gate.verdict import GateVerdict
 from ndcg_report.analysis.content import FIGURES_FOLDER
 from ndcg_report.analysis.paper.report_files import leaderboard_files
 from ndcg_report.analysis.outputs import per_query_csv_chunks, summary_record
@@ -111,7 +113,7 @@ def output_folder(output_dir: str | Path) -> Path | None:
     return folder
 
 
-def save_outputs(report: Report, folder: str | Path, record: dict | None = None) -> None:
+def save_outputs(report: Report, folder: str | Path, record: dict | None = None, gate: GateVerdict | None = None) -> None:
     """Write per_query.csv, summary.json (record: summary_record's, if already made), leaderboard.tex and
     leaderboard.md, unjudged.tsv (the depth-k pool), queries.json (the topics' text, if given), every figure shown as SVG
     into figures/ (those load_report kept) and, with query groups, per_group.csv into folder. In the build's
@@ -138,6 +140,8 @@ def save_outputs(report: Report, folder: str | Path, record: dict | None = None)
         topics = report.experiment.topics
         queries = {str(qid): str(text) for qid, text in topics.items()}
         (folder / QUERIES_FILE).write_text(json.dumps(queries, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+    if gate is not None:  # built --against an earlier build: the verdict, as `ndcg-report gate --json` writes it
+        (folder / GATE_FILE).write_text(json.dumps(gate.to_dict(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
     record = summary_record(report) if record is None else record
     text = json.dumps(record, indent=2, sort_keys=False, allow_nan=False) + "\n"
     (folder / "summary.json").write_text(text, encoding="utf-8")

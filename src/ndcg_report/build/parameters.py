@@ -66,7 +66,7 @@ def _documents_file(path: Path | None) -> Path | None:
 
 def validate_parameters(
     runs: Sequence = (), run: str = "", qrels: str | Sequence = "", baseline: str = "", topics: str = "",
-    corpus: str = "", docs: str = "", groups: str = "", command: str = "", bm25_settings: str = "",
+    corpus: str = "", docs: str = "", groups: str = "", against: str = "", command: str = "", bm25_settings: str = "",
     **options: object,
 ) -> ReportParameters:
     """Check every report parameter without reading the data; raise ParameterError/InputError.
@@ -80,7 +80,8 @@ def validate_parameters(
     parameters are those of the default demo.
     """
     checked = checked_options(options, NOTEBOOK_OPTIONS)
-    return _validated(runs, run, qrels, baseline, topics, corpus, docs, groups, command, bm25_settings, checked)
+    params = _validated(runs, run, qrels, baseline, topics, corpus, docs, groups, command, bm25_settings, checked)
+    return _gated(params, against, checked)
 
 
 def _validated(runs: Sequence, run: str, qrels: str | Sequence, baseline: str, topics: str, corpus: str, docs: str,
@@ -145,6 +146,36 @@ def _validated(runs: Sequence, run: str, qrels: str | Sequence, baseline: str, t
         title=title, seed=checked["seed"], baseline_name=base_name, command=str(command),
         bm25_settings=bm25_settings, demo=demo,
     )
+
+
+def _gated(params: ReportParameters, against: str, checked: dict) -> ReportParameters:
+    """params gated against an earlier build's folder (a report folder: analysis.gate.built.read_report, else
+    ParameterError), on measures both reports computed; unchanged without one."""
+    from dataclasses import replace
+
+    from ndcg_report.analysis.gate.built import read_report
+
+    gate = {name: checked[name] for name in ("gate_measures", "gate_margin", "gate_alpha")}
+    if not against:
+        return replace(params, **gate)
+    if not isinstance(against, (str, Path)):
+        raise ParameterError(f"against must be the folder of an earlier build; got {against!r}")
+    folder = Path(os.path.abspath(Path(against).expanduser()))
+    before = read_report(folder, "--against")
+    labels = {measure.label for measure in params.measures}
+    lacking = [label for label in _gated_labels(params, str(gate["gate_measures"])) if label not in labels
+               or label not in before.measures]
+    if lacking:
+        raise ParameterError(f"--gate-measure {lacking[0]}: not a measure of both this report and --against {folder} "
+                             f"(it has {', '.join(before.measures)}); gate a measure both compute")
+    return replace(params, against=folder, **gate)
+
+
+def _gated_labels(params: ReportParameters, asked: str) -> tuple[str, ...]:
+    """The labels of the measures gated: those asked, else the headline."""
+    from ndcg_report.core.measures.names import resolve_measures
+
+    return tuple(m.label for m in resolve_measures(asked).measures) if asked else (params.headline.label,)
 
 
 def demo_values(name: str) -> dict:

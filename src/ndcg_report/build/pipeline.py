@@ -33,6 +33,7 @@ from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, P
 from ndcg_report.build.loading import check_inputs
 from ndcg_report.build.steps.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.analysis.options.checks import check
+from ndcg_report.analysis.options.command import FILE_ROLES
 from ndcg_report.analysis.options.table import MAX_TIMEOUT
 from ndcg_report.analysis.report_model import ReportParameters, option_values
 from ndcg_report.build.steps.processes import (REVALIDATION_ENV, ChildProcess, Finished, Steps, in_background,
@@ -99,7 +100,7 @@ def notebook_parameters(params: ReportParameters) -> dict:
     return {
         "runs": [{"name": item.name, "path": str(item.path)} for item in params.runs],
         "qrels": [{"name": item.name, "path": str(item.path)} for item in params.judgment_sets] or str(params.qrels),
-        **{name: path(getattr(params, name)) for name in ("baseline", "topics", "corpus", "docs", "groups")},
+        **{name: path(getattr(params, name)) for name in FILE_ROLES},
         **option_values(params),
         "command": params.command, "output_dir": ".", "bm25_settings": params.bm25_settings,
     }

@@ -7,8 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from ndcg_report.commands.output import Note, log, write_output
+from ndcg_report.commands.gate import OUTPUTS as GATE_OUTPUTS
 from ndcg_report.commands.report_flags import add_build_flags
 from ndcg_report.errors import ParameterError
+from ndcg_report.exit_codes import EXIT_OK, EXIT_REGRESSION
 
 NAME = "build"
 
@@ -20,6 +22,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_build_flags(build)
     build.add_argument("--out", required=True, help="output folder: absent, empty or an earlier report's; its report "
                                                      "files are replaced when the build succeeds, anything else kept")
+    for name in ("junit", "markdown"):  # the gate's files, as `ndcg-report gate` writes them
+        build.add_argument(f"--{name}", metavar="FILE", default="", help=f"with --against: {GATE_OUTPUTS[name]}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,7 +32,15 @@ def run(args: argparse.Namespace) -> int:
     from ndcg_report.build.supervisor import die_with_supervisor
 
     die_with_supervisor()
-    return write_output(run_build(args, args.argv, args.started))
+    note = run_build(args, args.argv, args.started)
+    code = write_output(note)
+    return EXIT_REGRESSION if code == EXIT_OK and isinstance(note, Gated) and note.failed else code
+
+
+class Gated(Note):
+    """The line of a build --against an earlier one, and whether its gate failed (exit 4)."""
+
+    failed = False
 
 
 def bm25_settings(args: argparse.Namespace) -> dict:
@@ -87,6 +99,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
     from ndcg_report.build.corpus_baseline import with_bm25_baseline
     from ndcg_report.build.demos import DEMOS
     from ndcg_report.analysis.options.checks import check_given
+    from ndcg_report.analysis.options.command import FILE_ROLES
     from ndcg_report.analysis.options.table import BY_NAME
     from ndcg_report.build.parameters import NOTEBOOK_OPTIONS, demo_values, validate_parameters
     from ndcg_report.commands.report_flags import bm25_names, given_values
@@ -114,7 +127,7 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
             "run_name": "",  # the run's name is in runs
             "runs": [{"name": name, "path": path} for name, path in runs],
             "qrels": args.qrels[0] if len(args.qrels) == 1 else args.qrels, "command": command,
-            **{name: getattr(args, name) or "" for name in ("baseline", "corpus", "topics", "docs", "groups")},
+            **{name: getattr(args, name) or "" for name in FILE_ROLES},
         }
         given = [BY_NAME[name].cli_flag for name, value in given_values(args, bm25_names()).items() if value != ""]
         if args.baseline and given:
@@ -134,8 +147,41 @@ def _run_build(args: argparse.Namespace, argv: Sequence[str], started: float, fo
         check_run_and_qrels(params)
         read_topics(params.topics)
     params = with_bm25_baseline(params, **bm25, cache_dir=getattr(args, "cache_dir", None) or None, log=log)
+    gate_files = _gate_files(args, params)
     result = build_report(params, Path(out), timeout=args.timeout, notebook=Path(notebook) if notebook else None,
                           progress=sys.stderr.isatty(), fork_server=fork_server, inputs=inputs)
     for note in result.notes:
         log(f"ndcg-report: note: {note}")
-    return Note(f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n")
+    line = f"built {result.out_dir / 'report.html'} in {time.monotonic() - started:.1f} s (the whole command)\n"
+    if params.against is None:
+        return Note(line)
+    return _gated(line, result.out_dir, gate_files)
+
+
+def _gate_files(args: argparse.Namespace, params) -> dict:
+    """The gate's files asked for (--junit, --markdown), checked before the build; ParameterError without --against."""
+    from ndcg_report.commands.gate import output_files
+
+    asked = [f"--{name}" for name in ("junit", "markdown") if getattr(args, name, "")]
+    if asked and params.against is None:
+        raise ParameterError(f"{' and '.join(asked)} write{'s' if len(asked) == 1 else ''} the gate's verdict: give "
+                             "--against BEFORE_DIR, the folder of an earlier build, too")
+    return output_files(args, (params.against,)) if asked else {}
+
+
+def _gated(line: str, out_dir, outputs: dict) -> "Gated":
+    """The build's line, once the gate's verdict (gate.json, written by the report) is printed on standard error
+    and its files written; failed on a regression."""
+    import json
+
+    from ndcg_report.analysis.gate.since_last import GATE_FILE
+    from ndcg_report.analysis.gate.verdict import GateVerdict
+    from ndcg_report.commands.gate import announce
+    from ndcg_report.commands.output import one_line
+
+    verdict = GateVerdict.from_dict(json.loads((out_dir / GATE_FILE).read_text(encoding="utf-8")))
+    for text in announce(verdict.title, verdict, outputs):
+        log(one_line(text))
+    note = Gated(line)
+    note.failed = verdict.failed
+    return note

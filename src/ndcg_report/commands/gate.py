@@ -9,12 +9,16 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ndcg_report.analysis.gate.options import checked_gate_options, gate_options
 from ndcg_report.commands.output import one_line, write_output
 from ndcg_report.commands.report_flags import add_option_flags
 from ndcg_report.errors import ParameterError
 from ndcg_report.exit_codes import EXIT_OK, EXIT_REGRESSION
+
+if TYPE_CHECKING:
+    from ndcg_report.analysis.gate.verdict import GateVerdict
 
 NAME = "gate"
 OUTPUTS = {"json": "the verdict as JSON: a top status and one result per system and measure",
@@ -41,18 +45,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """The verdict printed (one line per system and measure), the files written; exit 4 on a regression."""
     from ndcg_report.analysis.gate.built import read_report
-    from ndcg_report.analysis.gate.formats import junit_xml, markdown_summary, text_lines, verdict_json
     from ndcg_report.analysis.gate.verdict import gate, gated_measures
 
     given = {option.name: getattr(args, option.name) for option in gate_options("cli")
              if getattr(args, option.name) is not None}
     options = checked_gate_options(given, "cli", lambda key: next(o.cli_flag for o in gate_options("cli") if o.name == key))
     before, after = read_report(args.before, "BEFORE"), read_report(args.after, "AFTER")
-    outputs = {name: Path(getattr(args, name)) for name in OUTPUTS if getattr(args, name)}
-    _check_outputs(outputs, (before.folder, after.folder))
+    outputs = output_files(args, (before.folder, after.folder))
     measures = gated_measures(before, after, str(options["measures"]))
     verdict = gate(before, after, measures, float(options["margin"]), float(options["alpha"]))
-    name = after.title
+    text = "".join(one_line(line) + "\n" for line in announce(after.title, verdict, outputs))
+    code = write_output(text)
+    return code if code != EXIT_OK else EXIT_REGRESSION if verdict.failed else EXIT_OK
+
+
+def output_files(args: argparse.Namespace, folders: tuple[Path, ...]) -> dict[str, Path]:
+    """The output files asked for (--json, --junit, --markdown: those the command has), checked before any
+    work (ParameterError): writable, none of them a file of the reports in folders, no two the same."""
+    outputs = {name: Path(getattr(args, name)) for name in OUTPUTS if getattr(args, name, "")}
+    _check_outputs(outputs, folders)
+    return outputs
+
+
+def announce(name: str, verdict: "GateVerdict", outputs: dict[str, Path]) -> list[str]:
+    """Write the verdict's files (output_files'), append its Markdown to $GITHUB_STEP_SUMMARY when that names
+    a file; return its text lines (formats.text_lines) for the caller to print."""
+    from ndcg_report.analysis.gate.formats import junit_xml, markdown_summary, text_lines, verdict_json
+
     writers = {"json": lambda: verdict_json(verdict), "junit": lambda: junit_xml([(name, verdict)]),
                "markdown": lambda: markdown_summary([(name, verdict)])}
     _write(outputs, writers)
@@ -60,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if summary_file:
         with open(summary_file, "a", encoding="utf-8") as out:
             out.write(markdown_summary([(name, verdict)]) + "\n")
-    code = write_output("".join(one_line(line) + "\n" for line in text_lines(name, verdict)))
-    return code if code != EXIT_OK else EXIT_REGRESSION if verdict.failed else EXIT_OK
+    return text_lines(name, verdict)
 
 
 def _check_outputs(outputs: dict[str, Path], folders: tuple[Path, Path]) -> None:

@@ -7,8 +7,10 @@ an older schema without per-query values, is a ParameterError in one line naming
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pandas as pd
 
@@ -92,12 +94,12 @@ def read_report(folder: str | Path, label: str) -> BuiltReport:
     if not per_query_path.is_file():
         raise ParameterError(f"{where} holds no per_query.csv (a report of an older schema without per-query values); "
                              "build it again with this version to gate it")
-    return BuiltReport(folder, label, summary, _values(per_query_path, where), _unjudged(folder / "unjudged.tsv"),
+    return BuiltReport(folder, label, summary, per_query_values(per_query_path, where), _unjudged(folder / "unjudged.tsv"),
                        _queries(folder / QUERIES_FILE))
 
 
-def _values(path: Path, where: str) -> pd.DataFrame:
-    """per_query.csv's averaged rows: system, qid, measure (label), value."""
+def per_query_values(path: Path | IO[bytes], where: str) -> pd.DataFrame:
+    """per_query.csv's averaged rows (from its file, or its bytes): system, qid, measure (label), value."""
     try:
         table = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[], encoding="utf-8")
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -120,16 +122,22 @@ def _unjudged(path: Path) -> dict[tuple[str, str], frozenset[str]]:
     """unjudged.tsv as (system, qid) -> the unjudged docids in that system's top k; {} if absent."""
     if not path.is_file():
         return {}
-    found: dict[tuple[str, str], set[str]] = {}
     with open(path, encoding="utf-8", newline="\n") as lines:
-        next(lines, None)  # the header
-        for line in lines:
-            cells = line.rstrip("\n").split("\t")
-            if len(cells) != 5:
-                continue
-            qid, docid, _, _, systems = cells
-            for system in json.loads(systems):
-                found.setdefault((system, qid), set()).add(docid)
+        return unjudged_pairs(lines)
+
+
+def unjudged_pairs(lines: Iterable[str]) -> dict[tuple[str, str], frozenset[str]]:
+    """The lines of an unjudged.tsv (its header first) as (system, qid) -> the unjudged docids of that top k."""
+    found: dict[tuple[str, str], set[str]] = {}
+    lines = iter(lines)
+    next(lines, None)  # the header
+    for line in lines:
+        cells = line.rstrip("\n").split("\t")
+        if len(cells) != 5:
+            continue
+        qid, docid, _, _, systems = cells
+        for system in json.loads(systems):
+            found.setdefault((system, qid), set()).add(docid)
     return {key: frozenset(docids) for key, docids in found.items()}
 
 

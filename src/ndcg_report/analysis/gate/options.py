@@ -1,6 +1,7 @@
 """The gate's options, declared once: `gate`'s flags, the batch's `gate:` keys, their checks and the docs' table.
 
-Each row is a ReportOption (analysis.options.table's row type), checked by the one check of its kind
+The rows are analysis.options.table's GATE_OPTIONS (a report built `--against` an earlier one takes three of
+them, as gate_NAME). Each row is a ReportOption, checked by the one check of its kind
 (analysis.options.checks.CHECKS); a row whose surfaces hold "cli" is a flag of `ndcg-report gate`, one
 whose surfaces hold "yaml" a key of a batch's `gate:` mapping.
 """
@@ -10,28 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ndcg_report.analysis.options.checks import CHECKS
-from ndcg_report.analysis.options.table import ReportOption, Surface
+from ndcg_report.analysis.options.table import GATE_OPTIONS, Surface
 from ndcg_report.errors import ParameterError
-
-CLI_AND_YAML: frozenset[Surface] = frozenset(("cli", "yaml"))
-YAML_ONLY: frozenset[Surface] = frozenset(("yaml",))
-
-GATE_OPTIONS: tuple[ReportOption, ...] = (
-    ReportOption(name="measures", kind="measures", default="", flag="--measure", short="-m", metavar="MEASURE",
-                 repeat=True, surfaces=CLI_AND_YAML, default_text="the report's headline measure",
-                 help="a measure to gate, repeatable (nDCG@10, RR, AP, ... or trec_eval's names); it must be in both "
-                      "reports"),
-    ReportOption(name="margin", kind="number", default=0.0, low=0, metavar="X", surfaces=CLI_AND_YAML,
-                 default_text="0: any significant drop",
-                 help="the smallest drop of a mean that counts as a regression (a drop of at least X that is not "
-                      "significant is a warning)"),
-    ReportOption(name="alpha", kind="open_number", default=0.05, low=0, high=1, metavar="A", surfaces=CLI_AND_YAML,
-                 help="significance level of the one-sided test, after Holm over the systems x measures gated"),
-    ReportOption(name="fail_on", kind="choice", default="regression", choices=("regression", "warning"),
-                 surfaces=YAML_ONLY, help="the status that fails a batch (exit 4): a regression, or a warning too"),
-    ReportOption(name="against", kind="choice", default="last", choices=("last", "pinned"), surfaces=YAML_ONLY,
-                 help="the build gated against: the last good build, or the one pinned with `batch --pin NAME`"),
-)
 
 CHOICE_SEPARATOR = " \\| "  # a | inside a Markdown table's cell
 GATE_BY_NAME: dict[str, ReportOption] = {option.name: option for option in GATE_OPTIONS}

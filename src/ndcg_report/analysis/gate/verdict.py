@@ -10,7 +10,7 @@ build only.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -89,6 +89,16 @@ class GateVerdict:
     @property
     def failed(self) -> bool:
         return any(result.status in FAILING for result in self.results)
+
+    @classmethod
+    def from_dict(cls, record: dict) -> GateVerdict:
+        """The verdict of its JSON object (to_dict's, as gate.json holds it)."""
+        known = {item.name for item in fields(GateResult)}
+        results = [GateResult(**{key: value for key, value in result.items() if key in known})
+                   for result in record["results"]]
+        return cls(str(record["before"]), str(record["after"]), str(record["title"]), tuple(record["measures"]),
+                   float(record["margin"]), float(record["alpha"]), float(record["confidence"]), int(record["seed"]),
+                   int(record["n_resamples"]), results)
 
     def to_dict(self) -> dict:
         """The JSON object: a top `status`, what it was run with, and `results` (NaN as null)."""

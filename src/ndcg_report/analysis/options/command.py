@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ndcg_report.analysis.options.table import BY_NAME
 
-FILE_ROLES = ("baseline", "corpus", "topics", "docs", "groups")  # the inputs besides the runs and qrels, in order
+FILE_ROLES = ("baseline", "corpus", "topics", "docs", "groups", "against")  # the paths besides the runs and qrels, in order
 
 
 def input_words(runs: Sequence[tuple[str, object]], qrels: Sequence[tuple[str, object]],

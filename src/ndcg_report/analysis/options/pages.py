@@ -21,7 +21,7 @@ NOTEBOOK_HEAD = """# Parameters: papermill injects new values in a cell after th
 # Paths are absolute, relative to the working folder, or package:<file> for data shipped in ndcg_report.
 # Written from ndcg_report.analysis.options.table by scripts/options_pages.py: change the table, not this cell."""
 CHOICE_SEPARATOR = " \\| "  # a | inside a Markdown table's cell
-TYPES = {"runs": "list", "int": "int", "number": "float", "bool": "bool"}
+TYPES = {"runs": "list", "int": "int", "number": "float", "open_number": "float", "bool": "bool"}
 
 
 def python_type(option: ReportOption) -> str:

@@ -6,7 +6,7 @@ build_report's keywords, the rebuild command and the docs' options table are der
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ndcg_report.baseline.settings import BM25_DEFAULTS
@@ -51,6 +51,39 @@ class ReportOption:
         if self.default_text:
             return self.default_text
         return "" if self.default is None or self.default is False or self.default in ("", ()) else f"{self.default:,}" if type(self.default) is int else str(self.default)
+
+
+CLI_AND_YAML: frozenset[Surface] = frozenset(("cli", "yaml"))
+YAML_ONLY: frozenset[Surface] = frozenset(("yaml",))
+
+# The gate's options (`ndcg-report gate`'s flags, a batch's `gate:` keys: analysis.gate.options); a report
+# built --against an earlier build takes the first three as gate_measures, gate_margin, gate_alpha.
+GATE_OPTIONS: tuple[ReportOption, ...] = (
+    ReportOption(name="measures", kind="measures", default="", flag="--measure", short="-m", metavar="MEASURE",
+                 repeat=True, surfaces=CLI_AND_YAML, default_text="the report's headline measure",
+                 notebook_help="the measures to gate, separated by spaces (nDCG@10 RR AP, or trec_eval's names); both "
+                               "reports must compute them",
+                 help="a measure to gate, repeatable (nDCG@10, RR, AP, ... or trec_eval's names); it must be in both "
+                      "reports"),
+    ReportOption(name="margin", kind="number", default=0.0, low=0, metavar="X", surfaces=CLI_AND_YAML,
+                 default_text="0: any significant drop",
+                 help="the smallest drop of a mean that counts as a regression (a drop of at least X that is not "
+                      "significant is a warning)"),
+    ReportOption(name="alpha", kind="open_number", default=0.05, low=0, high=1, metavar="A", surfaces=CLI_AND_YAML,
+                 help="significance level of the one-sided test, after Holm over the systems x measures gated"),
+    ReportOption(name="fail_on", kind="choice", default="regression", choices=("regression", "warning"),
+                 surfaces=YAML_ONLY, help="the status that fails a batch (exit 4): a regression, or a warning too"),
+    ReportOption(name="against", kind="choice", default="last", choices=("last", "pinned"), surfaces=YAML_ONLY,
+                 help="the build gated against: the last good build, or the one pinned with `batch --pin NAME`"),
+)
+
+
+
+def _as_report_option(option: ReportOption) -> ReportOption:
+    """A gate option as the report option of a build --against an earlier one: gate_NAME, --gate-NAME."""
+    return replace(option, name=f"gate_{option.name}", flag=f"--gate-{option.cli_flag[2:]}", short="", group="gate",
+                   surfaces=frozenset(("cli", "notebook")),
+                   default_text=option.default_text if option.default == "" else "")
 
 
 PATH_KINDS = ("runs", "judgment_sets", "run_path", "path")  # checked where they are given (paths are relative to it)
@@ -147,6 +180,11 @@ OPTIONS: tuple[ReportOption, ...] = (
                  surfaces=frozenset(("cli", "yaml", "python")), help="seconds one notebook cell may take"),
     ReportOption(name="notebook", kind="path", default="", surfaces=frozenset(("cli",)),
                  help="a customised copy of the report notebook"),
+    ReportOption(name="against", kind="path", default="", metavar="BEFORE_DIR", group="gate",
+                 surfaces=frozenset(("cli", "notebook")),
+                 help="an earlier build of this report (its folder): the report gets a section 'Since the last build', "
+                      "gate.json beside it, and the build exits 4 on a regression, as `ndcg-report gate` would say"),
+    *(_as_report_option(option) for option in GATE_OPTIONS if "cli" in option.surfaces),
 )
 
 BY_NAME: dict[str, ReportOption] = {option.name: option for option in OPTIONS}
