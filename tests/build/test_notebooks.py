@@ -60,8 +60,12 @@ def test_papermill_help_lists_every_parameter_with_type_default_and_help():
                             cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "Unable to parse" not in result.stdout + result.stderr, result.stderr
     text = " ".join(result.stdout.split())
+    from ndcg_report.analysis.options.pages import NOTEBOOK_EXTRAS
+    from ndcg_report.analysis.options.table import on
+
     lines = parameter_lines()
-    assert len(lines) == 29
+    assert [match.group(1) for match in lines] == [option.name for option in on("notebook")] + [
+        name for name, *_ in NOTEBOOK_EXTRAS]
     for match in lines:
         name, kind, default, help_text = match.groups()
         shown = default.strip('"') if kind == "str" else default
