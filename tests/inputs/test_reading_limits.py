@@ -274,3 +274,26 @@ def test_a_gzip_run_whose_text_would_not_fit_in_half_the_memory_is_refused_as_it
     assert peak < 160 << 20
     monkeypatch.setattr(read_bounds, "available_memory", lambda: 1 << 40)
     assert read_run(MONOT5).table.num_rows == 41042  # a gzip run that fits is read as before
+
+
+def test_a_gzip_of_identical_json_lines_is_refused_as_it_is_read(tmp_path):
+    line = b'{"qid": "q1", "docid": "d1", "score": 1.0}\n'
+    bomb = gzip_of_repeats(tmp_path / "run.jsonl.gz", line * (1 << 15), 512)  # 16M lines, 688 MiB of text
+    assert bomb.stat().st_size < 8 << 20
+    raised, peak = peak_python_memory(lambda: read_run(bomb))
+    assert str(raised) == (f"{bomb}:2: duplicate run entry for query 'q1', document 'd1' (the same as the entry "
+                           "before it); keep one line per (query, document)")
+    assert peak < 200 << 20  # a piece of text, and the piece read again to find the line
+
+
+def test_a_gzip_of_json_lines_whose_text_would_not_fit_in_half_the_memory_is_refused_as_it_is_read(tmp_path,
+                                                                                                   monkeypatch):
+    from ndcg_report.inputs.access import read_bounds
+
+    lines = b"".join(b'{"qid": "q1", "docid": "d%d", "score": 1.0}\n' % (number % 2) for number in range(1 << 15))
+    bomb = gzip_of_repeats(tmp_path / "run.jsonl.gz", lines, 256)  # 344 MiB of text, no line repeating the one before
+    monkeypatch.setattr(read_bounds, "available_memory", lambda: 256 << 20)  # half: 128 MiB, for 32 MiB of text
+    raised, peak = peak_python_memory(lambda: read_run(bomb))
+    assert isinstance(raised, InputError) and "(decompressed), more than fits in half the available memory (128 MiB)" \
+        in str(raised) and str(raised).endswith("give a smaller run file, or evaluate it with `eval --stream`")
+    assert peak < 200 << 20

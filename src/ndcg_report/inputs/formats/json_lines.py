@@ -27,7 +27,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ndcg_report.errors import InputError
-from ndcg_report.files import open_maybe_gzip
+from ndcg_report.files import is_gzip, open_maybe_gzip
+from ndcg_report.inputs.access.read_bounds import ReadBound
 from ndcg_report.inputs.columns import as_numpy, from_numpy, strings
 from ndcg_report.inputs.records import (
     DOCID_KEYS, QID_KEYS, VALUE_KEYS, RecordProblem, identifier, json_value, key_hint, kind_of, number, one_key,
@@ -82,17 +83,25 @@ class _Reading:
 
 def read_json_lines(path: Path, kind: str) -> tuple[pa.Table, Callable[[int], int]]:
     """A JSON-lines run or qrels as one table (qid dictionary, docid, score or rel) and a map from row
-    to line; InputError naming the first bad line."""
-    tables = [table for table, _ in json_lines_chunks(path, kind)]
+    to line; InputError naming the first bad line. A gzip file's pieces are fed to a ReadBound as they are
+    read (as a gzip TREC run's): a bomb is refused at its first repeated line, or once its text would not fit
+    in half the memory, not after it is decompressed."""
+    fix = f"give a smaller {kind} file" + (", or evaluate it with `eval --stream`" if kind == "run" else "")
+    bound = ReadBound(path, kind, lambda row, problem, fix: InputError(path, json_lines_line_of_row(path, kind, row),
+                                                                        problem, fix),
+                      max_query_lines=None, too_large_fix=fix) if is_gzip(path) else None
+    tables = [table for table, _ in json_lines_chunks(path, kind, bound=bound)]
     table = pa.concat_tables(tables).unify_dictionaries()
     if sum(chunk.nbytes for chunk in table["docid"].chunks) >= _LARGE_STRINGS:
         table = table.set_column(1, "docid", table["docid"].cast(pa.large_string()))
     return table.combine_chunks(), lambda row: json_lines_line_of_row(path, kind, row)
 
 
-def json_lines_chunks(path: Path, kind: str, piece_bytes: int | None = None) -> Iterator[tuple[pa.Table, int]]:
+def json_lines_chunks(path: Path, kind: str, piece_bytes: int | None = None,
+                      bound: ReadBound | None = None) -> Iterator[tuple[pa.Table, int]]:
     """(table of a piece's rows, rows before it), every check made; an empty file is an InputError.
-    Repeated (query, document) pairs are the caller's. A piece holds about as many rows as
+    Repeated (query, document) pairs are the caller's (a bound, given, counts the text and checks the rows
+    of each piece as it is read: inputs.access.read_bounds). A piece holds about as many rows as
     piece_bytes of TREC text would (ROW_BYTES a row): a ranked list of ids is denser than TREC text,
     and a streamed block's memory follows its rows, not its bytes."""
     reading = _Reading(path, kind)
@@ -105,10 +114,14 @@ def json_lines_chunks(path: Path, kind: str, piece_bytes: int | None = None) -> 
             for piece, lines_before in line_pieces(handle, lambda: size):
                 if len(piece) > MAX_LINE and b"\n" not in piece[-MAX_LINE - 1:]:
                     raise line_too_long(path, lines_before + piece.count(b"\n") + 1)
+                if bound is not None:
+                    bound.text(len(piece), lines_before)
                 table = _fast(piece, reading, lines_before) if reading.form != "grades" else None
                 if table is None:
                     table, _ = _slow(piece, reading, lines_before)
                 if table.num_rows:
+                    if bound is not None:
+                        bound.rows(table, rows)
                     yield table, rows
                     rows += table.num_rows
                     size = int(min(max(len(piece) / table.num_rows * target_rows, 1 << 16), MAX_PIECE))
