@@ -107,8 +107,10 @@ def test_a_parquet_folder_is_copied_and_hashed_as_it_is_hashed_in_place(tmp_path
     assert taken[str(QRELS)].sha256 == path_sha256(QRELS) and Path(taken[str(QRELS)].copy).name == "qrels.txt"
 
 
-def test_a_build_s_kernel_hashes_nothing_and_reads_only_the_copies(tmp_path, monkeypatch):
-    from ndcg_report.build import notebook_io
+@pytest.mark.parametrize("saved", [True, False], ids=["parses saved", "none saved"])
+def test_a_build_s_kernel_hashes_nothing_and_reads_only_the_copies(tmp_path, monkeypatch, saved):
+    from ndcg_report.build import loading, notebook_io
+    from ndcg_report.build.input_cache import save_parsed
     from ndcg_report.build.input_snapshots import take_snapshots, with_formats
     from ndcg_report.build.loading import parsed_inputs
     from ndcg_report import files
@@ -123,15 +125,25 @@ def test_a_build_s_kernel_hashes_nothing_and_reads_only_the_copies(tmp_path, mon
     params = validate_parameters(**values, ks="5,10")
     expected = notebook_io.load_report(params)
     folder = tmp_path / "inputs"
-    snapshots.write_manifest(folder, with_formats(take_snapshots(parsed_inputs(params), folder), parsed_inputs(params)))
-    monkeypatch.setenv(snapshots.INPUT_CACHE_ENV, str(folder))  # as a build's kernel has it (no parse saved)
+    taken = with_formats(take_snapshots(parsed_inputs(params), folder), parsed_inputs(params))
+    snapshots.write_manifest(folder, taken)
+    if saved:  # as the build's process saves them: read from the copies, named by the inputs' paths
+        with snapshots.registered(taken):
+            loading.check_inputs(params, keep=lambda parsed: save_parsed(folder, parsed))
+    monkeypatch.setenv(snapshots.INPUT_CACHE_ENV, str(folder))  # as a build's kernel has it
     for path in given.values():
         path.rename(path.with_suffix(".gone"))
 
     def hashed(path):
         raise AssertionError(f"{path} was hashed")
 
+    def parsed_again(path):
+        raise AssertionError(f"{path} was parsed again")
+
     monkeypatch.setattr(files, "path_sha256", hashed)
+    if saved:
+        monkeypatch.setattr(loading, "read_run", parsed_again)
+        monkeypatch.setattr(loading, "read_qrels", parsed_again)
     report = notebook_io.load_report(validate_parameters(**values, ks="5,10"))
     assert report.files.equals(expected.files) and report.experiment.leaderboard.equals(expected.experiment.leaderboard)
     assert report.experiment.topics.equals(expected.experiment.topics)

@@ -4,6 +4,7 @@ file, read where it is, that changed is refused at publish)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -71,6 +72,34 @@ def test_a_run_moved_over_while_the_inputs_are_copied_is_refused_before_any_kern
     with pytest.raises(InputError, match=r"run\.txt: changed during the build \(replaced, or written to\)"):
         build_in_process(tmp_path / "out", run, topics=str(TOPICS))
     assert not executed and not (tmp_path / "out").exists() and working_folders(tmp_path) == []
+
+
+def test_a_run_moved_over_once_copied_is_not_read_by_the_parse(tmp_path, fake_steps, monkeypatch):
+    from ndcg_report.build import loading, pipeline
+    from ndcg_report.build.input_cache import INPUT_CACHE_ENV, load_parsed
+    from ndcg_report.inputs.access.snapshots import read_manifest
+    from ndcg_report.inputs.reading import read_run
+
+    run, other = swapped_run(tmp_path)
+    parse = loading.read_run
+
+    def moved_then_read(path):
+        if Path(path) == run and other.exists():
+            os.replace(other, run)  # `mv next.txt run.txt` once the inputs are copied, before the run is parsed
+        return parse(path)
+
+    monkeypatch.setattr(loading, "read_run", moved_then_read)
+    execute, seen = pipeline._execute, {}
+
+    def execute_and_look(parameters, template, executed, env, timeout, progress=False):  # what the kernels get
+        snapshot = read_manifest(Path(env[INPUT_CACHE_ENV]))[str(run)]
+        seen["sha256"], seen["run"] = snapshot.sha256, load_parsed(Path(env[INPUT_CACHE_ENV]), run, "run", snapshot.sha256)
+        return execute(parameters, template, executed, env, timeout, progress)
+
+    monkeypatch.setattr(pipeline, "_execute", execute_and_look)
+    build_in_process(tmp_path / "out", run)
+    assert seen["sha256"] == hashlib.sha256(RUN.read_bytes()).hexdigest()
+    assert seen["run"].table.equals(read_run(RUN).table) and seen["run"].path == str(run)
 
 
 @pytest.mark.parametrize("change", ["qrels written to", "topics moved over", "a file added to a Parquet run",
