@@ -63,7 +63,8 @@ def _copied(path: Path, into: Path) -> Snapshot:
     if not path.is_dir():
         check_readable(path)
         return Snapshot(str(path), str(target), _copy_file(path, target))
-    digests = {file.relative_to(path): _copy_file(file, target / file.relative_to(path)) for file in parquet_files(path)}
+    files = [file.relative_to(path) for file in parquet_files(path)]
+    digests = {relative: _copy_file(path / relative, target / relative) for relative in files}
     return Snapshot(str(path), str(target), folder_sha256(sorted(digests.items())))
 
 

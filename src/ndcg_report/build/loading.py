@@ -31,7 +31,8 @@ def parsed_inputs(params: ReportParameters) -> dict[Path, str]:
     inputs = {params.qrels: "qrels", **{item.path: "qrels" for item in params.judgment_sets[1:]}}
     inputs.update({params.groups: "groups"} if params.groups is not None else {})
     inputs.update({item.path: "run" for item in params.runs})
-    inputs.update({path: kind for path, kind in ((params.baseline, "run"), (params.topics, "topics")) if path is not None})
+    inputs.update({path: kind for path, kind in ((params.baseline, "run"), (params.topics, "topics"))
+                   if path is not None})
     return inputs
 
 

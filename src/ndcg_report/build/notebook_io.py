@@ -36,9 +36,9 @@ from ndcg_report.inputs.reading import read_topics
 
 
 def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
-    """Read the inputs (in a build, from the build's copies, parsed once before any kernel: build.input_cache,
-    build.input_snapshots), evaluate every system and compare each with the baseline. keep_figures: keep each figure's SVG for save_outputs
-    (never in the build's nbval re-execution, which writes no file)."""
+    """Read the inputs (in a build, from the build's copies, parsed once before any kernel: build.input_snapshots,
+    build.input_cache), evaluate every system and compare each with the baseline. keep_figures: keep each
+    figure's SVG for save_outputs (never in the build's nbval re-execution, which writes no file)."""
     hashed = ([item.path for item in params.runs] + [item.path for item in params.judgment_sets[1:]]
               + [path for path in (params.baseline, params.qrels) if path])
     digests = {path: input_sha256(path) for path in hashed}  # shown in the files table, and the cache's key

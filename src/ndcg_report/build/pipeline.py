@@ -68,8 +68,9 @@ class NotebookJob:
     """What build_notebook builds: `template` executed with `parameters` (papermill's, plain values),
     after `check_inputs(keep=...)` has read and checked every input (InputError or ParameterError for bad
     input), handing each parsed run and qrels to keep; `inputs`, every input file (none may be in
-    --out; each stamped, so a change before it is copied, or of one read in place, is bad input); `outputs`, the files the notebook
-    must write into its folder; `prepare(staging, fork_server)`, what to make in the staging folder
+    --out; each stamped, so a change before it is copied, or of one read in place, is bad input);
+    `outputs`, the files the notebook must write into its folder; `prepare(staging, fork_server)`, what
+    to make in the staging folder
     once the inputs are checked, before the notebook runs (a suite's collection reports); `parsed`, the
     inputs check_inputs and the notebook read (path -> kind: build.loading.parsed_inputs), each copied
     once before it is read, every later read going to the copy (build/input_snapshots.py)."""
