@@ -20,6 +20,7 @@ from ndcg_report.commands.output import error_line, silence_stdout
 from ndcg_report.commands.parser import _Parser
 from ndcg_report.errors import BuildError, InputError, ParameterError
 from ndcg_report.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, exit_code
+from ndcg_report.inputs.access.snapshots import INPUT_CACHE_ENV
 from ndcg_report.interrupts import install as install_stop_signals, restore as restore_signals
 from ndcg_report.interrupts import signal_name, signal_of
 
@@ -51,6 +52,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if not _working_folder_exists():
         error_line("the working folder was deleted: cd to an existing folder")
         return EXIT_BAD_INPUT
+    os.environ.pop(INPUT_CACHE_ENV, None)  # a build names it to its own kernels alone: one exported is ignored
     try:
         return _BY_NAME[args.command].run(args)
     except (InputError, ParameterError) as exc:

@@ -60,11 +60,16 @@ def path_sha256(path: Path) -> str:
     paths and sha256 in path order (names starting with '.' or '_' left out, as readers skip them)."""
     if not path.is_dir():
         return file_sha256(path)
+    files = (file.relative_to(path) for file in sorted(p for p in path.rglob("*") if p.is_file()))
+    return folder_sha256((relative, file_sha256(path / relative)) for relative in files
+                         if not any(part.startswith((".", "_")) for part in relative.parts))
+
+
+def folder_sha256(files: Iterable[tuple[Path, str]]) -> str:
+    """The sha256 of a folder over (relative path, sha256) of its files, as path_sha256 takes them (in path order)."""
     digest = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        relative = file.relative_to(path)
-        if not any(part.startswith((".", "_")) for part in relative.parts):
-            digest.update(f"{relative.as_posix()}\0{file_sha256(file)}\n".encode("utf-8", "surrogateescape"))
+    for relative, sha256 in files:
+        digest.update(f"{relative.as_posix()}\0{sha256}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 

@@ -270,16 +270,16 @@ def test_a_second_stop_signal_during_the_clean_up_still_removes_the_staging(tmp_
                                                                                 stop_signals):
     # Ctrl-C on a batch: its build gets SIGINT from the terminal and SIGTERM from the batch at once; the
     # second used to cut the first's clean-up short
-    from ndcg_report.build import pipeline
+    from ndcg_report.build import staging
     from ndcg_report.interrupts import Interrupted
 
-    remove = pipeline.remove_owned_folder
+    remove = staging.remove_owned_folder
 
     def second_stop_then_remove(folder, *args, **kwargs):
         os.kill(os.getpid(), signal.SIGTERM)
         return remove(folder, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "remove_owned_folder", second_stop_then_remove)
+    monkeypatch.setattr(staging, "remove_owned_folder", second_stop_then_remove)
     fake_steps.append(lambda: os.kill(os.getpid(), signal.SIGINT))
     with pytest.raises(Interrupted) as stopped:
         build_in_process(tmp_path / "out")
@@ -289,17 +289,17 @@ def test_a_second_stop_signal_during_the_clean_up_still_removes_the_staging(tmp_
 
 def test_a_stop_signal_right_after_the_staging_is_made_still_removes_it(tmp_path, fake_steps, monkeypatch,
                                                                           stop_signals):
-    from ndcg_report.build import pipeline
+    from ndcg_report.build import staging
     from ndcg_report.interrupts import Interrupted
 
-    make = pipeline.new_private_folder
+    make = staging.new_private_folder
 
     def made_then_stopped(*args, **kwargs):
         folder = make(*args, **kwargs)
         os.kill(os.getpid(), signal.SIGTERM)  # before the build has taken the folder in its charge
         return folder
 
-    monkeypatch.setattr(pipeline, "new_private_folder", made_then_stopped)
+    monkeypatch.setattr(staging, "new_private_folder", made_then_stopped)
     with pytest.raises(Interrupted) as stopped:
         build_in_process(tmp_path / "out")
     assert stopped.value.signum == signal.SIGTERM

@@ -74,6 +74,15 @@ def test_build_report_reads_a_registered_format_as_it_reads_trec_text(tcsv_run, 
     assert [record["file"] for record in tcsv["files"]] == ["monot5.tcsv", "bm25.txt", "qrels.txt"]
 
 
+def test_a_report_names_the_registered_format_a_run_was_read_in(tcsv_run, tmp_path):
+    # found: the kernels, which lack a format registered at run time, showed "" for it in the files table
+    ndcg_report.build_report({"runs": {"monoT5": tcsv_run}, "qrels": SMALL / "qrels.txt", "baseline": SMALL / "bm25.txt"},
+                             tmp_path / "out", drilldown=0)
+    files = json.loads((tmp_path / "out" / "summary.json").read_text())["files"]
+    assert [(record["file"], record["format"], record["lines"]) for record in files] == [
+        ("monot5.tcsv", "TCSV", 800), ("bm25.txt", "TREC text", 800), ("qrels.txt", "TREC text", 1749)]
+
+
 def test_a_registered_format_is_in_the_lists_of_accepted_formats_and_refused_for_other_kinds(tcsv_run):
     assert FORMATS.accepted("run") == "TREC text (.txt, .run), JSON (.json), JSON lines (.jsonl), Parquet (.parquet) or TCSV (.tcsv)"
     with pytest.raises(InputError, match=r"unknown qrels format \(\.tcsv\); give TREC text \(\.txt, \.qrels\), BEIR TSV"):

@@ -1,8 +1,10 @@
 """Parsed inputs kept for a build's kernels as Arrow IPC, read and checked once before any kernel.
 
-Every run and qrels file is saved in a folder of the build's staging area, named by the SHA-256 of
-the file's path and of its bytes. papermill's and nbval's kernels are told the folder (INPUT_CACHE_ENV) and use a saved file only if the
-input still hashes the same: a file changed during the build is parsed again. Only parsed inputs are
+Every run and qrels file is saved in the build's folder of inputs (beside the copies the build parses,
+build/input_snapshots.py), named by the SHA-256 of the input's path and of its bytes. papermill's and
+nbval's kernels are told the folder (INPUT_CACHE_ENV); in a build they take each input's sha256 from
+its snapshot and read the input from its copy, so a saved file always matches; outside a build an
+input is hashed, and a saved file used only if the input still hashes the same. Only parsed inputs are
 kept; every number is computed again in each kernel.
 """
 
@@ -14,11 +16,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ndcg_report.files import path_sha256
+from ndcg_report.inputs.access.snapshots import INPUT_CACHE_ENV, input_sha256
 from ndcg_report.inputs.pair_index import PairIndex
 from ndcg_report.inputs.reading import Qrels, Run
 
-INPUT_CACHE_ENV = "NDCG_REPORT_INPUT_CACHE"
 _FORMAT = b"ndcg-report parsed input 1\0"  # changes whenever what is saved changes
 _PAIRS = "__pairs"  # the column holding the pair index (a uint64 per row, in index order)
 
@@ -36,7 +37,8 @@ def cache_file(folder: Path, path: str | Path, kind: str, digest: str) -> Path:
 
 
 def save_parsed(folder: Path, parsed: Run | Qrels, digest: str | None = None) -> Path:
-    """Save a parsed run or qrels into folder; digest: path_sha256 of its input if already known."""
+    """Save a parsed run or qrels into folder; digest: its input's sha256 (inputs.access.snapshots.input_sha256)
+    if already known."""
     folder.mkdir(parents=True, exist_ok=True)
     kind = "run" if isinstance(parsed, Run) else "qrels"
     metadata = {b"kind": kind.encode(), b"row_bits": str(parsed.pairs.row_bits).encode()}
@@ -44,7 +46,7 @@ def save_parsed(folder: Path, parsed: Run | Qrels, digest: str | None = None) ->
         metadata[b"tag"] = parsed.tag.encode("utf-8", "surrogateescape")
     table = parsed.table.append_column(_PAIRS, pa.array(parsed.pairs.packed, pa.uint64()))
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
-    target = cache_file(folder, parsed.path, kind, digest or path_sha256(Path(parsed.path)))
+    target = cache_file(folder, parsed.path, kind, digest or input_sha256(parsed.path))
     partial = target.with_suffix(".partial")
     with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)  # a stream: each chunk may have its own qid dictionary
@@ -54,11 +56,11 @@ def save_parsed(folder: Path, parsed: Run | Qrels, digest: str | None = None) ->
 
 def load_parsed(folder: Path | None, path: str | Path, kind: str, digest: str | None = None) -> Run | Qrels | None:
     """The run or qrels of path saved in folder, if the input still hashes as when it was saved (digest:
-    its path_sha256 if already known); else None."""
+    its input_sha256 if already known); else None."""
     if folder is None:
         return None
     try:
-        target = cache_file(folder, path, kind, digest or path_sha256(Path(path)))
+        target = cache_file(folder, path, kind, digest or input_sha256(path))
     except OSError:  # missing or unreadable: the reader says so, in its words
         return None
     if not target.is_file():

@@ -24,9 +24,22 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def parsed_inputs(params: ReportParameters) -> dict[Path, str]:
+    """The input files check_inputs reads, in the order it reads them, each with its kind ('run', 'qrels',
+    'groups', 'topics'): what a build copies before it reads them (build/input_snapshots.py). Not the
+    corpus or the documents file: they are read where they are."""
+    inputs = {params.qrels: "qrels", **{item.path: "qrels" for item in params.judgment_sets[1:]}}
+    inputs.update({params.groups: "groups"} if params.groups is not None else {})
+    inputs.update({item.path: "run" for item in params.runs})
+    inputs.update({path: kind for path, kind in ((params.baseline, "run"), (params.topics, "topics"))
+                   if path is not None})
+    return inputs
+
+
 def input_qrels(path: Path, cache: Path | None = None, digests: dict[Path, str] | None = None) -> Qrels:
     """The qrels at path: from a build's folder of parsed inputs (report.input_cache) if it holds them
-    unchanged, else read and checked; digests: path_sha256 of inputs already hashed."""
+    unchanged, else read and checked; digests: the sha256 of inputs already known
+    (inputs.access.snapshots.input_sha256)."""
     return load_parsed(cache, path, "qrels", (digests or {}).get(path)) or read_qrels(path)
 
 

@@ -30,19 +30,21 @@ from ndcg_report.build.steps.processes import REVALIDATION_ENV
 from ndcg_report.core.relevance_level import RelevanceLevelWarning
 from ndcg_report.core.toplists import pool_tsv_chunks
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import path_sha256, text_line_count
+from ndcg_report.files import text_line_count
+from ndcg_report.inputs.access.snapshots import input_sha256, snapshot_of
+from ndcg_report.inputs.access.sources import source_path
 from ndcg_report.inputs.detection import describe_input
 from ndcg_report.inputs.formats.parquet import is_parquet, parquet_row_count
 from ndcg_report.inputs.reading import read_topics
 
 
 def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
-    """Read the inputs (in a build, parsed once before any kernel: report.input_cache), evaluate every
-    system and compare each with the baseline. keep_figures: keep each figure's SVG for save_outputs
-    (never in the build's nbval re-execution, which writes no file)."""
+    """Read the inputs (in a build, from the build's copies, parsed once before any kernel: build.input_snapshots,
+    build.input_cache), evaluate every system and compare each with the baseline. keep_figures: keep each
+    figure's SVG for save_outputs (never in the build's nbval re-execution, which writes no file)."""
     hashed = ([item.path for item in params.runs] + [item.path for item in params.judgment_sets[1:]]
               + [path for path in (params.baseline, params.qrels) if path])
-    digests = {path: path_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
+    digests = {path: input_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
     cache = cache_folder()
     baseline_path(params)
     qrels = input_qrels(params.qrels, cache, digests)
@@ -82,11 +84,14 @@ def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
 def file_record(role: str, path: Path, digest: str | None = None) -> dict:
     """Role, file name, the format it was read in, sha256 of the bytes as stored (of a Parquet folder:
     over its files; digest if already known), and the number of lines of its text (of a Parquet file
-    or folder: its rows)."""
-    lines = parquet_row_count(path) if is_parquet(path) else text_line_count(path)
+    or folder: its rows). In a build, of the build's copy, with the format the build read it as."""
+    readable = source_path(path)
+    lines = parquet_row_count(readable) if is_parquet(readable) else text_line_count(readable)
+    snapshot = snapshot_of(path)
     kind = role.split(":")[0].replace("baseline", "run")
-    return {"role": role, "file": path.name, "format": describe_input(path, kind), "sha256": digest or path_sha256(path),
-            "lines": lines}
+    return {"role": role, "file": path.name,
+            "format": snapshot.format if snapshot is not None and snapshot.format else describe_input(readable, kind),
+            "sha256": digest or input_sha256(path), "lines": lines}
 
 
 def output_folder(output_dir: str | Path) -> Path | None:

@@ -18,6 +18,7 @@ from ndcg_report.analysis.drilldown import MAX_DRILLDOWN_ROWS
 from ndcg_report.analysis.report_model import ReportParameters, RunInput
 from ndcg_report.errors import InputError, ParameterError
 from ndcg_report.inputs.ids import control_character
+from ndcg_report.inputs.access.snapshots import snapshot_of
 from ndcg_report.inputs.access.sources import source_path
 from ndcg_report.build.demos import DEFAULT_DEMO, DEMOS
 from ndcg_report.analysis.systems import (
@@ -49,12 +50,12 @@ def resolve_path(value: str, name: str, required: bool = True, folder_ok: bool =
     else:
         path = Path(value).expanduser()
     path = Path(os.path.abspath(path))  # absolute, with a link's own name (the report shows the name given)
-    path = source_path(path)  # a process substitution <(...) read once into a copy; a named pipe refused
-    if not (path.is_file() or (folder_ok and path.is_dir())):
-        what = ("a folder, not a file" if path.is_dir() else
+    readable = source_path(path)  # a process substitution <(...) read once into a copy; a named pipe refused
+    if not (readable.is_file() or (folder_ok and readable.is_dir())):
+        what = ("a folder, not a file" if readable.is_dir() else
                 "no such file or folder" if folder_ok else "no such file")
-        raise InputError(path, None, what, f"check the {name} path")
-    return path
+        raise InputError(readable, None, what, f"check the {name} path")
+    return path if snapshot_of(path) is not None else readable  # a build's copy is read, never named
 
 
 def _documents_file(path: Path | None) -> Path | None:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from importlib import resources
 from pathlib import Path
@@ -24,13 +23,12 @@ from typing import TYPE_CHECKING
 import yaml
 
 from ndcg_report.errors import BuildError, InputError, ParameterError
-from ndcg_report.working_folders import (FolderIdentity, OWNED_MARKER, missing_folders, new_private_folder, open_up,
-                                         owned_folder_home, remove_empty_folders, remove_owned_folder, same_folder,
-                                         stale_owned_folders)
+from ndcg_report.working_folders import OWNED_MARKER, remove_empty_folders, remove_owned_folder
 from ndcg_report.build.input_cache import INPUT_CACHE_ENV, save_parsed
 from ndcg_report.build.kernels.kernel_forks import (FORK_SERVER_ENV, LAUNCHER, PROVISIONER, child_environment,
                                              running_fork_server, server_label)
-from ndcg_report.build.loading import check_inputs
+from ndcg_report.build.input_snapshots import take_snapshots, with_formats
+from ndcg_report.build.loading import check_inputs, parsed_inputs
 from ndcg_report.build.steps.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.analysis.options.checks import check
 from ndcg_report.analysis.options.command import FILE_ROLES
@@ -38,11 +36,11 @@ from ndcg_report.analysis.options.table import MAX_TIMEOUT
 from ndcg_report.analysis.report_model import ReportParameters, option_values
 from ndcg_report.build.steps.processes import (REVALIDATION_ENV, ChildProcess, Finished, Steps, in_background,
                                                skip_unused_jsonschema_formats)
-from ndcg_report.build.publish import OUTPUTS, check_out_dir, check_staging, publish
+from ndcg_report.build.publish import OUTPUTS, check_out_dir
+from ndcg_report.build.staging import Staging, publish_staging, staging_folder
 from ndcg_report.build.steps.step_failures import check_notebook, cut_short, disk_full, killed, papermill_failure
-from ndcg_report.build.supervisor import check_supervisor
+from ndcg_report.inputs.access.snapshots import registered, write_manifest
 from ndcg_report.inputs.access.stamps import InputWatch
-from ndcg_report.interrupts import whole
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -53,7 +51,7 @@ if TYPE_CHECKING:
 
 NOTEBOOK = "ndcg_report.ipynb"
 NBVAL_STOP = "stop"
-INPUTS_FOLDER = ".inputs"  # the parsed inputs the kernels read (report.input_cache), in the staging folder
+INPUTS_FOLDER = ".inputs"  # the copied and parsed inputs the kernels read (input_snapshots, input_cache), in staging
 PARAMETERISED = ".parameterised.ipynb"  # papermill's notebook before it runs, which nbval re-executes meanwhile
 CELLS_FOLDER = ".cells"  # papermill's outputs of each cell as soon as it has run (report.cell_snapshots)
 BUILD_TIME_START = "<!-- build-time -->"
@@ -68,9 +66,12 @@ class NotebookJob:
     """What build_notebook builds: `template` executed with `parameters` (papermill's, plain values),
     after `check_inputs(keep=...)` has read and checked every input (InputError or ParameterError for bad
     input), handing each parsed run and qrels to keep; `inputs`, every input file (none may be in
-    --out; each stamped, so a change during the build is bad input); `outputs`, the files the notebook
-    must write into its folder; `prepare(staging, fork_server)`, what to make in the staging folder
-    once the inputs are checked, before the notebook runs (a suite's collection reports)."""
+    --out; each stamped, so a change before it is copied, or of one read in place, is bad input);
+    `outputs`, the files the notebook must write into its folder; `prepare(staging, fork_server)`, what
+    to make in the staging folder
+    once the inputs are checked, before the notebook runs (a suite's collection reports); `parsed`, the
+    inputs check_inputs and the notebook read (path -> kind: build.loading.parsed_inputs), each copied
+    once before it is read, every later read going to the copy (build/input_snapshots.py)."""
 
     template: Path
     parameters: Mapping[str, object]
@@ -78,6 +79,7 @@ class NotebookJob:
     check_inputs: Callable[..., object]
     outputs: tuple[str, ...] = OUTPUTS
     prepare: Callable[[Path, str], object] | None = None
+    parsed: Mapping[Path, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,10 @@ def build_report(
     fork_server: the socket of a running kernel fork server (kernel_forks.running_fork_server) to
     use; None starts one for this build, "" launches the kernels as usual.
     inputs: the inputs as stamped before the caller first read them (inputs.access.stamps); those it lacks are
-    stamped now. An input that changed since is bad input (InputError), checked once the inputs are read,
-    when a step fails and right before publishing: a report is of one version of each input.
+    stamped now. The build copies each input it parses (not a corpus or documents file) before it reads it
+    and reads only the copy from then on (build/input_snapshots.py): one that changed before it was copied
+    is bad input (InputError); a change after is never read. A corpus or documents file that changed is bad
+    input too, checked when a step fails and right before publishing: a report is of one version of each input.
     """
     return build_notebook(report_job(params, notebook), out_dir, timeout, progress=progress, fork_server=fork_server,
                           inputs=inputs)
@@ -127,7 +131,8 @@ def build_report(
 def report_job(params: ReportParameters, notebook: Path | None = None) -> NotebookJob:
     """The report's NotebookJob: the report notebook (or a customised copy) with params' parameters."""
     return NotebookJob(template=notebook or package_file("notebooks", NOTEBOOK), parameters=notebook_parameters(params),
-                       inputs=tuple(input_paths(params)), check_inputs=partial(check_inputs, params))
+                       inputs=tuple(input_paths(params)), check_inputs=partial(check_inputs, params),
+                       parsed=parsed_inputs(params))
 
 
 def build_notebook(
@@ -145,8 +150,7 @@ def build_notebook(
     forks = nullcontext(fork_server) if fork_server is not None else running_fork_server(server_label(out_dir))
     with forks as fork_server:  # it imports while the inputs are read
         exporter = in_background(html_exporter)  # nbconvert imported meanwhile too, not beside the kernels
-        with _staging(out_dir, inputs, steps) as staging:
-            _read_inputs(job, staging, inputs)
+        with staging_folder(out_dir, inputs, steps) as staging, _read_inputs(job, staging):
             if job.prepare is not None:
                 job.prepare(staging.folder, fork_server)
             env = {**_kernel_environment(staging.folder), FORK_SERVER_ENV: fork_server}
@@ -159,7 +163,7 @@ def build_notebook(
             _write_report_page(staging.folder, html_text, started)
             _remove_build_files(staging.folder)
             _check_outputs(job, staging.folder)
-            notes = _publish_staging(staging, out_dir, inputs)
+            notes = publish_staging(staging, out_dir)
         return BuildResult(out_dir=out_dir, seconds=(dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
                            notes=tuple(notes))
 
@@ -174,64 +178,29 @@ def _check_job(job: NotebookJob, out_dir: Path, timeout: int) -> Path:
     return out_dir
 
 
-@dataclass
-class _Staging:
-    """A build's staging folder, the folders made to hold it, and whether it is published (out_dir's now)."""
-
-    folder: Path
-    identity: FolderIdentity  # what the folder is: at publish, and before it is removed, it must still be that one
-    created: list[Path]
-    published: bool = False
-
-    def is_ours(self) -> bool:
-        """Whether the folder at its name is still the one the build made (not moved aside and replaced)."""
-        return same_folder(self.folder, self.identity)
-
-
 @contextmanager
-def _staging(out_dir: Path, inputs: InputWatch, steps: Steps) -> Iterator[_Staging]:
-    """A new staging folder beside out_dir (a killed build's removed first), removed unless published, whatever
-    stop arrives; a step's failure on an input changed meanwhile, or on a full disk, said so (BuildError)."""
-    created = missing_folders(out_dir.parent)
-    staging: _Staging | None = None
+def _read_inputs(job: NotebookJob, staging: Staging) -> Iterator[None]:
+    """Copy each input the job parses into the staging folder (build/input_snapshots.py), then read and
+    check every input (InputError or ParameterError, and nothing left behind, for bad input); within, this
+    thread reads those inputs from their copies, and the kernels are told them (the manifest)."""
+    folder = staging.folder / INPUTS_FOLDER
     try:
-        try:
-            out_dir.parent.mkdir(parents=True, exist_ok=True)
-            for stale in stale_owned_folders(out_dir.parent, out_dir.name):  # left by a killed build of this report
-                remove_owned_folder(stale, home=owned_folder_home(stale))
-            with whole():  # made and in the clean-up's charge at once: no stop signal falls in between
-                staging = _Staging(*new_private_folder(out_dir.parent, f".{out_dir.name}.staging"), created)
-        except OSError as exc:
-            raise ParameterError(f"--out {out_dir}: cannot be created there ({exc.strerror or exc}); "
-                                 "give a folder you can write to") from None
-        yield staging
-    except BuildError:
-        inputs.check()  # a step that failed on an input changed meanwhile failed on the user's input
-        raise
-    except OSError as exc:
-        full = disk_full(str(exc), out_dir.parent)
-        if full:
-            raise BuildError(f"step write failed: {full}") from None
-        raise
-    finally:
-        with whole():  # no second stop (a batch's SIGTERM after the terminal's SIGINT) cuts the clean-up short
-            steps.clear()
-            if staging is not None and not staging.published and staging.is_ours():
-                remove_owned_folder(staging.folder)
-
-
-def _read_inputs(job: NotebookJob, staging: _Staging, inputs: InputWatch) -> None:
-    """Read and check every input (InputError or ParameterError, and nothing left behind, for bad input)."""
-    try:  # bad input fails here, before any kernel starts; each run is saved for the kernels (they read
-        # these, not the files, while they are unchanged) and let go before the next is read
-        job.check_inputs(keep=partial(save_parsed, staging.folder / INPUTS_FOLDER))
-        inputs.check()  # what was parsed and hashed is one version of each input
+        taken = take_snapshots(job.parsed, folder)
+        staging.inputs.check()  # each copy is of one version of its input
+        staging.inputs = staging.inputs.without(taken)  # from here on only the copies are read
+        with registered(taken):  # bad input fails here, before any kernel starts; each run is saved for the
+            # kernels and let go before the next is read
+            job.check_inputs(keep=partial(save_parsed, folder))
+        taken = with_formats(taken, job.parsed)
+        write_manifest(folder, taken)
     except (InputError, ParameterError):
         if staging.is_ours():
             remove_owned_folder(staging.folder)
         remove_empty_folders(staging.created)  # bad input leaves no folder behind, as if nothing had been made
-        inputs.check()  # a file changed while it was read explains what was read in it
+        staging.inputs.check()  # a file changed while it was read explains what was read in it
         raise
+    with registered(taken):
+        yield
 
 
 def _execute_beside_nbval(job: NotebookJob, executed: Path, env: dict[str, str], timeout: int,
@@ -273,7 +242,8 @@ def _write_report_page(folder: Path, html_text: str, started: dt.datetime) -> No
 
 
 def _remove_build_files(folder: Path) -> None:
-    """What only the build used: the kernels' settings, the parsed inputs, papermill's files, the owner's mark."""
+    """What only the build used: the kernels' settings, the copied and parsed inputs, papermill's files, the
+    owner's mark."""
     for leftover in (folder / ".jupyter", folder / INPUTS_FOLDER, folder / PARAMETERISED, folder / CELLS_FOLDER,
                      folder / "params.yml", folder / OWNED_MARKER):
         if leftover.is_dir():
@@ -287,17 +257,6 @@ def _check_outputs(job: NotebookJob, folder: Path) -> None:
     missing = [name for name in job.outputs if not (folder / name).is_file()]
     if missing:
         raise BuildError(f"step papermill: the notebook did not write {', '.join(missing)}")
-
-
-def _publish_staging(staging: _Staging, out_dir: Path, inputs: InputWatch) -> list[str]:
-    """The staging folder published as out_dir, once the inputs are unchanged and the batch alive: publish's notes."""
-    inputs.check()  # the kernels read the inputs too: the report is of the version read first
-    check_supervisor()  # never publish for a batch that died meanwhile
-    check_staging(staging.folder, staging.is_ours())  # the folder the build made, holding only what it made
-    open_up(staging.folder, staging.identity)  # 0700 while it was built: now a report folder, with the umask's mode
-    notes = publish(staging.folder, out_dir)  # from here on the report is published: nothing fails the build
-    staging.published = True
-    return notes
 
 
 def input_paths(params: ReportParameters) -> list[Path]:

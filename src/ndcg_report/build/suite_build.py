@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from ndcg_report.build.loading import check_inputs
+from ndcg_report.build.loading import check_inputs, parsed_inputs
 from ndcg_report.build.pipeline import BuildResult, NotebookJob, build_notebook, build_report, package_file
 from ndcg_report.build.publish import REPORTS_FOLDER, SUITE_OUTPUTS
 from ndcg_report.build.suite_parameters import SuiteParameters, suite_notebook_parameters
@@ -42,7 +42,8 @@ def build_suite(params: SuiteParameters, out_dir: Path, timeout: int = 600, with
         params = with_report_links(params)
     job = NotebookJob(template=package_file("notebooks", SUITE_NOTEBOOK), parameters=suite_notebook_parameters(params),
                       inputs=tuple(params.input_paths()), check_inputs=lambda keep: check_suite_inputs(params, keep),
-                      outputs=SUITE_OUTPUTS,
+                      outputs=SUITE_OUTPUTS, parsed={path: kind for collection in params.collections
+                                                     for path, kind in parsed_inputs(collection.params).items()},
                       prepare=(lambda staging, forks: build_collection_reports(params, staging, timeout, forks, progress))
                       if with_reports else None)
     return build_notebook(job, out_dir, timeout, progress=progress, fork_server=fork_server, inputs=inputs)

@@ -5,13 +5,13 @@ inputs.detection tells which (by extension and content), the format's reader rea
 holding a control character, a relevance label out of range or a repeated (query, document) pair is
 refused here (inputs.ids, inputs.labels, inputs.duplicates) whatever the format. run_pieces reads a run in pieces for streaming, each
 checked alike; line_of_row maps a data row back to its line. A process substitution is read once
-into a copy (inputs.access.sources); an error about the copy names the path the user gave.
+into a copy, and in a build every input from the build's copy (inputs.access.sources); an error about
+a copy names the path the user gave, and a parsed run or qrels is of that path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -26,7 +26,7 @@ from ndcg_report.inputs.formats.registry import FORMATS, Format, RunPiece
 from ndcg_report.inputs.ids import ID_FIX, BadId, refuse_bad_ids
 from ndcg_report.inputs.labels import refuse_labels_out_of_range
 from ndcg_report.inputs.pair_index import PairIndex
-from ndcg_report.inputs.access.sources import given_name, source_path
+from ndcg_report.inputs.access.sources import read_as, readable_path, source_path
 from ndcg_report.inputs.access.text_files import check_readable, io_errors_as_input_errors
 
 if TYPE_CHECKING:
@@ -82,13 +82,13 @@ def read_run(path: str | Path) -> Run:
     >>> run.table.num_rows, run.table.column_names, run.tag
     (800, ['qid', 'docid', 'score'], 'pyterrier')
     """
-    with io_errors_as_input_errors(path), _named_as(path) as readable:
+    with io_errors_as_input_errors(path), readable_path(path) as readable:
         return _read_run(readable)
 
 
 def _read_run(path: Path) -> Run:
     table, pairs, form = _read_checked(path, "run")
-    return Run(path=str(path), table=table, tag=form.tag(path) if form.tag is not None else "", pairs=pairs)
+    return Run(path=read_as(path), table=table, tag=form.tag(path) if form.tag is not None else "", pairs=pairs)
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -119,13 +119,13 @@ def read_qrels(path: str | Path) -> Qrels:
     >>> qrels.table.num_rows, qrels.table.column_names
     (1749, ['qid', 'docid', 'rel'])
     """
-    with io_errors_as_input_errors(path), _named_as(path) as readable:
+    with io_errors_as_input_errors(path), readable_path(path) as readable:
         return _read_qrels(readable)
 
 
 def _read_qrels(path: Path) -> Qrels:
     table, pairs, _ = _read_checked(path, "qrels")
-    return Qrels(path=str(path), table=table, pairs=pairs)
+    return Qrels(path=read_as(path), table=table, pairs=pairs)
 
 
 def _read_checked(path: Path, kind: str) -> tuple[pa.Table, PairIndex, Format]:
@@ -151,19 +151,6 @@ def _format(path: Path, kind: str) -> str:
     if not path.is_dir():
         check_readable(path)
     return detect_format(path, kind)
-
-
-@contextmanager
-def _named_as(given: str | Path) -> Iterator[Path]:
-    """The path to read for `given` (inputs.access.sources: a process substitution is read once into a copy);
-    an InputError about the copy names the path the user gave."""
-    readable = source_path(given)
-    try:
-        yield readable
-    except InputError as exc:
-        if given_name(exc.path) == exc.path:
-            raise
-        raise InputError(given_name(exc.path), exc.line, exc.problem, exc.fix) from None
 
 
 def read_topics(path: str | Path) -> "pd.Series":
@@ -195,7 +182,7 @@ def read_topics(path: str | Path) -> "pd.Series":
     >>> topics["1037798"]
     'who is robert gray'
     """
-    with io_errors_as_input_errors(path), _named_as(path) as readable:
+    with io_errors_as_input_errors(path), readable_path(path) as readable:
         return FORMATS[_format(readable, "topics")].read(readable, "topics")
 
 
@@ -207,7 +194,7 @@ def run_pieces(path: str | Path, chunk_bytes: int | None = None, text_bytes: int
     at a time, the one case where that last is known (else False). Checks as read_run, with file:line:
     bad lines, non-finite scores, ids holding control characters; an empty file is an InputError.
     Repeated pairs are the caller's (they may straddle pieces)."""
-    with io_errors_as_input_errors(path), _named_as(path) as readable:
+    with io_errors_as_input_errors(path), readable_path(path) as readable:
         form = FORMATS[_format(readable, "run")]
         if text_bytes is not None and form.query_pieces is not None:
             pieces = form.query_pieces(readable, text_bytes)

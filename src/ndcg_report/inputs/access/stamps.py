@@ -1,11 +1,13 @@
 """Whether an input stayed one version while it was read: its files' identity, size and times, before and after.
 
-A build reads an input more than once (parsed and hashed, read again by each kernel of the report),
-and eval may too (the qrels once per run, a run streamed and then read whole). A file replaced
-meanwhile (`mv B run.txt`) or written to would mix two versions: A's numbers under B's sha256. An
-InputWatch stamps every input before its first read; check() raises InputError when one is no longer
-the same: another file at its path (device and inode), or other bytes (size, modification time, and
-the change time, which no one can set back). A folder (a Parquet dataset) is the files a reader takes
+eval may read an input more than once (the qrels once per run, a run streamed and then read whole),
+and a build reads each input as it copies it (build/input_snapshots.py; a corpus, read where it is,
+throughout). A file replaced meanwhile (`mv B run.txt`) or written to would mix two versions: A's
+numbers under B's sha256. An InputWatch stamps every input before its first read; check() raises
+InputError when one is no longer the same: another file at its path (device and inode), or other
+bytes (size, modification time, and the change time, which no one can set back; a page written
+through a memory map may change none of them: a build reads only its copies of the inputs, so its
+sha256 stays that of the bytes it parsed). A folder (a Parquet dataset) is the files a reader takes
 from it, and a file added to or removed from it changes it too.
 """
 
@@ -66,6 +68,11 @@ class InputWatch:
                 watched.add(Path(path))
                 added.append((Path(path), stamp(Path(path))))
         return InputWatch(self.stamps + tuple(added))
+
+    def without(self, paths: Iterable[str | Path]) -> InputWatch:
+        """This watch, no longer watching the inputs at paths (a build's, once copied: it reads only the copies)."""
+        left_out = {Path(path) for path in paths}
+        return InputWatch(tuple((path, before) for path, before in self.stamps if path not in left_out))
 
     def changed(self) -> Path | None:
         """The first input whose stamp is no longer the one taken, else None."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ndcg_report.errors import InputError, ParameterError
+from ndcg_report.inputs.access.sources import readable_path
 from ndcg_report.inputs.records import RecordProblem, identifier, json_value, kind_of, shown
 from ndcg_report.inputs.access.text_files import check_encoding, check_readable, io_errors_as_input_errors
 
@@ -58,12 +59,13 @@ def read_groups(path: str | Path) -> "pd.Series":
     import pandas as pd
 
     path = Path(path)
-    check_readable(path)
-    with io_errors_as_input_errors(path):
-        if path.stat().st_size > MAX_GROUPS_FILE:
-            raise InputError(path, None, f"larger than {MAX_GROUPS_FILE >> 20} MB", "give one group per query, "
-                             f"as {TSV_FORM} or {JSON_FORM}")
-        data = path.read_bytes()
+    with readable_path(path) as readable:  # in a build, the build's copy (inputs.access.sources)
+        check_readable(readable)
+        with io_errors_as_input_errors(path):
+            if readable.stat().st_size > MAX_GROUPS_FILE:
+                raise InputError(path, None, f"larger than {MAX_GROUPS_FILE >> 20} MB", "give one group per query, "
+                                 f"as {TSV_FORM} or {JSON_FORM}")
+            data = readable.read_bytes()
     check_encoding(path, data)
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
