@@ -23,7 +23,8 @@ from ndcg_report.owners import belongs_to, others_can_write, owner_name, shared_
 from ndcg_report.interrupts import deferred
 
 OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")  # a build checks for these
-OPTIONAL_OUTPUTS = ("leaderboard.tex", "leaderboard.md", "per_group.csv")  # the notebook's too (per_group.csv with --groups)
+OPTIONAL_OUTPUTS = ("leaderboard.tex", "leaderboard.md", "per_group.csv", "queries.json")  # the notebook's too (per_group.csv with
+# --groups, queries.json with --topics)
 SUITE_OUTPUTS = ("report.html", "report.ipynb", "summary.json", "table.csv")  # a suite's (ndcg-report suite)
 REPORTS_FOLDER = "collections"  # a suite's folder of its collections' reports (suite --with-reports)
 OWN_FILES = tuple(dict.fromkeys(OUTPUTS + OPTIONAL_OUTPUTS + SUITE_OUTPUTS))  # a published folder's files that are the tool's
