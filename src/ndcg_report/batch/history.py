@@ -120,6 +120,10 @@ def record_problem(record: object) -> str | None:
     files = record.get("files", {})
     if not isinstance(files, dict) or not all(isinstance(item, dict) for item in files.values()):
         return "'files' is not a mapping of roles to files"
+    gate = record.get("gate", {})
+    if not isinstance(gate, dict) or not all(_number_or_null(gate.get(key)) for key in ("delta", "p_holm")) or not all(
+            isinstance(gate.get(key, ""), str) for key in ("status", "against", "measure", "reason")):
+        return "'gate' is not a gate's summary"
     systems = record.get("systems", [])
     if not isinstance(systems, list):
         return "'systems' is not a list"
