@@ -297,3 +297,13 @@ def test_the_change_column_compares_each_system_with_itself_not_the_best_with_th
                         heading="h", batch_line="b")
     assert index_rows(page)["r"][9] == "-0.0843 A (of 3)"
     assert '<span class="down" title="A -0.0843; B +0.0500; BM25 (baseline) +0.0000">-0.0843</span>' in page
+
+
+def test_the_gating_example_config_is_valid_and_gates_every_report():
+    from ndcg_report.batch.config import load_config
+
+    config = load_config(Path(__file__).resolve().parents[2] / "examples" / "nightly-gate.yml")
+    assert [(r.name, r.gate["against"], r.gate["margin"]) for r in config.reports] == [
+        ("dl19-rerankers", "last", 0.01), ("dl19-pinned", "pinned", 0.01)]
+    assert config.reports[0].gate["measures"] == "nDCG@10 nDCG@100"
+    assert all(item.path.is_file() for report in config.reports for item in report.inputs)
