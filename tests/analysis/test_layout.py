@@ -13,7 +13,8 @@ import numpy as np
 
 import ndcg_report
 from ndcg_report import compare_runs, evaluate
-from ndcg_report.batch.index_page import history_figure, render_index, tick_labels
+from ndcg_report.batch.history_figure import history_figure, tick_labels
+from ndcg_report.batch.index_page import render_index
 from ndcg_report.analysis import figure_style
 
 SMALL = Path(__file__).resolve().parents[1] / "data" / "small"

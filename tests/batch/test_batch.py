@@ -31,6 +31,11 @@ SMALL = Path(__file__).resolve().parents[1] / "data" / "small"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 OUTPUTS = ["figures", "leaderboard.md", "leaderboard.tex", "per_query.csv", "report.html", "report.ipynb", "summary.json",
            "unjudged.tsv"]
+def outputs_of(name: str) -> list[str]:
+    """The files of a report of the batch below: good-a was given topics, so it keeps their text (queries.json)."""
+    return sorted(OUTPUTS + (["queries.json"] if name == "good-a" else []))
+
+
 TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
 
 
@@ -137,7 +142,7 @@ def test_one_bad_report_fails_alone_and_the_index_shows_it(first_batch):
     out = folder / "out"
     assert result.returncode == 1, result.stderr
     for name in ("good-a", "good-b"):
-        assert sorted(p.name for p in (out / name).iterdir()) == OUTPUTS
+        assert sorted(p.name for p in (out / name).iterdir()) == outputs_of(name)
         comparisons = json.loads((out / name / "summary.json").read_text())["comparisons"]
         assert next(iter(comparisons.values()))["nDCG@10"]["n"] > 0
     assert not (out / "bad-nan").exists()
@@ -268,7 +273,7 @@ def test_sigkill_mid_build_leaves_published_reports_and_index_intact(first_batch
     assert f"another batch is running on {out} (pid {process.pid} on " in second.stderr
     assert "start good-a (1/2)" in (tmp_path / "batch.log").read_text()
     for name in ("good-a", "good-b"):  # every published report: all four files, readable, unchanged
-        assert sorted(p.name for p in (out / name).iterdir()) == OUTPUTS
+        assert sorted(p.name for p in (out / name).iterdir()) == outputs_of(name)
         assert (out / name / "report.html").read_text().rstrip().endswith("</html>")
         json.loads((out / name / "summary.json").read_text())
         nbformat.read(out / name / "report.ipynb", as_version=4)
@@ -491,7 +496,8 @@ def test_a_report_of_several_runs_keeps_every_system_in_history_and_index(tmp_pa
 
 
 def test_index_draws_histories_that_mix_one_run_and_many_run_records():
-    from ndcg_report.batch.index_page import ReportState, render_index, system_mean
+    from ndcg_report.batch.history_figure import system_mean
+    from ndcg_report.batch.index_page import ReportState, render_index
 
     old = {"time": "2026-11-20T02:30:00Z", "k": "10", "run_mean": 0.6, "baseline_mean": 0.5, "delta": 0.1,
            "ci_low": 0.05, "ci_high": 0.15, "holm_randomization_pvalue": 0.01, "run_name": "A", "baseline_name": "B"}
@@ -505,7 +511,7 @@ def test_index_draws_histories_that_mix_one_run_and_many_run_records():
                         heading="h", batch_line="b")
     row = index_rows(page)["r"]
     assert row[2].startswith("0.7000") and "C" in row[2] and row[6] == "1 of 2" and row[7] == "0 of 2"
-    assert row[9] == "–"  # C was not in the previous build: no change to show
+    assert row[9] == "+0.0200 A (of 2)"  # each system against itself: C was not in the previous build, A rose, B stayed
     assert page.count("data:image/png;base64,") == 1
 
 

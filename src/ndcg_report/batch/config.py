@@ -18,6 +18,7 @@ from typing import Any
 from ndcg_report.errors import ParameterError
 from ndcg_report.core.presets import choose_headline, measure_set
 from ndcg_report.build.parameters import PACKAGE_PREFIX
+from ndcg_report.analysis.gate.options import checked_gate_options, gate_options
 from ndcg_report.analysis.options.checks import check_given
 from ndcg_report.analysis.options.table import ALIASES, defaults, names
 from ndcg_report.analysis.systems import check_name
@@ -30,7 +31,8 @@ BM25_KEYS = names("yaml", "bm25")
 MEASURE_KEYS = names("yaml", "measure")
 OPTION_KEYS = names("yaml")  # the report options a config takes: analysis.options.table's
 ALIAS_KEYS = tuple(alias for alias, name in ALIASES.items() if name in OPTION_KEYS)  # older spellings, still read
-REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS, *ALIAS_KEYS)
+GATE_KEY = "gate"  # a report's gate (analysis/gate/options.py's "yaml" surface), in defaults or per report
+REPORT_KEYS = ("name", "run", "runs", *FILE_KEYS, *OPTION_KEYS, *ALIAS_KEYS, GATE_KEY)
 SUITE_ENTRY_KEYS = ("name", "suite", "title", "timeout", "with_reports")  # a suite's other keys are in its own file
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 RESERVED_NAMES = frozenset({"index.html"})
@@ -82,6 +84,7 @@ class ReportConfig:
     inputs: tuple[InputFile, ...]  # the runs, qrels, then baseline or corpus, then topics if given; a suite's config
     options: ReportOptions
     with_reports: bool = False  # a suite: build its collections' reports too (suite --with-reports)
+    gate: Mapping[str, Any] | None = None  # every gate option (checked, defaults applied); None: not gated
 
     @property
     def suite(self) -> Path | None:
@@ -130,15 +133,16 @@ def parse_config(data: object, config_path: Path, label: str) -> BatchConfig:
     defaults = data.get("defaults") or {}
     if not isinstance(defaults, dict):
         raise ParameterError(f"{label}: key 'defaults' must be a mapping of report options")
-    _check_keys(defaults, (*OPTION_KEYS, *ALIAS_KEYS), f"{label}: defaults:")
+    _check_keys(defaults, (*OPTION_KEYS, *ALIAS_KEYS, GATE_KEY), f"{label}: defaults:")
     merged_defaults = {**default_options(), **given_options(defaults, lambda key: f"{label}: defaults: key '{key}'")}
+    default_gate = given_gate(defaults, None, f"{label}: defaults:")
     reports = data.get("reports")
     if not isinstance(reports, list) or not reports:
         raise ParameterError(f"{label}: key 'reports' must be a non-empty list of reports")
     parsed: list[ReportConfig] = []
     seen: dict[str, str] = {}
     for number, entry in enumerate(reports, start=1):
-        report = _parse_report(entry, number, merged_defaults, base, label)
+        report = _parse_report(entry, number, merged_defaults, default_gate, base, label)
         folded = report.name.casefold()
         if folded in seen:
             raise ParameterError(f"{label}: report '{report.name}': key 'name': {_shown(report.name)} is already used by "
@@ -148,7 +152,8 @@ def parse_config(data: object, config_path: Path, label: str) -> BatchConfig:
     return BatchConfig(path=config_path, output=output, cache_dir=cache_dir, reports=tuple(parsed))
 
 
-def _parse_report(entry: object, number: int, defaults: dict, base: Path, label: str) -> ReportConfig:
+def _parse_report(entry: object, number: int, defaults: dict, default_gate: dict | None, base: Path,
+                  label: str) -> ReportConfig:
     if not isinstance(entry, dict):
         raise ParameterError(f"{label}: report #{number}: must be a mapping with at least name, run, qrels "
                              "and baseline (or corpus and topics)")
@@ -200,7 +205,10 @@ def _parse_report(entry: object, number: int, defaults: dict, base: Path, label:
     if options.baseline_name and options.baseline_name.casefold() in {n.casefold() for n in given if n}:
         raise ParameterError(f"{where} key 'baseline_name': {options.baseline_name!r} is also a run's name; "
                              "give the baseline another name")
-    return ReportConfig(name=name, inputs=inputs, options=options)
+    gate = given_gate(entry, default_gate, where)
+    if gate is not None:
+        check_gated_measures(gate, values, where)
+    return ReportConfig(name=name, inputs=inputs, options=options, gate=gate)
 
 
 def _report_options(values: dict, name: str) -> ReportOptions:
@@ -212,6 +220,36 @@ def given_options(mapping: dict, where: Callable[[str], str]) -> dict[str, Any]:
     its other keys are not looked at."""
     return check_given({key: value for key, value in mapping.items() if key in OPTION_KEYS or key in ALIAS_KEYS},
                        OPTION_KEYS, where)
+
+
+def given_gate(mapping: dict, default: dict | None, where: str) -> dict[str, Any] | None:
+    """The gate of a mapping's `gate:` key: a mapping of gate options over default's (or their defaults), `true`
+    (default's, or every default), `false` (not gated); absent: default. ParameterError naming where and the key."""
+    if GATE_KEY not in mapping:
+        return default
+    value = mapping[GATE_KEY]
+    if value is False:
+        return None
+    known = ", ".join(option.name for option in gate_options("yaml"))
+    if value is not True and not isinstance(value, dict):
+        raise ParameterError(f"{where} key '{GATE_KEY}': {_shown(value)} must be a mapping of gate options ({known}), "
+                             "true (gate with the defaults) or false (do not gate)")
+    given = {} if value is True else value
+    checked = checked_gate_options(given, "yaml", lambda key: f"{where} key '{GATE_KEY}: {key}'")
+    return {**checked, **{key: (default or {}).get(key, checked[key]) for key in checked if key not in given}}
+
+
+def check_gated_measures(gate: Mapping[str, Any], values: dict, where: str) -> None:
+    """ParameterError naming where unless every measure the gate names is one the report computes."""
+    if not gate["measures"]:
+        return
+    from ndcg_report.core.measures.names import resolve_measures
+
+    labels = {measure.label for measure in check_measure_options(values, where).measures}
+    for measure in resolve_measures(str(gate["measures"])).measures:
+        if measure.label not in labels:
+            raise ParameterError(f"{where} key '{GATE_KEY}: measures': {measure.label} is not a measure of this report "
+                                 f"(it computes {', '.join(sorted(labels))}); gate a measure the report computes")
 
 
 def _parse_suite_entry(entry: dict, name: str, defaults: dict, base: Path, where: str) -> ReportConfig:
@@ -229,9 +267,9 @@ def _parse_suite_entry(entry: dict, name: str, defaults: dict, base: Path, where
                         with_reports=with_reports)
 
 
-def check_measure_options(values: dict, where: str) -> None:
-    """The measure options of checked values (preset, measures, k, rel_level, headline, judged_only)
-    together: what a build would refuse (a headline that is not among the measures), a ParameterError
+def check_measure_options(values: dict, where: str):
+    """The measure set of checked values (preset, measures, k, rel_level, headline, judged_only), checked
+    together: what a build would refuse (a headline that is not among the measures) is a ParameterError
     prefixed by where."""
     try:
         asked = measure_set(values["preset"], values["measures"] or None, values["cutoffs"] or None,
@@ -239,6 +277,7 @@ def check_measure_options(values: dict, where: str) -> None:
         choose_headline(values["headline"] or None, values["preset"], asked.measures)
     except ParameterError as exc:
         raise ParameterError(f"{where} {exc}") from None
+    return asked
 
 
 def _parse_judgment_sets(value: object, where: str, base: Path) -> tuple[InputFile, ...]:

@@ -5,6 +5,8 @@ ROOT/.history/NAME.status.json the last attempt (built, skipped or failed), repl
 ROOT/.history/NAME.log        stderr of the last build attempt, replaced atomically
 ROOT/.history/batch.json      the last batch: pid, start, config, state (running, finished, interrupted)
 ROOT/.history/NAME.attempt.json while a build runs on a Dask worker: the batch token and the worker
+ROOT/.history/NAME.last/      a gated report's last good build, what the gate reads of it (batch/gating.py)
+ROOT/.history/NAME.pinned/    the build pinned with `batch --pin NAME`, likewise
 
 They are read and written only as the current user's regular files, never through a link (a link is
 replaced, not followed); batch/leftovers.py refuses a root or .history of another user.
@@ -48,6 +50,11 @@ def log_file(root: Path, name: str) -> Path:
 
 def attempt_file(root: Path, name: str) -> Path:
     return history_dir(root) / f"{name}.attempt.json"
+
+
+def kept_folder(root: Path, name: str, which: str) -> Path:
+    """Where a build of a report is kept for the gate: which is `last` or `pinned`."""
+    return history_dir(root) / f"{name}.{which}"
 
 
 def append_history(root: Path, name: str, record: dict) -> None:
@@ -113,6 +120,10 @@ def record_problem(record: object) -> str | None:
     files = record.get("files", {})
     if not isinstance(files, dict) or not all(isinstance(item, dict) for item in files.values()):
         return "'files' is not a mapping of roles to files"
+    gate = record.get("gate", {})
+    if not isinstance(gate, dict) or not all(_number_or_null(gate.get(key)) for key in ("delta", "p_holm")) or not all(
+            isinstance(gate.get(key, ""), str) for key in ("status", "against", "measure", "reason")):
+        return "'gate' is not a gate's summary"
     systems = record.get("systems", [])
     if not isinstance(systems, list):
         return "'systems' is not a list"
@@ -184,7 +195,7 @@ def write_log(root: Path, name: str, text: str) -> None:
 def read_status(root: Path, name: str) -> dict | None:
     """A report's last status; None if there is none of this user's (missing, a link, another's, not JSON)."""
     try:
-        status = json.loads(_own_bytes(status_file(root, name)))
+        status = json.loads(own_bytes(status_file(root, name)))
     except (OSError, ValueError):
         return None
     return status if isinstance(status, dict) else None
@@ -200,7 +211,7 @@ def write_batch_state(root: Path, state: dict) -> None:
 
 def read_batch_state(root: Path) -> dict | None:
     try:
-        state = json.loads(_own_bytes(batch_state_file(root)))
+        state = json.loads(own_bytes(batch_state_file(root)))
     except (OSError, ValueError):
         return None
     return state if isinstance(state, dict) else None
@@ -217,7 +228,7 @@ def _open_own(path: Path, flags: int) -> int:
     return fd
 
 
-def _own_bytes(path: Path) -> bytes:
+def own_bytes(path: Path) -> bytes:
     """The bytes of a regular file of this user, never read through a link (_open_own)."""
     with os.fdopen(_open_own(path, os.O_RDONLY), "rb") as stream:
         return stream.read()

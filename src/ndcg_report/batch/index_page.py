@@ -10,7 +10,6 @@ with matplotlib's Figure API (deterministic: figure_style.RC, no PNG metadata). 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import html
 from urllib.parse import quote
 import json
@@ -19,11 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ndcg_report.analysis.text import format_p
+from ndcg_report.batch.history_figure import (
+    SIGNIFICANCE, history_data_uri, is_significant, measure_label, number, system_mean,
+)
 from ndcg_report.files import write_own_text
 
 MAX_PLOTTED_BUILDS = 90
+CHANGE_SHOWN = 5e-5  # a change below this in size rounds to +0.0000: not coloured
+GATE_CLASSES = {"regression": "failed", "warning": "pending", "improved": "built", "pass": "built"}  # the status colours
+GATE_NOTE = """ Gate: each gated build against the last good build (or the pinned one), system by system on
+the gated measures, paired by query, one-sided randomization test with Holm over the systems x measures (see
+docs/gating.md); shown, the most severe status, the system with the largest drop and its Holm-adjusted p. A
+regression is marked on the report's history figure."""
 INDEX_GENERATOR = '<meta name="generator" content="ndcg-report batch index">'  # how a batch knows its own index
-SIGNIFICANCE = 0.05
 
 
 @dataclass(frozen=True)
@@ -40,11 +47,14 @@ class ReportState:
     has_report: bool = False  # NAME/report.html exists (the last good report)
     history: tuple[dict, ...] = field(default_factory=tuple)
     previous: dict | None = None  # pending: the status of the previous batch, if any
+    gated: bool = False  # the config gates the report (a `gate:` key)
+    gate: dict | None = None  # its gate in this batch (batch.gating.ReportGate.summary); else the last build's
 
 
 def render_index(states: list[ReportState], *, heading: str, batch_line: str) -> str:
     """The whole index.html as text."""
-    rows = "\n".join(_row(state) for state in states)
+    gated = any(state.gated for state in states)
+    rows = "\n".join(_row(state, gated) for state in states)
     sections = "\n".join(_history_section(state) for state in states)
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     return f"""<!DOCTYPE html>
@@ -86,8 +96,8 @@ img {{ max-width: 100%; height: auto; }}
 <h1>{html.escape(heading)}</h1>
 <p class="batch">{html.escape(batch_line)}</p>
 <table>
-<thead><tr><th>report</th><th>status</th><th>headline: best system</th><th>baseline</th><th>delta</th>
-<th>p (Holm)</th><th>above baseline</th><th>below baseline</th><th>queries</th><th>best vs previous build</th><th>last good build</th><th>link</th></tr></thead>
+<thead><tr><th>report</th><th>status</th>{"<th>gate</th>" if gated else ""}<th>headline: best system</th><th>baseline</th><th>delta</th>
+<th>p (Holm)</th><th>above baseline</th><th>below baseline</th><th>queries</th><th>change since previous build</th><th>last good build</th><th>link</th></tr></thead>
 <tbody>
 {rows}
 </tbody>
@@ -102,7 +112,9 @@ report's systems are significantly above it, and below it, on that measure. The 
 several systems the verdict at the top gives the same delta a wider interval, Bonferroni-adjusted over its
 systems to match the Holm-adjusted test. A suite (<code>ndcg-report suite</code>) shows means over its collections
 and, in place of the randomization test, the Wilcoxon signed-rank test over its collections (Holm over its
-systems), whose verdict needs at least 5 collections. A failed report keeps its last good report.</p>
+systems), whose verdict needs at least 5 collections. A failed report keeps its last good report. Change since
+previous build: each system (and the baseline) against itself in the previous build; shown, the largest drop
+(else the largest rise) and its system; every system's change in the cell's tooltip.{GATE_NOTE if gated else ""}</p>
 <h2>Headline measure across builds</h2>
 {sections}
 <p class="generated">Generated {generated}.</p>
@@ -122,12 +134,6 @@ def _largest_loss(name: str, record: dict) -> str:
             f'({format_signed(loss.get("delta"))})</div>')
 
 
-def measure_label(record: dict) -> str:
-    """The headline measure of a history record: its label ('nDCG@10', 'RR@10'); a record written
-    before other measures existed names only its nDCG cut-off."""
-    return str(record.get("measure") or f"nDCG@{record.get('k', '10')}")
-
-
 def write_index(root: Path, states: list[ReportState], *, heading: str, batch_line: str) -> Path:
     """Render and write ROOT/index.html atomically (temp file + os.replace), replacing a link there rather
     than what it leads to; PermissionError if index.html belongs to another user."""
@@ -136,13 +142,15 @@ def write_index(root: Path, states: list[ReportState], *, heading: str, batch_li
     return path
 
 
-def _row(state: ReportState) -> str:
+def _row(state: ReportState, gated: bool = False) -> str:
     last = state.history[-1] if state.history else None
     cells = [
         f'<td class="name"><a href="#history-{_e(state.name)}">{_e(state.name)}</a>'
         + (f'<div class="detail">{_e(state.title)}</div>' if state.title and state.title != state.name else "") + "</td>",
         f'<td class="state">{_status(state)}</td>',
     ]
+    if gated:
+        cells.append(f'<td class="state">{_gate(state, last)}</td>')
     if last is None:
         cells += ['<td class="num">–</td>'] * 8
     else:
@@ -217,138 +225,15 @@ def _history_section(state: ReportState) -> str:
             f'<p class="note">{_e(note)}</p></section>')
 
 
-def history_data_uri(history: tuple[dict, ...]) -> str:
-    """PNG data URI of the history figure (memoised: the index is rewritten after every report)."""
-    return _history_data_uri(json.dumps(history, sort_keys=True, default=str))
-
-
-@functools.lru_cache(maxsize=256)
-def _history_data_uri(history_json: str) -> str:
-    from ndcg_report.analysis.figure_style import figure_to_data_uri
-
-    return figure_to_data_uri(history_figure(tuple(json.loads(history_json))))
-
-
-def history_figure(history: tuple[dict, ...]):
-    """Left: the headline measure of every system of the latest build and of the baseline per build; right: the
-    best system's delta with its 95% CI (filled = significant) per build."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    from ndcg_report.analysis.figure_style import RC, BASELINE_COLOUR, MARKERS, RUN_COLOUR, literal, system_colour
-
-    x = list(range(1, len(history) + 1))
-    k = literal(measure_label(history[-1]))
-    best = history[-1].get("run_name") or "run"
-    names = [system.get("name") for system in history[-1].get("systems") or ()] or [best]
-    base = [_number(r.get("baseline_mean")) for r in history]
-    best_delta = [_delta_of(r, best) for r in history]
-    delta = [d[0] for d in best_delta]
-    low = [d[0] - d[1] for d in best_delta]
-    high = [d[2] - d[0] for d in best_delta]
-    ticks = _tick_positions(len(history))
-    labels = tick_labels([history[i - 1].get("time", "") for i in ticks])
-    with matplotlib.rc_context(RC):
-        figure = Figure(figsize=(9.6, 2.8), dpi=100, layout="constrained")
-        left, right = figure.subplots(1, 2, width_ratios=(3, 2))
-        values = [v for v in base if not math.isnan(v)]
-        handles, legend_labels = [], []
-        for position, name in enumerate(names):
-            means = [system_mean(r, name) for r in history]
-            values += [v for v in means if not math.isnan(v)]
-            handles += left.plot(x, means, marker=MARKERS[position % len(MARKERS)], color=system_colour(position),
-                                 linewidth=1.6 if name == best else 1.0)
-            legend_labels.append(literal(_short_name(str(name))))
-        handles += left.plot(x, base, marker="s", color=BASELINE_COLOUR, linestyle="--")
-        legend_labels.append(literal(_short_name(str(history[-1].get("baseline_name") or "baseline"))))
-        if values:
-            span = max(values) - min(values)
-            pad = max(0.02, 0.15 * span)
-            left.set_ylim(max(0.0, min(values) - pad), min(1.0, max(values) + pad))
-        left.set_ylabel(k)
-        left.set_title(f"Mean {k} per build", fontsize=10)
-        # beside the axes, never over the points; handles and labels explicit: a name starting with '_' stays
-        left.legend(handles, legend_labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
-                    fontsize=7 if len(legend_labels) > 4 else 8)
-        right.axhline(0.0, color="#999999", linewidth=0.8)
-        for i, (xi, d, r) in enumerate(zip(x, delta, history)):
-            significant = best_delta[i][3]
-            right.errorbar([xi], [d], yerr=[[low[i]], [high[i]]], fmt="o", color=RUN_COLOUR, capsize=3,
-                           markerfacecolor=RUN_COLOUR if significant else "white")
-        right.set_ylabel(f"delta of {literal(_short_name(best))}", fontsize=8)
-        right.set_title("Best system's delta over collections\n(filled: Wilcoxon over collections, Holm)"
-                        if history[-1].get("kind") == "suite" else
-                        "Best system's delta, 95% CI (unadjusted)\n(filled: p < 0.05, Holm)", fontsize=9)
-        for ax in (left, right):
-            ax.set_xticks(ticks, labels, fontsize=7, rotation=30, ha="right")
-            ax.set_xlim(0.5, len(history) + 0.5)
-            ax.set_xlabel("build", fontsize=8)
-            ax.grid(axis="y", alpha=0.3)
-    return figure
-
-
-def _delta_of(record: dict, name: str) -> tuple[float, float, float, bool]:
-    """(delta, CI low, CI high, significant) of the named system in a history record (NaN if absent)."""
-    for system in record.get("systems") or ():
-        if system.get("name") == name:
-            return (_number(system.get("delta")), _number(system.get("ci_low")), _number(system.get("ci_high")),
-                    _is_significant(system))
-    if record.get("systems") and record.get("run_name") != name:
-        return math.nan, math.nan, math.nan, False
-    return (_number(record.get("delta")), _number(record.get("ci_low")), _number(record.get("ci_high")),
-            _is_significant(record))
-
-
-def _short_name(name: str, most: int = 24) -> str:
-    return name if len(name) <= most else name[: most - 1] + "…"
-
-
-def _tick_positions(n: int, most: int = 8) -> list[int]:
-    if n <= most:
-        return list(range(1, n + 1))
-    step = math.ceil(n / most)
-    positions = list(range(n, 0, -step))[::-1]
-    return positions
-
-
-def _tick_label(time: str, seconds: bool = False) -> str:
-    """'2026-11-23T11:40:02Z' -> '11-23 11:40' (with seconds: '11-23 11:40:02')."""
-    return f"{time[5:10]} {time[11:19 if seconds else 16]}" if len(time) >= 16 else time
-
-
-def tick_labels(times: list[str]) -> list[str]:
-    """The builds' tick labels: to the minute, to the second where two builds share a minute, and
-    numbered (`#2`) where they share even that, so no two ticks read alike."""
-    labels = [_tick_label(time) for time in times]
-    if len(set(labels)) < len(labels):
-        labels = [_tick_label(time, seconds=True) for time in times]
-    seen: dict[str, int] = {}
-    unique = []
-    for text in labels:
-        seen[text] = seen.get(text, 0) + 1
-        unique.append(text if seen[text] == 1 else f"{text} #{seen[text]}")
-    return unique
-
-
 def _short_time(time: str) -> str:
     return f"{time[:10]} {time[11:16]} UTC" if len(time) >= 16 else time
 
 
-def _is_significant(record: dict) -> bool:
-    """Whether a record's (or a system's) comparison is significant: Holm randomization p below SIGNIFICANCE;
-    a suite's, its verdict over collections."""
-    over = record.get("over_collections")
-    if isinstance(over, dict):
-        return over.get("verdict") in ("better", "worse")
-    p = record.get("holm_randomization_pvalue")
-    return isinstance(p, (int, float)) and p < SIGNIFICANCE
-
-
 def _direction(record: dict) -> str:
     """'up' where the record's best system is significantly above the baseline, 'down' below, else ''."""
-    if not _is_significant(record):
+    if not is_significant(record):
         return ""
-    delta = _number(record.get("delta"))
+    delta = number(record.get("delta"))
     return "up" if delta > 0 else "down" if delta < 0 else ""
 
 
@@ -359,7 +244,7 @@ def _below(record: dict) -> str:
     if "n_below" in record:
         below = int(record["n_below"])
     elif systems:
-        below = sum(_is_significant(system) and _number(system.get("delta")) < 0 for system in systems)
+        below = sum(is_significant(system) and number(system.get("delta")) < 0 for system in systems)
     else:
         below = int(_direction(record) == "down")
     if int(record.get("n_systems", 1)) == 1:
@@ -370,47 +255,73 @@ def _below(record: dict) -> str:
 def _above(record: dict) -> str:
     """'2 of 4' systems significantly above the baseline (one-run records: 'yes'/'no')."""
     if "n_above" not in record:  # written before reports held several systems
-        return "yes" if _is_significant(record) and _number(record.get("delta")) > 0 else "no"
+        return "yes" if is_significant(record) and number(record.get("delta")) > 0 else "no"
     if int(record.get("n_systems", 1)) == 1:
         return "yes" if record["n_above"] else "no"
     return f"{int(record['n_above'])} of {int(record['n_systems'])}"
 
 
-def system_mean(record: dict, name: str) -> float:
-    """The headline measure of the named system in a history record (a one-run record: its run_mean if it is that run); NaN if absent."""
-    for system in record.get("systems") or ():
-        if system.get("name") == name:
-            return _number(system.get("run_mean"))
-    return _number(record.get("run_mean")) if record.get("run_name") == name else math.nan
+def changes(history: tuple[dict, ...]) -> list[tuple[str, float]]:
+    """(system, its headline measure now minus its own in the previous build) of every system of the last build
+    that the previous one had, then the baseline's (under the same name); [] before a second build."""
+    if len(history) < 2:
+        return []
+    now, before = history[-1], history[-2]
+    names = [system.get("name") for system in now.get("systems") or ()] or [now.get("run_name")]
+    found = [(str(name), system_mean(now, name) - system_mean(before, name)) for name in names]
+    if now.get("baseline_name") == before.get("baseline_name"):
+        found.append((f"{now.get('baseline_name') or 'baseline'} (baseline)",
+                      number(now.get("baseline_mean")) - number(before.get("baseline_mean"))))
+    return [(name, change) for name, change in found if not math.isnan(change)]
 
 
 def _change(history: tuple[dict, ...]) -> str:
-    """The best system's headline measure now minus the same system's in the previous build."""
-    if len(history) < 2:
+    """The largest drop since the previous build among the systems (each against itself), else the largest rise,
+    with its system; every system's change in the tooltip."""
+    found = changes(history)
+    if not found:
         return "–"
-    name = history[-1].get("run_name")
-    now, before = system_mean(history[-1], name), system_mean(history[-2], name)
-    if math.isnan(now) or math.isnan(before):
-        return "–"
-    change = now - before
-    css = "down" if change < -5e-5 else "up" if change > 5e-5 else ""
-    return f'<span class="{css}">{change:+.4f}</span>'
+    name, change = min(found, key=lambda item: item[1])
+    if change >= -CHANGE_SHOWN:
+        name, change = max(found, key=lambda item: item[1])
+    css = "down" if change < -CHANGE_SHOWN else "up" if change > CHANGE_SHOWN else ""
+    every = "; ".join(f"{system} {value:+.4f}" for system, value in found)
+    return (f'<span class="{css}" title="{_e(every)}">{change:+.4f}</span>'
+            f'<div class="detail">{_e(name)}{f" (of {len(found)})" if len(found) > 1 else ""}</div>')
 
 
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+def _gate(state: ReportState, last: dict | None) -> str:
+    """The gate cell: status (a regression in red), the worst system with its delta and Holm's p, against what."""
+    gate = state.gate if state.gate is not None else (last or {}).get("gate")
+    if not state.gated and gate is None:
+        return '<span class="detail">not gated</span>'
+    if not isinstance(gate, dict) or not isinstance(gate.get("status"), str):
+        return "–"
+    css = GATE_CLASSES.get(gate["status"], "skipped")
+    detail = []
+    if isinstance(gate.get("system"), str):
+        detail.append(f"{gate['system']} {gate.get('measure') or ''}".strip())
+        if isinstance(gate.get("delta"), (int, float)) and gate["status"] not in ("new", "unchanged"):
+            detail[-1] += f" {format_signed(gate['delta'])}"
+        if isinstance(gate.get("p_holm"), (int, float)):
+            detail[-1] += f", p (Holm) {format_p(gate['p_holm'])}"
+    if gate["status"] in ("new", "unchanged", "not comparable") and gate.get("reason"):
+        detail.append(str(gate["reason"]))
+    detail.append(f"against the {gate.get('against', 'last')} build")
+    return (f'<span class="status {css}">{_e(gate["status"])}</span>'
+            f'<div class="detail">{_e("; ".join(detail))}</div>')
 
 
 def format_number(value: object) -> str:
     """A mean or CI bound with 4 decimals; '–' if it is missing."""
-    number = _number(value)
-    return "–" if math.isnan(number) else f"{number:.4f}"
+    shown = number(value)
+    return "–" if math.isnan(shown) else f"{shown:.4f}"
 
 
 def format_signed(value: object) -> str:
     """A difference with its sign and 4 decimals; '–' if it is missing."""
-    number = _number(value)
-    return "–" if math.isnan(number) else f"{number:+.4f}"
+    shown = number(value)
+    return "–" if math.isnan(shown) else f"{shown:+.4f}"
 
 
 def _e(text: str) -> str:

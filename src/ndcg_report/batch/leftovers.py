@@ -12,8 +12,8 @@ from pathlib import Path
 
 from ndcg_report.batch.config import BatchConfig
 from ndcg_report.batch.history import (
-    batch_state_file, history_dir, history_file, history_problems, is_attempt_marker, log_file, read_batch_state,
-    read_status, status_file, write_status,
+    batch_state_file, history_dir, history_file, history_problems, is_attempt_marker, kept_folder, log_file,
+    read_batch_state, read_status, status_file, write_status,
 )
 from ndcg_report.batch.index_page import INDEX_GENERATOR
 from ndcg_report.batch.lock import utc_now
@@ -52,7 +52,7 @@ def remove_build_leftovers(out: Path, pid: int) -> list[Path]:
 
 def check_root_owner(config: BatchConfig) -> None:
     """ParameterError unless the output root and ROOT/.history (made here if missing) are the current
-    user's, no other user could swap what is made in the root (owners.shared_folder_problem), and so is every history, status and log file of the config's reports there (none of them a
+    user's, no other user could swap what is made in the root (owners.shared_folder_problem), and so is every history, status and log file of the config's reports there (and every build kept for the gate) (none of them a
     link of another user's, a history file no link at all): another user's would let them forge the
     numbers the index shows, or have the batch replace their files."""
     root, folder = config.output, history_dir(config.output)
@@ -71,8 +71,10 @@ def check_root_owner(config: BatchConfig) -> None:
         raise ParameterError(f"{folder} belongs to {owner_name(folder.resolve())}, not to you: it could hold a forged "
                              "history; remove it (or ask its owner to), or give an output root you own")
     names = [report.name for report in config.reports]
+    kept = [kept_folder(root, name, which).with_name(kept_folder(root, name, which).name + end) for name in names
+            for which in ("last", "pinned") for end in ("", ".new", ".old")]  # batch/gating.py's folders
     for path in [batch_state_file(root), *[where(root, name) for name in names
-                                           for where in (history_file, status_file, log_file)]]:
+                                           for where in (history_file, status_file, log_file)], *kept]:
         if os.path.lexists(path) and not this_users(path):
             raise ParameterError(f"{path} belongs to {owner_name(path)}, not to you, and would be read or replaced; "
                                  "remove it (or ask its owner to), or give an output root you own")

@@ -27,7 +27,7 @@ from ndcg_report.console import say
 from ndcg_report.version import __version__
 from ndcg_report.batch.config import BatchConfig, ReportConfig
 from ndcg_report.errors import InputError, ParameterError
-from ndcg_report.exit_codes import EXIT_BUSY, EXIT_FAILED, EXIT_OK, exit_code
+from ndcg_report.exit_codes import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_REGRESSION, exit_code
 from ndcg_report.batch.history import (
     append_history, attempt_file, read_batch_state, read_history, read_status, write_batch_state, write_log,
     write_status,
@@ -41,6 +41,9 @@ from ndcg_report.batch.leftovers import (
 from ndcg_report.batch.lock import BatchBusy, HeldLock, batch_lock, utc_now
 from ndcg_report.files import folder_problem
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
+from ndcg_report.batch.gating import (
+    ReportGate, check_gate_outputs, gate_report, gate_text, keep_build, pin, write_gate_json, write_gate_outputs,
+)
 from ndcg_report.batch.index_page import ReportState, format_number, format_signed, write_index
 from ndcg_report.interrupts import handled, signal_name
 from ndcg_report.build.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
@@ -59,6 +62,7 @@ class Outcome:
     message: str = ""
     seconds: float = 0.0
     finished: str = ""
+    gate: ReportGate | None = None  # a gated report's gate, once built or skipped
 
 
 @dataclass(frozen=True)
@@ -77,11 +81,18 @@ class BatchResult:
         return sum(outcome.status == status for outcome in self.outcomes)
 
     @property
+    def gates(self) -> list[ReportGate]:
+        return [outcome.gate for outcome in self.outcomes if outcome.gate is not None]
+
+    @property
     def exit_code(self) -> int:
-        """128 + the signal if stopped by one (130 for Ctrl-C), else 0 if all went well, else 1."""
+        """128 + the signal if stopped by one (130 for Ctrl-C), else 1 if a report failed (or the index), else 4
+        if a gate failed, else 0."""
         if self.stopped_by:
             return exit_code(self.stopped_by)
-        return EXIT_OK if self.count("failed") == 0 and self.index_ok else EXIT_FAILED
+        if self.count("failed") or not self.index_ok:
+            return EXIT_FAILED
+        return EXIT_REGRESSION if any(gate.failed for gate in self.gates) else EXIT_OK
 
 
 def make_logger(stream=None) -> Log:
@@ -132,15 +143,24 @@ class Batch:
         out = self.root / name
         if (not self.force and last_good is not None and last_good.get("fingerprint") == digest
                 and status.get("status") != "failed" and (out / "report.html").is_file()):
-            self.log(f"skip {name}: inputs unchanged since {last_good['time']} (use --force to rebuild)")
+            gated = gate_report(self.root, report, False, last_good["time"]) if report.gate else None
+            said = f"; {gate_text(gated.summary())}" if gated else ""
+            self.log(f"skip {name}: inputs unchanged since {last_good['time']} (use --force to rebuild){said}")
             write_status(self.root, name, {"status": "skipped", "time": utc_now(), "fingerprint": digest,
-                                           "message": f"inputs unchanged since {last_good['time']}"})
+                                           "message": f"inputs unchanged since {last_good['time']}",
+                                           **({"gate": gated.summary()} if gated else {})})
             return Outcome(name, "skipped", message=f"inputs unchanged since {short_time(last_good['time'])}",
-                           finished=utc_now())
+                           finished=utc_now(), gate=gated)
         self.log(f"start {name} ({number}/{self.total}): {build_reason(last_good, status, digest, files, self.force)}")
         write_status(self.root, name, {"status": "running", "time": utc_now(), "batch_pid": os.getpid(),
                                        "fingerprint": digest})
         self.on_start()
+        if report.gate:
+            try:  # before the build can replace it: the build gated against
+                keep_build(self.root, name, "last")
+            except OSError as exc:
+                return self._failed(report, "gate", f"the last build could not be kept to gate against: {exc}",
+                                    time.monotonic() - started, digest)
         command = build_argv(report, out, self.config.cache_dir)
         env = {BATCH_LOCK_ENV: str(self.lock.path), BATCH_TOKEN_ENV: self.lock.token} if self.lock else {}
         run = self.builds.run(BuildJob(name, command, env, attempt_file(self.root, name), out))
@@ -158,15 +178,22 @@ class Batch:
         finished = utc_now()
         record = {"time": finished, "duration_s": round(seconds, 1), "fingerprint": digest, "files": files,
                   "version": __version__, **headline(summary)}
+        try:
+            gated = gate_report(self.root, report, True) if report.gate else None
+        except ParameterError as exc:  # the build published is not one the gate can read
+            return self._failed(report, "gate", str(exc), seconds, digest)
+        if gated:
+            record["gate"] = gated.summary()
         if last_good is None or last_good.get("fingerprint") != digest:  # --force of unchanged inputs: no new point
             append_history(self.root, name, record)
         write_status(self.root, name, {"status": "built", "time": finished, "fingerprint": digest,
-                                       "seconds": round(seconds, 1)})
+                                       "seconds": round(seconds, 1), **({"gate": gated.summary()} if gated else {})})
         above = (f"; best of {record['n_systems']}: {record['run_name']}; {record['n_above']} of {record['n_systems']} "
                  "significantly above the baseline") if record["n_systems"] > 1 else ""
         self.log(f"done {name} in {seconds:.1f} s: {record['measure']} {format_number(record['run_mean'])} vs "
-                 f"{format_number(record['baseline_mean'])} ({format_signed(record['delta'])}, {test_text(record)}){above}")
-        return Outcome(name, "built", seconds=seconds, finished=finished)
+                 f"{format_number(record['baseline_mean'])} ({format_signed(record['delta'])}, {test_text(record)}){above}"
+                 + (f"; {gate_text(gated.summary())}" if gated else ""))
+        return Outcome(name, "built", seconds=seconds, finished=finished, gate=gated)
 
     def _failed(self, report: ReportConfig, step: str, message: str, seconds: float, digest: str = "") -> Outcome:
         finished = utc_now()
@@ -180,12 +207,16 @@ class Batch:
         states = []
         for report in self.config.reports:
             outcome = outcomes.get(report.name) or self._unfinished(report.name)
+            gate = outcome.gate.summary() if outcome.gate else None
+            if gate is None and report.gate and outcome.status in ("built", "skipped"):  # --index: the status file's
+                gate = (read_status(self.root, report.name) or {}).get("gate")
             states.append(ReportState(
                 name=report.name, title=report.options.title, status=outcome.status, step=outcome.step,
                 message=outcome.message, seconds=outcome.seconds if outcome.status == "built" else None,
                 finished=outcome.finished, has_report=(self.root / report.name / "report.html").is_file(),
                 history=tuple(read_history(self.root, report.name)),
                 previous=read_status(self.root, report.name) if outcome.status == "pending" else None,
+                gated=report.gate is not None, gate=gate if isinstance(gate, dict) else None,
             ))
         return states
 
@@ -271,6 +302,8 @@ def run_batch(config: BatchConfig, *, jobs: int = 1, force: bool = False, log: L
                                           "state": "finished", "finished": utc_now(), "line": final_line})
         index = config.output / "index.html"
         result = BatchResult(tuple(outcomes.values()), seconds, index, stopped_by=stopping, index_ok=index_ok)
+        if any(report.gate for report in config.reports):
+            write_gate_json(config.output, result.gates)
         if stopping:
             log(f"batch: interrupted by {signal_name(stopping)} after {seconds:.1f} s: {counts}; index {index}"
                 + ("" if index_ok else " (NOT updated: see the error above)"))
@@ -317,8 +350,10 @@ def _check_output_root(root: Path) -> None:
 
 
 def main(config_path: str, *, jobs: int | None = None, force: bool = False, index_only: bool = False,
-         dask: str = "") -> int:
-    """The `batch` subcommand: exit 0 all built or skipped, 1 a report failed, 3 the root is busy.
+         dask: str = "", pin_name: str = "", gate_outputs: dict[str, Path] | None = None) -> int:
+    """The `batch` subcommand: exit 0 all built or skipped, 1 a report failed, 4 (none failed) a gate failed,
+    3 the root is busy. gate_outputs: {"junit" or "markdown": FILE} of the batch's gates (with the Markdown
+    appended to $GITHUB_STEP_SUMMARY); pin_name: pin that report's build, build nothing.
 
     A config error, or with dask a scheduler address that does not answer, raises ParameterError
     (the CLI prints it and exits 2) before anything is built.
@@ -328,12 +363,17 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
     cpus = os.cpu_count() or 1
     if dask and index_only:
         raise ParameterError("--index builds nothing, so it takes no --dask; drop one of them")
+    gate_outputs = gate_outputs or {}
+    if pin_name and (index_only or dask or force or gate_outputs):
+        raise ParameterError("--pin builds nothing, so it takes no --index, --dask, --force, --junit or --markdown; "
+                             "drop them")
     if dask and jobs is not None and jobs < 1:
         raise ParameterError(f"-j must be at least 1; got {jobs}")
     if not dask and jobs is not None and not 1 <= jobs <= cpus:
         raise ParameterError(f"-j must be between 1 and the number of CPUs ({cpus}); got {jobs}")
     config = load_config(config_path)
-    if not dask and not index_only:  # refused before the output root is made (the builds' check, done again)
+    check_gate_outputs(config, gate_outputs)
+    if not dask and not index_only and not pin_name:  # refused before the output root is made (the builds' check, done again)
         from ndcg_report.build.kernels.temp_folder import check_temporary_folder
 
         check_temporary_folder()
@@ -346,6 +386,10 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
         _check_output_root(config.output)
         check_root_owner(config)
         check_index_owner(config.output)
+        if pin_name:
+            say(f"pinned {config.output / pin_name}: `against: pinned` gates against this build (kept in "
+                f"{pin(config, pin_name)})\n")
+            return EXIT_OK
         if index_only:
             for line in history_lines_skipped(config):
                 say(f"ndcg-report: note: {line}\n", sys.stderr)
@@ -365,6 +409,7 @@ def main(config_path: str, *, jobs: int | None = None, force: bool = False, inde
     finally:
         if client is not None:
             client.close(timeout=10)
+    write_gate_outputs(result.gates, gate_outputs)
     return result.exit_code
 
 

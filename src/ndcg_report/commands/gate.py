@@ -7,7 +7,6 @@ is made: a bad input writes nothing.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,6 @@ OUTPUTS = {"json": "the verdict as JSON: a top status and one result per system 
            "junit": "the verdict as JUnit XML: one testcase per system and measure, a regression a failure",
            "markdown": "the verdict as a short Markdown table (also appended to $GITHUB_STEP_SUMMARY when it names "
                        "a file)"}
-STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -62,8 +60,11 @@ def run(args: argparse.Namespace) -> int:
 def output_files(args: argparse.Namespace, folders: tuple[Path, ...]) -> dict[str, Path]:
     """The output files asked for (--json, --junit, --markdown: those the command has), checked before any
     work (ParameterError): writable, none of them a file of the reports in folders, no two the same."""
+    from ndcg_report.analysis.gate.outputs import check_outputs
+
     outputs = {name: Path(getattr(args, name)) for name in OUTPUTS if getattr(args, name, "")}
-    _check_outputs(outputs, folders)
+    check_outputs(outputs, [path for folder in folders for path in folder.iterdir() if path.is_file()],
+                  "a file of a report gated")
     return outputs
 
 
@@ -71,46 +72,10 @@ def announce(name: str, verdict: "GateVerdict", outputs: dict[str, Path]) -> lis
     """Write the verdict's files (output_files'), append its Markdown to $GITHUB_STEP_SUMMARY when that names
     a file; return its text lines (formats.text_lines) for the caller to print."""
     from ndcg_report.analysis.gate.formats import junit_xml, markdown_summary, text_lines, verdict_json
+    from ndcg_report.analysis.gate.outputs import append_step_summary, write_outputs
 
     writers = {"json": lambda: verdict_json(verdict), "junit": lambda: junit_xml([(name, verdict)]),
                "markdown": lambda: markdown_summary([(name, verdict)])}
-    _write(outputs, writers)
-    summary_file = os.environ.get(STEP_SUMMARY, "")
-    if summary_file:
-        with open(summary_file, "a", encoding="utf-8") as out:
-            out.write(markdown_summary([(name, verdict)]) + "\n")
+    write_outputs(outputs, writers)
+    append_step_summary(markdown_summary([(name, verdict)]))
     return text_lines(name, verdict)
-
-
-def _check_outputs(outputs: dict[str, Path], folders: tuple[Path, Path]) -> None:
-    """ParameterError, before any work, for an output that cannot be written or would replace a report's file."""
-    from ndcg_report.files import OUTPUT_ROOM, overwritten_input, shown_path, unusable_path
-
-    inside = [path for folder in folders for path in folder.iterdir() if path.is_file()]
-    seen: dict[Path, str] = {}
-    for name, path in outputs.items():
-        problem = unusable_path(path, OUTPUT_ROOM)
-        if problem:
-            raise ParameterError(f"--{name} {shown_path(path)} {problem}")
-        if path.is_dir():
-            raise ParameterError(f"--{name} {shown_path(path)} is a folder; give the path of the file to write")
-        clash = overwritten_input(path, inside)
-        if clash is not None:
-            raise ParameterError(f"--{name} {shown_path(path)} is {clash}, a file of a report gated; write it elsewhere")
-        real = Path(os.path.realpath(path))
-        if real in seen:
-            raise ParameterError(f"--{name} and --{seen[real]} are one file; give each its own")
-        seen[real] = name
-
-
-def _write(outputs: dict[str, Path], writers: dict) -> None:
-    """Each output made first, then written atomically (files.write_text_atomic) into its folder (made if missing)."""
-    from ndcg_report.files import folder_problem, shown_path, write_text_atomic
-
-    texts = {name: writers[name]() for name in outputs}
-    for name, path in outputs.items():
-        problem = folder_problem(path.parent)
-        if problem:
-            raise ParameterError(f"--{name} {shown_path(path)}: its folder {problem}")
-    for name, path in outputs.items():
-        write_text_atomic(path, texts[name])

@@ -249,3 +249,19 @@ def _plain(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def untested_verdict(before: str, after: BuiltReport, measures: tuple[str, ...], status: str, reason: str,
+                     margin: float = 0.0, alpha: float = 0.05) -> GateVerdict:
+    """A verdict without a test: every system of AFTER on measures with one status and reason (a first build's
+    `new`, a report not rebuilt's `unchanged`, `not comparable` where the build gated against cannot be read)."""
+    parameters = after.parameters
+    results = []
+    for system in after.systems:
+        for measure in measures:
+            values = _values(after, system, measure)
+            mean = float(np.mean(list(values.values()))) if values else None
+            same = {"before": mean, "delta": 0.0} if status == "unchanged" and mean is not None else {}
+            results.append(GateResult(system, measure, status, reason, after=mean, queries=len(values), **same))
+    return GateVerdict(before, str(after.folder), after.title, measures, margin, alpha, float(parameters["confidence"]),
+                       int(parameters["seed"]), int(parameters["n_resamples"]), results)
