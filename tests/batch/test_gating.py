@@ -63,7 +63,10 @@ def nights(tmp_path_factory):
         out = folder / "out"
         found.append({"result": result, "gate": json.loads((out / "gate.json").read_text()),
                       "index": (out / "index.html").read_text(), "junit": folder / f"gate-{night}.xml",
-                      "markdown": (folder / f"gate-{night}.md").read_text(), "summary": summary.read_text()})
+                      "markdown": (folder / f"gate-{night}.md").read_text(), "summary": summary.read_text(),
+                      "report": (out / "rankers" / "report.html").read_text(),
+                      "report_gate": json.loads((out / "rankers" / "gate.json").read_text())
+                      if (out / "rankers" / "gate.json").is_file() else None})
         if night == 1:
             shutil.copytree(out / "rankers", folder / "night-1")  # the fabricated builds below start from it
     return folder, found
@@ -93,6 +96,10 @@ def test_a_run_degraded_on_every_query_fails_the_night_with_exit_4_in_every_outp
     assert cell == f"regression monoT5 nDCG@10 {worse['delta']:+.4f}, p (Holm) {worse['p_holm']:.4f}; against the " \
                    "last build"
     assert "<th>gate</th>" in night["index"]
+    # the report built tonight says it too: built --against the kept build, its section and gate.json
+    assert '<h2 id="since-last-build">Since the last build</h2>' in night["report"] and "▼ regression" in night["report"]
+    assert night["report_gate"]["results"] == night["gate"]["reports"]["rankers"]["results"]
+    assert "Since the last build" not in found[0]["report"]  # the first build: nothing to gate against
     assert "A regression is marked on the report's history figure" in " ".join(night["index"].split())
     history = read_history(folder / "out", "rankers")
     assert [record["gate"]["status"] for record in history] == ["new", "regression", "improved"]

@@ -140,6 +140,27 @@ def pin_build(root: Path, report: ReportConfig) -> Path:
     return kept
 
 
+def against_words(root: Path, report: ReportConfig) -> list[str]:
+    """The build's words that give its report the section "Since the last build" (build --against the kept
+    build, with the gate's measures, margin and alpha), when the kept build can be read and holds the
+    measures gated; [] otherwise (the batch's own verdict then says why)."""
+    options = report.gate or {}
+    folder = _against_folder(root, report.name, str(options["against"]))
+    try:
+        before = read_report(folder, "the build kept")
+        gated_measures(before, before, str(options["measures"]))
+    except ParameterError:
+        return []
+    words = [f"--against={folder}", f"--gate-margin={float(options['margin'])!r}", f"--gate-alpha={float(options['alpha'])!r}"]
+    return words + ([f"--gate-measure={options['measures']}"] if options["measures"] else [])
+
+
+def _against_folder(root: Path, name: str, against: str) -> Path:
+    """The kept build gated against: NAME.pinned with `against: pinned` if there is one, else NAME.last."""
+    folder = kept_folder(root, name, against)
+    return folder if against != "pinned" or folder.is_dir() else kept_folder(root, name, "last")
+
+
 def gate_report(root: Path, report: ReportConfig, rebuilt: bool, since: str = "") -> ReportGate:
     """The gate of a gated report once its build is published (rebuilt) or was skipped as unchanged (since:
     the time of the build kept). A kept build the gate cannot read, or a measure it lacks, is `not comparable`

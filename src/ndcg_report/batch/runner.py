@@ -42,8 +42,10 @@ from ndcg_report.batch.lock import BatchBusy, HeldLock, batch_lock, utc_now
 from ndcg_report.files import folder_problem
 from ndcg_report.batch.builds import Builds, BuildJob, LocalBuilds
 from ndcg_report.batch.gating import (
-    ReportGate, check_gate_outputs, gate_report, gate_text, keep_build, pin, write_gate_json, write_gate_outputs,
+    ReportGate, against_words, check_gate_outputs, gate_report, gate_text, keep_build, pin, write_gate_json,
+    write_gate_outputs,
 )
+from ndcg_report.analysis.gate.outputs import STEP_SUMMARY
 from ndcg_report.batch.index_page import ReportState, format_number, format_signed, write_index
 from ndcg_report.interrupts import handled, signal_name
 from ndcg_report.build.supervisor import BATCH_LOCK_ENV, BATCH_TOKEN_ENV
@@ -161,8 +163,9 @@ class Batch:
             except OSError as exc:
                 return self._failed(report, "gate", f"the last build could not be kept to gate against: {exc}",
                                     time.monotonic() - started, digest)
-        command = build_argv(report, out, self.config.cache_dir)
+        command = build_argv(report, out, self.config.cache_dir) + (against_words(self.root, report) if report.gate else [])
         env = {BATCH_LOCK_ENV: str(self.lock.path), BATCH_TOKEN_ENV: self.lock.token} if self.lock else {}
+        env[STEP_SUMMARY] = ""  # the batch's summary is the batch's to write, not each build's (build --against)
         run = self.builds.run(BuildJob(name, command, env, attempt_file(self.root, name), out))
         if run is None:
             return Outcome(name, "pending")
@@ -171,7 +174,7 @@ class Batch:
         seconds = time.monotonic() - started
         where = f"# on {run.where}\n" if run.where else ""
         write_log(self.root, name, f"{where}$ {shlex.join(command)}\n{run.stderr}{run.stdout}")
-        if run.returncode != 0:
+        if run.returncode not in (EXIT_OK, EXIT_REGRESSION):  # 4: built --against the kept build, and regressed
             step, message = failed_step(run.returncode, run.stderr, self.builds.stopping)
             return self._failed(report, step, message, seconds, digest)
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
