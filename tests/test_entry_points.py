@@ -72,5 +72,5 @@ def test_each_command_module_adds_the_subcommand_it_names_in_the_order_help_list
 
     subcommands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
     assert list(subcommands.choices) == [command.NAME for command in COMMANDS] == [
-        "eval", "build", "suite", "bm25", "judges", "pool", "table", "demo", "batch"]
+        "eval", "build", "suite", "bm25", "judges", "pool", "table", "gate", "demo", "batch"]
     assert all(callable(command.add_parser) and callable(command.run) for command in COMMANDS)

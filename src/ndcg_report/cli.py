@@ -29,7 +29,7 @@ _BY_NAME = {command.NAME: command for command in COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: exit 0, 1, 2, 3 (batch) or 128 + a stop signal; one line on error, never a traceback."""
+    """The command line: exit 0, 1, 2, 3 (batch), 4 (a gate) or 128 + a stop signal; one line on error, never a traceback."""
     replaced = install_stop_signals()  # first: Ctrl-C, SIGTERM and SIGHUP stop every command alike, from the start
     try:
         with lossy_stderr():  # what a command says there (progress, notes, errors) never fails it: a hung-up terminal

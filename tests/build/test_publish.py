@@ -318,3 +318,18 @@ def test_a_file_the_build_did_not_make_is_not_published(tmp_path, fake_steps):
     with pytest.raises(ParameterError, match=r"holds figures/zz\.svg, which the build did not make"):
         build_in_process(tmp_path / "out")
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+def test_a_users_file_named_as_a_report_file_the_report_did_not_write_is_kept(tmp_path):
+    """gate.json and queries.json are a report's only when its summary.json says it was given --against and
+    --topics: a user's own (`gate OLD out --json out/gate.json`) is carried over and named, never removed."""
+    out = tmp_path / "out"
+    args = ["build", "--run", SMALL / "monot5.txt", "--baseline", SMALL / "bm25.txt", "--qrels", SMALL / "qrels.txt",
+            "-k", "10", "--out", out]
+    assert cli(*args).returncode == 0
+    (out / "gate.json").write_text('{"mine": true}')
+    (out / "queries.json").write_text('{"q": "mine"}')
+    result = cli(*args)
+    assert result.returncode == 0, result.stderr
+    assert (out / "gate.json").read_text() == '{"mine": true}' and (out / "queries.json").read_text() == '{"q": "mine"}'
+    assert "kept gate.json, queries.json in" in result.stderr

@@ -66,6 +66,7 @@ def summary_record(report: Report) -> dict:
             "averaging_given": list(p.averaging_given),
             "seed": p.seed, "n_resamples": experiment.n_resamples, "confidence": experiment.confidence,
             "alpha": experiment.alpha, "large_n": experiment.large_n,
+            **({"against": p.against.name} if p.against else {}),  # gate.json beside it
         },
         "files": report.files.to_dict(orient="records"),
         "systems": systems,

@@ -23,8 +23,10 @@ from ndcg_report.owners import belongs_to, others_can_write, owner_name, shared_
 from ndcg_report.interrupts import deferred
 
 OUTPUTS = ("report.html", "report.ipynb", "per_query.csv", "summary.json", "unjudged.tsv")  # a build checks for these
-OPTIONAL_OUTPUTS = ("leaderboard.tex", "leaderboard.md", "per_group.csv", "queries.json", "gate.json")  # the notebook's too
-# (per_group.csv with --groups, queries.json with --topics, gate.json with --against)
+PAPER_TABLES = ("leaderboard.tex", "leaderboard.md")  # every report's too
+WRITTEN_WITH = {"per_group.csv": "groups", "queries.json": "topics", "gate.json": "against"}  # a report's file, and the
+# parameter of its summary.json that says it was written
+OPTIONAL_OUTPUTS = (*PAPER_TABLES, *WRITTEN_WITH)  # the notebook's too
 SUITE_OUTPUTS = ("report.html", "report.ipynb", "summary.json", "table.csv")  # a suite's (ndcg-report suite)
 REPORTS_FOLDER = "collections"  # a suite's folder of its collections' reports (suite --with-reports)
 OWN_FILES = tuple(dict.fromkeys(OUTPUTS + OPTIONAL_OUTPUTS + SUITE_OUTPUTS))  # a published folder's files that are the tool's
@@ -169,7 +171,7 @@ def unmade_entries(staging: Path) -> list[str]:
     made = files_it_made(staging)
     unmade = []
     for entry in sorted(staging.iterdir()):
-        if entry.name in OWN_FILES and entry.is_file() and not entry.is_symlink():
+        if entry.name in made and entry.is_file() and not entry.is_symlink():
             continue
         if entry.name == REPORTS_FOLDER and is_reports_folder(entry):
             continue
@@ -222,7 +224,7 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
         for name, suffixes in REPORT_FOLDERS.items():
             moved += _empty_own_folder(old / name, made, suffixes, out_dir / name)
         own = [entry.name for entry in old.iterdir()
-               if entry.name in OWN_FILES and entry.is_file() and not entry.is_symlink()]
+               if entry.name in made and entry.is_file() and not entry.is_symlink()]
         mark_owned(old, only=own)  # so that if this process dies now, a clean-up removes only those
         if is_reports_folder(old / REPORTS_FOLDER):  # a suite's collection reports, nothing of a user's in them
             shutil.rmtree(old / REPORTS_FOLDER)
@@ -242,20 +244,25 @@ def retire_old_report(old: Path, out_dir: Path) -> list[str]:
 
 
 def files_it_made(report: Path) -> set[str]:
-    """The files of its own folders an earlier report says it made, as `figures/NAME.svg` and
-    `inputs/NAME`: its summary.json's figures, and the files of its table of inputs that are in inputs/.
-    An unreadable or foreign summary.json says nothing: every file there is then the user's."""
+    """The files a report says it made, by its summary.json: its own files (a report's OUTPUTS and paper
+    tables, and each file of WRITTEN_WITH whose parameter it was given; a suite's SUITE_OUTPUTS), and in
+    its own folders `figures/NAME.svg` (its figures) and `inputs/NAME` (the files of its table of inputs).
+    An unreadable or foreign summary.json says nothing: every file there is then the user's (a user's own
+    gate.json in a report built without --against is not the report's)."""
     summary = report / "summary.json"
     try:
         if summary.is_symlink() or not summary.is_file() or summary.stat().st_size > MAX_SUMMARY_BYTES:
             return set()
         record = json.loads(summary.read_text(encoding="utf-8"))
+        parameters = record.get("parameters") or {}
+        own = (set(SUITE_OUTPUTS) if record.get("kind") == "suite" else
+               {*OUTPUTS, *PAPER_TABLES, *(name for name, key in WRITTEN_WITH.items() if parameters.get(key))})
         figures = {str(name) for name in record.get("figures") or () if isinstance(name, str)}
         inputs = {f"{INPUTS_FOLDER}/{item['file']}" for item in record.get("files") or ()
                   if isinstance(item, dict) and isinstance(item.get("file"), str)}
     except (OSError, ValueError, AttributeError, TypeError):
         return set()
-    return figures | inputs
+    return own | figures | inputs
 
 
 def _empty_own_folder(folder: Path, made: set[str], suffixes: tuple[str, ...], new: Path) -> list[str]:
