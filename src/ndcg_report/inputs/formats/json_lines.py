@@ -41,6 +41,7 @@ from ndcg_report.inputs.formats.registry import FORMATS, Format, parsed_by_lines
 PIECE_BYTES = 16 << 20  # TREC text whose rows are parsed at a time
 ROW_BYTES = 40  # of a TREC run line: pieces hold PIECE_BYTES / ROW_BYTES rows
 MAX_PIECE = 64 << 20
+LOOKUP_BYTES = 1 << 20  # of a piece read again to find a row's line
 _BOM = b"\xef\xbb\xbf"
 SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
 RECORD_KEYS = (*QID_KEYS, "_id")  # a JSON-lines record names its query by one of these
@@ -132,12 +133,13 @@ def json_lines_chunks(path: Path, kind: str, piece_bytes: int | None = None,
 
 
 def json_lines_line_of_row(path: Path, kind: str, row: int) -> int:
-    """The line of a JSON-lines file holding data row `row` (0-based), read again in pieces."""
+    """The line of a JSON-lines file holding data row `row` (0-based), read again in pieces of LOOKUP_BYTES
+    (each parsed record by record: a bad line early in a large file is found at once)."""
     reading = _Reading(path, kind)
     _first_check(reading)
     before = 0
     with open_maybe_gzip(path) as handle:
-        for piece, lines_before in line_pieces(handle, PIECE_BYTES):
+        for piece, lines_before in line_pieces(handle, LOOKUP_BYTES):
             _, per_line = _slow(piece, reading, lines_before)
             for line, count in per_line:
                 if before + count > row:
