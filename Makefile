@@ -17,8 +17,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 report: $(STAMP)
 	$(BIN)/ndcg-report demo --out reports/demo
 
+# The suite on a worker per core (at most 4), a test file to a worker: a file's report builds (module fixtures)
+# are made once, and one build's serial steps overlap another file's (8.7 min on 2 cores, against 12.3 in one)
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 # The documentation site into site/ (open site/index.html: nothing is fetched from the network)
 docs: $(STAMP)
