@@ -253,13 +253,18 @@ def test_sigkill_mid_build_leaves_published_reports_and_index_intact(first_batch
         while not list(out.glob(".good-a.staging-*")):
             assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "batch.log").read_text()
             time.sleep(0.05)
-        # a second batch on the same root, at the same time, started beside the build and not waited for
-        # alone (on a loaded machine its start can outlast the build); the first is killed inside papermill:
-        # once a cell has run (its snapshot in the staging) and the second has been refused, not after a
-        # fixed time (a build on a fast machine had published by then)
-        second = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", "batch", str(config)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        while not (list(out.glob(".good-a.staging-*/**/cell-*.json")) and second.poll() is not None):
+        # a second batch on the same root, at the same time: the first is held (SIGSTOP, its builds too) until
+        # the second has been refused, since on a loaded machine the second's start can outlast the whole
+        # batch; then the first is killed inside papermill, once a cell has run (its snapshot in the staging),
+        # not after a fixed time (a build on a fast machine had published by then)
+        os.killpg(process.pid, signal.SIGSTOP)
+        try:
+            second = subprocess.Popen([sys.executable, "-m", "ndcg_report.cli", "batch", str(config)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            second.wait(timeout=60)
+        finally:
+            os.killpg(process.pid, signal.SIGCONT)
+        while not list(out.glob(".good-a.staging-*/**/cell-*.json")):
             assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "batch.log").read_text()
             time.sleep(0.02)
     finally:

@@ -103,6 +103,8 @@ def test_a_run_degraded_on_every_query_fails_the_night_with_exit_4_in_every_outp
     assert "A regression is marked on the report's history figure" in " ".join(night["index"].split())
     history = read_history(folder / "out", "rankers")
     assert [record["gate"]["status"] for record in history] == ["new", "regression", "improved"]
+    restored = found[2]["gate"]["reports"]["rankers"]["results"][0]  # an improvement shows the mirror test's p
+    assert history[2]["gate"]["p_holm"] == restored["p_better_holm"] < 0.05
 
 
 def test_the_history_figure_marks_a_regression_build_with_its_own_legend_entry(nights):

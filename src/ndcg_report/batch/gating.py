@@ -58,11 +58,13 @@ class ReportGate:
 
     def summary(self) -> dict:
         """What the history line, the status file and the index keep: status, against, the worst system's
-        measure, delta and Holm's p, whether it failed the batch."""
+        measure, delta and Holm's p (of the test its status says: 'better' for an improvement), whether it
+        failed the batch."""
         worst = self.worst()
+        p_holm = None if worst is None else worst.p_better_holm if worst.status == "improved" else worst.p_holm
         return {"status": self.verdict.status, "against": self.against, "failed": self.failed,
                 "system": worst.system if worst else None, "measure": worst.measure if worst else None,
-                "delta": worst.delta if worst else None, "p_holm": worst.p_holm if worst else None,
+                "delta": worst.delta if worst else None, "p_holm": p_holm,
                 "reason": worst.reason if worst else ""}
 
     def to_dict(self) -> dict:

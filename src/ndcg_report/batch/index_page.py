@@ -77,7 +77,8 @@ th {{ background: #f4f4f4; }}
 td.num {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}
 td.state {{ min-width: 6.5rem; max-width: 19rem; }}
 td.name {{ min-width: 8rem; max-width: 12rem; overflow-wrap: anywhere; }}
-td.num .detail {{ white-space: normal; max-width: 11rem; margin-left: auto; }}
+td.num .detail {{ white-space: normal; max-width: 11rem; margin-left: auto; overflow-wrap: normal; }}
+td.gate {{ min-width: 8rem; max-width: 10rem; }}
 .status {{ font-weight: 600; white-space: nowrap; }}
 .built {{ color: #1a7f37; }}
 .skipped {{ color: #555; }}
@@ -150,7 +151,7 @@ def _row(state: ReportState, gated: bool = False) -> str:
         f'<td class="state">{_status(state)}</td>',
     ]
     if gated:
-        cells.append(f'<td class="state">{_gate(state, last)}</td>')
+        cells.append(f'<td class="state gate">{_gate(state, last)}</td>')
     if last is None:
         cells += ['<td class="num">–</td>'] * 8
     else:
