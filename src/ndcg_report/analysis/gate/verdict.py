@@ -17,7 +17,7 @@ import numpy as np
 from ndcg_report.analysis.gate.built import AVERAGING, BuiltReport
 from ndcg_report.analysis.text import p_phrase, signed
 from ndcg_report.errors import ParameterError
-from ndcg_report.stats.one_sided import one_sided_pvalue
+from ndcg_report.stats.one_sided import one_sided_pvalues
 from ndcg_report.stats.paired import holm
 from ndcg_report.stats.resampling import bootstrap_mean_interval
 from ndcg_report.stats.streams import stream
@@ -206,8 +206,7 @@ def _tested(before: BuiltReport, after: BuiltReport, system: str, measure: str, 
     d = y - x
     result.ci_low, result.ci_high = bootstrap_mean_interval(d, stream(seed, "gate", "bootstrap", system, measure),
                                                             n_resamples, confidence)
-    result.p = one_sided_pvalue(d, stream(seed, "gate", "worse", system, measure), n_resamples, "less")
-    result.p_better = one_sided_pvalue(d, stream(seed, "gate", "better", system, measure), n_resamples, "greater")
+    result.p, result.p_better = one_sided_pvalues(d, stream(seed, "gate", "flips", system, measure), n_resamples)
     return result
 
 
