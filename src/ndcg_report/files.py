@@ -21,6 +21,7 @@ from typing import IO, BinaryIO
 from ndcg_report.owners import owner_name, this_users
 
 _CHUNK = 1 << 20
+MAX_SUMMARY_BYTES = 256 << 20  # past this, a file is not a report's summary.json: none is read whole
 OUTPUT_ROOM = 32  # bytes an output file's temporary name adds to its name: `.NAME.ndcg-PID.XXXXXXXX.tmp`
 _GZIP_MAGIC = b"\x1f\x8b"
 

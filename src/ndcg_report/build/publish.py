@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ndcg_report.errors import ParameterError
-from ndcg_report.files import overwritten_input, shown_path, unusable_path
+from ndcg_report.files import MAX_SUMMARY_BYTES, overwritten_input, shown_path, unusable_path
 from ndcg_report.working_folders import OWNED_MARKER, mark_owned, new_owned_folder, remove_owned_folder
 from ndcg_report.owners import belongs_to, others_can_write, owner_name, shared_folder_problem, this_users
 from ndcg_report.interrupts import deferred
@@ -31,11 +31,9 @@ SUITE_OUTPUTS = ("report.html", "report.ipynb", "summary.json", "table.csv")  # 
 REPORTS_FOLDER = "collections"  # a suite's folder of its collections' reports (suite --with-reports)
 OWN_FILES = tuple(dict.fromkeys(OUTPUTS + OPTIONAL_OUTPUTS + SUITE_OUTPUTS))  # a published folder's files that are the tool's
 INPUTS_FOLDER = "inputs"  # a report's folder of the inputs it was given as Python objects (build/from_objects.py)
-MAX_SUMMARY_BYTES = 256 << 20  # past this, a file is not a summary.json the tool wrote
 REPORT_FOLDERS = {"figures": (".svg",), INPUTS_FOLDER: (".parquet", ".jsonl", ".json")}  # a report's own folders, and
 # the files in them that are its own: its figures as SVG; the inputs it was given as Python objects (build/from_objects.py)
 _MARK_FILE = "summary.json"
-_MARK_BYTES = 64 << 20  # a summary.json past this is not one the tool wrote
 WORKING_ROOM = 64  # bytes a build adds to --out: its staging folder's name beside it, the files inside it
 
 
@@ -44,7 +42,7 @@ def is_earlier_report(folder: Path) -> bool:
     ndcg_report_version): the mark of an earlier report's folder."""
     mark = folder / _MARK_FILE
     try:
-        if mark.is_symlink() or not mark.is_file() or mark.stat().st_size > _MARK_BYTES:
+        if mark.is_symlink() or not mark.is_file() or mark.stat().st_size > MAX_SUMMARY_BYTES:
             return False
         record = json.loads(mark.read_bytes())
     except (OSError, ValueError, RecursionError):

@@ -93,7 +93,7 @@ def suite_table(path: Path, summary: dict, form: str, measures: list[str] | None
     import pandas as pd
 
     from ndcg_report.analysis.paper.suite import suite_latex, suite_markdown
-    from ndcg_report.build.publish import MAX_SUMMARY_BYTES
+    from ndcg_report.files import MAX_SUMMARY_BYTES
 
     if letters:
         raise ParameterError(f"{path}: --letters is for a report's table; a suite's cells are marked by each "
@@ -172,7 +172,7 @@ def summary_path(given: Path) -> Path:
 def read_summary(path: Path) -> dict:
     """summary.json as written by the tool (a JSON object with its schema_version and ndcg_report_version);
     ParameterError for anything else."""
-    from ndcg_report.build.publish import MAX_SUMMARY_BYTES
+    from ndcg_report.files import MAX_SUMMARY_BYTES
 
     fix = "give the summary.json of a report built by ndcg-report"
     try:

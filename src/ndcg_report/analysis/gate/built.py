@@ -15,6 +15,7 @@ from typing import IO
 import pandas as pd
 
 from ndcg_report.errors import ParameterError
+from ndcg_report.files import MAX_SUMMARY_BYTES
 
 PER_QUERY_NEEDED = ("system", "role", "qid", "measure", "k", "value", "averaged")
 PARAMETERS_NEEDED = ("measures", "headline", "rel_level", "gain", "missing", "no_relevant", "seed", "n_resamples",
@@ -80,6 +81,8 @@ def read_report(folder: str | Path, label: str) -> BuiltReport:
         raise ParameterError(f"{where} holds no summary.json: not a built report; give the folder a report was built "
                              "into (--out)")
     try:
+        if summary_path.stat().st_size > MAX_SUMMARY_BYTES:
+            raise ValueError(f"{summary_path.stat().st_size:,} bytes, more than a report's summary.json holds")
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ParameterError(f"{where}: summary.json cannot be read ({exc}); build the report again") from None
