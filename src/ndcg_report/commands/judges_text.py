@@ -24,7 +24,9 @@ def comparison_text(comparison: JudgmentComparison) -> str:
         shown = replace_controls(str(s.path)) if s.path else "(data)"  # a file's name may hold any byte but / and NUL
         lines.append(f"  {s.name}: {shown}, {s.judgments:,} judgments of {s.queries:,} queries{filled}")
     if comparison.systems:
-        lines += ["", "System means under each set (eval's mean: every query of the set, as trec_eval -c):"]
+        over = ("every query of the set, as trec_eval -c" if comparison.runs_shared_queries is None else
+                f"only the {comparison.runs_shared_queries:,} queries all the runs have, --shared-queries")
+        lines += ["", f"System means under each set (eval's mean: {over}):"]
         lines += _indent(_means_table(comparison))
         lines += _lacking_lines(comparison)
     for other in comparison.comparisons:
