@@ -98,7 +98,7 @@ def judges_comparison(args: argparse.Namespace) -> "JudgmentComparison":
     cutoffs = DEFAULT_CUTOFFS if not (args.measures or args.cutoffs or args.preset) else args.cutoffs
     asked = measure_set(args.preset, args.measures, cutoffs, args.rel_level, args.judged_only)
     policies = averaging(args.preset, args.missing, args.no_relevant, args.identical_ids)
-    evaluated = _on_shared_queries(sets, runs) if args.shared_queries else sets
+    evaluated = _on_shared_queries(sets, runs) if args.shared_queries and runs else sets
     evaluations = _evaluations(runs, evaluated, reference, dict(
         gain=args.gain, missing=policies.missing, no_relevant=policies.no_relevant,
         identical_ids=policies.identical_ids, measures=asked.measures, rel_level=asked.rel_level))
@@ -114,19 +114,20 @@ def judges_comparison(args: argparse.Namespace) -> "JudgmentComparison":
 
 def _on_shared_queries(sets: "dict[str, Qrels]", runs: list[tuple[str, str]]) -> "dict[str, Qrels]":
     """Every set restricted to the queries all the runs have (each run read once more to evaluate it);
-    ParameterError if they share none that the reference judges."""
+    ParameterError if they share none that some set judges."""
     from ndcg_report.analysis.judgments.sets import on_queries
     from ndcg_report.inputs.access.sources import source_path
     from ndcg_report.inputs.tables import load_run
 
-    shared: set[str] | None = None
-    for _, path in runs:
+    shared: set[str] = set()
+    for position, (_, path) in enumerate(runs):
         qids = {str(qid) for qid in load_run(source_path(path)).table["qid"].to_pylist()}
-        shared = qids if shared is None else shared & qids
-    restricted = {name: on_queries(qrels, frozenset(shared or ())) for name, qrels in sets.items()}
-    if runs and restricted[next(iter(restricted))].table.num_rows == 0:
-        raise ParameterError("--shared-queries: the runs share no query the reference judges; leave the option out, "
-                             "or give runs of the same queries")
+        shared = qids if position == 0 else shared & qids
+    for name, qrels in sets.items():
+        if not shared & {str(qid) for qid in qrels.table["qid"].to_pylist()}:
+            raise ParameterError(f"--shared-queries: the runs share no query that judgment set {name!r} judges; leave "
+                                 "the option out, or give runs of the same queries")
+    restricted = {name: on_queries(qrels, frozenset(shared)) for name, qrels in sets.items()}
     return restricted
 
 
