@@ -117,7 +117,7 @@ class JudgmentComparison:
         LabelAgreement.to_dict()'s keys (`pairs`, `confusion`, `cohen_kappa`, `weighted_kappa`,
         `krippendorff_alpha`, `binary_kappa`, ...) with `queries`, `measures` {measure: {`kendall_tau`,
         `kendall_tau_interval`, `tau_ap`, `spearman`, `same_best_system`, `best`, `n_systems`}}, `verdicts`,
-        `per_system`, `disagreeing_queries`}, and `lacking` [{`system`, `set`, `lacking`, `judged`}]
+        `per_system`, `disagreeing_queries`}, and with systems `lacking` [{`system`, `set`, `lacking`, `judged`}]
         (with `runs_shared_queries` when the runs were evaluated on the queries they all have only)."""
         labels = [m.label for m in self.measures]
         return {
@@ -131,8 +131,8 @@ class JudgmentComparison:
             "verdict_test": self.verdict_test if self.baseline else None,
             "comparisons": {c.name: _comparison_dict(c) for c in self.comparisons},
             **({"runs_shared_queries": self.runs_shared_queries} if self.runs_shared_queries is not None else {}),
-            "lacking": [{"system": c.system, "set": c.set, "lacking": c.lacking, "judged": c.judged}
-                        for c in self.lacking],
+            **({"lacking": [{"system": c.system, "set": c.set, "lacking": c.lacking, "judged": c.judged}
+                            for c in self.lacking]} if self.systems else {}),
         }
 
 
