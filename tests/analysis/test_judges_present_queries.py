@@ -12,7 +12,7 @@ from ndcg_report.analysis.judgments.comparison import compare_judgments
 from ndcg_report.inputs.reading import read_qrels
 from ndcg_report.stats.rank_correlation import kendall_tau_b_rows, tau_b_interval
 from ndcg_report.stats.streams import stream
-from tests.helpers import SMALL
+from tests.helpers import SMALL, run_on_queries
 
 JUDGES = SMALL.parent / "judges"
 KEPT = ("1037798", "104861", "1063750", "1103812")  # 4 of the 8 judged queries
@@ -20,10 +20,7 @@ KEPT = ("1037798", "104861", "1063750", "1103812")  # 4 of the 8 judged queries
 
 @pytest.fixture(scope="module")
 def lacking_run(tmp_path_factory):
-    path = tmp_path_factory.mktemp("runs") / "part.txt"
-    lines = (SMALL / "bm25.txt").read_text().splitlines()
-    path.write_text("".join(line + "\n" for line in lines if line.split()[0] in KEPT))
-    return path
+    return run_on_queries(SMALL / "bm25.txt", KEPT, tmp_path_factory.mktemp("runs") / "part.txt")
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from tests.helpers import SMALL, cli
+from tests.helpers import SMALL, cli, run_on_queries
 
 JUDGES = SMALL.parent / "judges"
 KEPT = ("1037798", "104861", "1063750", "1103812")
@@ -18,10 +18,7 @@ KEPT = ("1037798", "104861", "1063750", "1103812")
 
 @pytest.fixture(scope="module")
 def part(tmp_path_factory):
-    path = tmp_path_factory.mktemp("runs") / "part.txt"
-    lines = (SMALL / "bm25.txt").read_text().splitlines()
-    path.write_text("".join(line + "\n" for line in lines if line.split()[0] in KEPT))
-    return path
+    return run_on_queries(SMALL / "bm25.txt", KEPT, tmp_path_factory.mktemp("runs") / "part.txt")
 
 
 def _sets(*extra):
