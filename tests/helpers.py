@@ -222,3 +222,10 @@ def ids_of_every_length() -> list[str]:
         if length > 2:
             ids.append("0x" + hex_digits[: length - 2])
     return list(dict.fromkeys(ids))  # once each (short ones coincide)
+
+
+def run_on_queries(source: Path, qids: "tuple[str, ...]", path: Path) -> Path:
+    """path: the lines of the run `source` whose qid is one of qids (a run that lacks the other queries)."""
+    lines = source.read_text().splitlines()
+    path.write_text("".join(line + "\n" for line in lines if line.split()[0] in qids))
+    return path

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ndcg_report.analysis.judgments.comparison import JudgmentComparison, SetComparison
 from ndcg_report.inputs.ids import replace_controls
 from ndcg_report.stats.agreement import LabelAgreement
+from ndcg_report.stats.paired import CONFIDENCE
 
 
 def comparison_text(comparison: JudgmentComparison) -> str:
@@ -23,8 +24,11 @@ def comparison_text(comparison: JudgmentComparison) -> str:
         shown = replace_controls(str(s.path)) if s.path else "(data)"  # a file's name may hold any byte but / and NUL
         lines.append(f"  {s.name}: {shown}, {s.judgments:,} judgments of {s.queries:,} queries{filled}")
     if comparison.systems:
-        lines += ["", "System means under each set (eval's mean: every query of the set, as trec_eval -c):"]
+        over = ("every query of the set, as trec_eval -c" if comparison.runs_shared_queries is None else
+                f"only the {comparison.runs_shared_queries:,} queries all the runs have, --shared-queries")
+        lines += ["", f"System means under each set (eval's mean: {over}):"]
         lines += _indent(_means_table(comparison))
+        lines += _lacking_lines(comparison)
     for other in comparison.comparisons:
         lines += ["", f"== {other.name} against {ref} =="]
         lines += _agreement_lines(other, ref)
@@ -63,6 +67,17 @@ def _means_table(comparison: JudgmentComparison) -> list[str]:
     return table(rows)
 
 
+def _lacking_lines(comparison: JudgmentComparison) -> list[str]:
+    """One line per (run, set) where the run lacks judged queries (the reference's set unnamed)."""
+    if not comparison.lacking:
+        return []
+    lines = ["Runs lacking judged queries (0 in the means, as trec_eval -c; left out of the per-query correlations):"]
+    for c in comparison.lacking:
+        where = "" if c.set == comparison.reference else f" of {c.set}"
+        lines.append(f"  {c.system} lacks {c.lacking:,} of {c.judged:,} judged queries{where}")
+    return lines
+
+
 def _agreement_lines(other: SetComparison, ref: str) -> list[str]:
     a: LabelAgreement = other.agreement
     lines = [f"Pairs: {a.shared:,} judged by both, {a.only_reference:,} by {ref} only, {a.only_other:,} by {other.name} "
@@ -99,16 +114,20 @@ def _agreement_lines(other: SetComparison, ref: str) -> list[str]:
     return lines
 
 
-def _order_lines(other: SetComparison, ref: str) -> list[str]:
-    lines = [f"System orders ({ref}'s as the true order for tau_AP):"]
-    rows = [["measure", "systems", "Kendall tau-b", "tau_AP", "Spearman", "same best", f"best under {ref}",
-             f"best under {other.name}"]]
+def _order_lines(other: SetComparison, ref: str, confidence: float = CONFIDENCE) -> list[str]:
+    lines = [f"System orders ({ref}'s as the true order for tau_AP; tau-b's interval: percentile bootstrap over "
+             "the queries):"]
+    rows = [["measure", "systems", "Kendall tau-b", f"tau-b {confidence:.0%} interval", "tau_AP", "Spearman",
+             "same best", f"best under {ref}", f"best under {other.name}"]]
     for o in other.orders:
-        rows.append([o.measure, str(o.n_systems), number(o.kendall_tau), number(o.tau_ap), number(o.spearman),
-                     "yes" if o.same_best_system else "no", ", ".join(o.best_reference), ", ".join(o.best_other)])
-    lines += _indent(table(rows, [False, True, True, True, True, False, False, False]))
+        low, high = o.kendall_tau_interval
+        rows.append([o.measure, str(o.n_systems), number(o.kendall_tau), f"[{number(low)}, {number(high)}]",
+                     number(o.tau_ap), number(o.spearman), "yes" if o.same_best_system else "no",
+                     ", ".join(o.best_reference), ", ".join(o.best_other)])
+    lines += _indent(table(rows, [False, True, True, True, True, True, False, False, False]))
     if other.per_system:
-        lines.append(f"Each system's per-query scores under {ref} and {other.name}, correlated over the queries both average:")
+        lines.append(f"Each system's per-query scores under {ref} and {other.name}, correlated over the queries both average "
+                     "and the run has:")
         rows = [["system", "measure", "queries", "Pearson r", "Kendall tau-b"]]
         rows += [[s.system, s.measure, f"{s.n_queries:,}", number(s.pearson), number(s.kendall_tau)]
                  for s in other.per_system]

@@ -76,3 +76,49 @@ def _pair(reference: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndar
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise ValueError("scores must be finite (a system without a mean is left out before)")
     return x, y
+
+
+def kendall_tau_b_rows(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of each row pair (rows: resamples, columns: systems): (concordant - discordant) over
+    the root of the pairs untied in each, as scipy.stats.kendalltau's variant 'b'; NaN where a row is constant."""
+    x, y = np.asarray(reference, dtype=np.float64), np.asarray(other, dtype=np.float64)
+    upper = np.triu_indices(x.shape[-1], k=1)
+    sx = np.sign(x[..., :, None] - x[..., None, :])[..., upper[0], upper[1]]
+    sy = np.sign(y[..., :, None] - y[..., None, :])[..., upper[0], upper[1]]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (sx * sy).sum(-1) / np.sqrt(np.abs(sx).sum(-1) * np.abs(sy).sum(-1))
+
+
+def tau_b_interval(reference: np.ndarray, other: np.ndarray, rng: np.random.Generator, n_resamples: int,
+                   confidence: float) -> tuple[float, float]:
+    """Percentile bootstrap interval of Kendall's tau-b of the systems' means, resampling queries.
+
+    reference, other: systems x queries scores under each set, NaN where a query is not in that set's mean
+    (the same query columns in both). Each resample (scipy.stats.bootstrap over the query positions) takes
+    n queries with replacement; a system's mean under a set is the mean of its values over the drawn
+    queries that set averages. (NaN, NaN) with fewer than two systems or queries, or a tau undefined."""
+    from scipy import stats
+
+    from ndcg_report.stats.resampling import _rng_argument
+
+    x, y = np.asarray(reference, dtype=np.float64), np.asarray(other, dtype=np.float64)
+    n = x.shape[1]
+    if x.shape[0] < 2 or n < 2:
+        return math.nan, math.nan
+    values_x, kept_x = np.nan_to_num(x), np.isfinite(x).astype(np.float64)
+    values_y, kept_y = np.nan_to_num(y), np.isfinite(y).astype(np.float64)
+
+    def tau(positions: np.ndarray, axis: int = -1) -> np.ndarray:
+        positions = np.asarray(positions, dtype=np.int64).reshape(-1, n)
+        rows = np.arange(len(positions))[:, None] * n
+        drawn = np.bincount((positions + rows).ravel(), minlength=len(positions) * n).reshape(-1, n).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means_x = drawn @ values_x.T / (drawn @ kept_x.T)
+            means_y = drawn @ values_y.T / (drawn @ kept_y.T)
+        return kendall_tau_b_rows(means_x, means_y)
+
+    with warnings.catch_warnings():  # every resample alike (two systems, one order): scipy warns, the interval stands
+        warnings.simplefilter("ignore")
+        result = stats.bootstrap((np.arange(n),), tau, n_resamples=n_resamples, vectorized=True,
+                                 confidence_level=confidence, method="percentile", **_rng_argument(stats.bootstrap, rng))
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)

@@ -9,11 +9,12 @@ correlation and the queries where the sets disagree most (analysis.judgments.ord
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from math import nan
 from dataclasses import dataclass, field
 
 from ndcg_report.analysis.judgments.orders import (
-    VERDICT_TEST, QueryScores, SystemOrder, SystemQueries, Verdict, means as system_means, query_scores,
-    system_order, system_queries, verdict_tables, verdicts,
+    VERDICT_TEST, QueryScores, RunCoverage, SystemOrder, SystemQueries, Verdict, coverage, means as system_means,
+    ordered_systems, query_scores, system_order, system_queries, tau_interval, verdict_tables, verdicts,
 )
 from ndcg_report.analysis.judgments.sets import check_comparable_sets
 from ndcg_report.core.evaluation import Evaluation
@@ -24,6 +25,7 @@ from ndcg_report.inputs.tables import QrelsLike, load_qrels
 from ndcg_report.stats.agreement import LabelAgreement, json_number, label_agreement
 from ndcg_report.stats.paired import ALPHA, CONFIDENCE, N_RESAMPLES, check_comparable
 from ndcg_report.stats.resampling import LARGE_N
+from ndcg_report.stats.streams import stream
 
 MOST_QUERIES = 10  # queries where the sets disagree most, kept per measure
 
@@ -66,7 +68,8 @@ class JudgmentComparison:
     """Judgment sets compared on the same systems (made by `compare_judgments`).
 
     `means[set][measure label][system]` is each system's mean under each set (eval's `all` row);
-    `comparisons` holds one SetComparison per set other than the reference, in the order given.
+    `comparisons` holds one SetComparison per set other than the reference, in the order given;
+    `lacking` each (run, set) where the run lacks some of the set's judged queries.
     `to_dict()` is summary.json's `judgments` and `ndcg-report judges --format json`.
     """
 
@@ -81,6 +84,8 @@ class JudgmentComparison:
     seed: int = 42
     n_resamples: int = N_RESAMPLES
     verdict_test: str = field(default=VERDICT_TEST)
+    lacking: tuple[RunCoverage, ...] = ()
+    runs_shared_queries: int | None = None  # judges --shared-queries: the runs evaluated on these many queries only
 
     def comparison(self, name: str) -> SetComparison:
         """The comparison of one other set with the reference."""
@@ -111,8 +116,9 @@ class JudgmentComparison:
         {measure: {system: {set: mean}}}, `alpha`, `seed`, `verdict_test`, and `comparisons` {other set:
         LabelAgreement.to_dict()'s keys (`pairs`, `confusion`, `cohen_kappa`, `weighted_kappa`,
         `krippendorff_alpha`, `binary_kappa`, ...) with `queries`, `measures` {measure: {`kendall_tau`,
-        `tau_ap`, `spearman`, `same_best_system`, `best`, `n_systems`}}, `verdicts`, `per_system`,
-        `disagreeing_queries`}."""
+        `kendall_tau_interval`, `tau_ap`, `spearman`, `same_best_system`, `best`, `n_systems`}}, `verdicts`,
+        `per_system`, `disagreeing_queries`}, and with systems `lacking` [{`system`, `set`, `lacking`, `judged`}]
+        (with `runs_shared_queries` when the runs were evaluated on the queries they all have only)."""
         labels = [m.label for m in self.measures]
         return {
             "reference": self.reference,
@@ -124,6 +130,9 @@ class JudgmentComparison:
             "alpha": self.alpha, "seed": self.seed, "n_resamples": self.n_resamples,
             "verdict_test": self.verdict_test if self.baseline else None,
             "comparisons": {c.name: _comparison_dict(c) for c in self.comparisons},
+            **({"runs_shared_queries": self.runs_shared_queries} if self.runs_shared_queries is not None else {}),
+            **({"lacking": [{"system": c.system, "set": c.set, "lacking": c.lacking, "judged": c.judged}
+                            for c in self.lacking]} if self.systems else {}),
         }
 
 
@@ -132,7 +141,9 @@ def _comparison_dict(comparison: SetComparison) -> dict:
         **comparison.agreement.to_dict(),
         "queries": {"shared": comparison.shared_queries, "only_reference": comparison.only_reference_queries,
                     "only_other": comparison.only_other_queries},
-        "measures": {o.measure: {"kendall_tau": json_number(o.kendall_tau), "tau_ap": json_number(o.tau_ap),
+        "measures": {o.measure: {"kendall_tau": json_number(o.kendall_tau),
+                                 "kendall_tau_interval": [json_number(v) for v in o.kendall_tau_interval],
+                                 "tau_ap": json_number(o.tau_ap),
                                  "spearman": json_number(o.spearman),
                                  "same_best_system": o.same_best_system if o.n_systems else None,
                                  "best": {"reference": list(o.best_reference), "other": list(o.best_other)},
@@ -175,7 +186,8 @@ def compare_judgments(
     verdicts). measures: those compared (default: every evaluated measure that is not a count).
     filled: {set: (the set it was filled from, pairs filled)} for sets made by fill_unjudged. The
     verdicts are the report's (stats.paired.compare_systems with seed, n_resamples, confidence and
-    large_n; Holm over the systems, at alpha). Raises InputError for a set sharing no query or pair
+    large_n; Holm over the systems, at alpha); tau-b's interval resamples the queries n_resamples times
+    at `confidence` (orders.tau_interval, its stream named by the set and the measure). Raises InputError for a set sharing no query or pair
     with the reference, ParameterError for evaluations that do not match.
     """
     sets = {name: load_qrels(value) for name, value in qrels.items()}
@@ -197,7 +209,10 @@ def compare_judgments(
             shared_queries=len(shared.shared_queries),
             only_reference_queries=len(shared.reference_queries - shared.other_queries),
             only_other_queries=len(shared.other_queries - shared.reference_queries),
-            orders=tuple(system_order(means[reference][m.label], means[name][m.label], m.label) for m in chosen),
+            orders=tuple(system_order(means[reference][m.label], means[name][m.label], m.label, tau_interval(
+                ref_systems, other_systems, m, ordered_systems(means[reference][m.label], means[name][m.label]),
+                stream(seed, "judges tau-b", name, m.label), n_resamples, confidence) if systems else (nan, nan))
+                for m in chosen),
             verdicts=verdicts(tables.get(reference), tables.get(name), evaluated, chosen, alpha),
             per_system=tuple(row for m in chosen for row in system_queries(ref_systems, other_systems, m))
             if systems else (),
@@ -208,7 +223,7 @@ def compare_judgments(
     return JudgmentComparison(
         reference=reference, sets=tuple(_judgment_set(name, qrels_set, filled.get(name)) for name, qrels_set in sets.items()),
         systems=systems, baseline=baseline, measures=chosen, means=means, comparisons=tuple(comparisons),
-        alpha=alpha, seed=int(seed), n_resamples=int(n_resamples),
+        alpha=alpha, seed=int(seed), n_resamples=int(n_resamples), lacking=coverage(evaluations) if systems else (),
     )
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.measures.names import Measure
 from ndcg_report.stats.paired import CONFIDENCE, N_RESAMPLES, compare_systems
-from ndcg_report.stats.rank_correlation import kendall_tau_b, spearman_rho, tau_ap
+from ndcg_report.stats.rank_correlation import kendall_tau_b, spearman_rho, tau_ap, tau_b_interval
 from ndcg_report.stats.resampling import LARGE_N
 
 BETTER, WORSE, NO_DIFFERENCE = "better", "worse", "no difference"
@@ -38,6 +38,7 @@ class SystemOrder:
     spearman: float
     best_reference: tuple[str, ...]
     best_other: tuple[str, ...]
+    kendall_tau_interval: tuple[float, float] = (math.nan, math.nan)  # tau_interval's bootstrap over queries
 
     @property
     def same_best_system(self) -> bool:
@@ -84,7 +85,7 @@ class QueryScores:
 @dataclass(frozen=True)
 class SystemQueries:
     """One system on one measure: its per-query scores under the two sets over the queries both sets
-    judge and average, correlated (Pearson's r, Kendall's tau-b): does the other set see the same easy
+    judge and average and the run has (a query it lacks scores 0 under both: left out), correlated (Pearson's r, Kendall's tau-b): does the other set see the same easy
     and hard queries?"""
 
     system: str
@@ -94,18 +95,74 @@ class SystemQueries:
     kendall_tau: float
 
 
+@dataclass(frozen=True)
+class RunCoverage:
+    """One run under one set: how many of the set's judged queries it lacks (in_qrels - in_both)."""
+
+    system: str
+    set: str
+    lacking: int
+    judged: int
+
+
+def coverage(evaluations: Mapping[str, Mapping[str, Evaluation]]) -> tuple[RunCoverage, ...]:
+    """Every (run, set) where the run lacks some of the set's judged queries, by run then set."""
+    found = [RunCoverage(system, set_name, e.counts.in_qrels - e.counts.in_both, e.counts.in_qrels)
+             for set_name, systems in evaluations.items() for system, e in systems.items()]
+    order = {system: i for i, system in enumerate(next(iter(evaluations.values()), {}))}
+    return tuple(sorted((c for c in found if c.lacking), key=lambda c: order[c.system]))
+
+
 def means(evaluations: Mapping[str, Evaluation], measures: Sequence[Measure]) -> dict[str, dict[str, float]]:
     """{measure label: {system: mean}}: each system's `overall` (eval's `all` row) on each measure."""
     return {m.label: {name: float(e.overall(m)) for name, e in evaluations.items()} for m in measures}
 
 
-def system_order(reference: Mapping[str, float], other: Mapping[str, float], measure: str) -> SystemOrder:
-    """The correlations of the systems' order under the two sets (systems with a finite mean under both)."""
-    names = [name for name in reference if math.isfinite(reference[name]) and math.isfinite(other.get(name, math.nan))]
+def system_order(reference: Mapping[str, float], other: Mapping[str, float], measure: str,
+                 interval: tuple[float, float] = (math.nan, math.nan)) -> SystemOrder:
+    """The correlations of the systems' order under the two sets (systems with a finite mean under both);
+    `interval`: tau-b's (tau_interval)."""
+    names = ordered_systems(reference, other)
     x = np.array([reference[name] for name in names], dtype=np.float64)
     y = np.array([other[name] for name in names], dtype=np.float64)
     return SystemOrder(measure=measure, n_systems=len(names), kendall_tau=kendall_tau_b(x, y), tau_ap=tau_ap(x, y),
-                       spearman=spearman_rho(x, y), best_reference=_best(names, x), best_other=_best(names, y))
+                       spearman=spearman_rho(x, y), best_reference=_best(names, x), best_other=_best(names, y),
+                       kendall_tau_interval=interval)
+
+
+def ordered_systems(reference: Mapping[str, float], other: Mapping[str, float]) -> list[str]:
+    """The systems with a finite mean under both sets, in the reference's order."""
+    return [name for name in reference if math.isfinite(reference[name]) and math.isfinite(other.get(name, math.nan))]
+
+
+def tau_interval(reference: Mapping[str, Evaluation], other: Mapping[str, Evaluation], measure: Measure,
+                 systems: Sequence[str], rng: np.random.Generator, n_resamples: int,
+                 confidence: float) -> tuple[float, float]:
+    """The bootstrap interval of the systems' tau-b (stats.rank_correlation.tau_b_interval) over the queries
+    either set judges: each resample draws queries and takes every system's mean under each set over the
+    drawn queries that set averages. (NaN, NaN) where a set's mean is not that arithmetic mean (gm_map)."""
+    if len(systems) < 2:
+        return math.nan, math.nan
+    first, second = reference[systems[0]], other[systems[0]]
+    qids = list(dict.fromkeys([*first.qids.tolist(), *second.qids.tolist()]))
+    x, y = (_on_queries(evaluations, systems, measure, qids) for evaluations in (reference, other))
+    for scores, evaluations in ((x, reference), (y, other)):
+        with np.errstate(invalid="ignore"):
+            if not np.allclose(np.nanmean(scores, axis=1), [evaluations[name].overall(measure) for name in systems],
+                               rtol=0, atol=1e-12):
+                return math.nan, math.nan
+    return tau_b_interval(x, y, rng, n_resamples, confidence)
+
+
+def _on_queries(evaluations: Mapping[str, Evaluation], systems: Sequence[str], measure: Measure,
+                qids: list) -> np.ndarray:
+    """systems x qids: each system's averaged values, NaN where the set does not judge or average the query."""
+    where = {qid: i for i, qid in enumerate(qids)}
+    scores = np.full((len(systems), len(qids)), np.nan)
+    for s, name in enumerate(systems):
+        e = evaluations[name]
+        scores[s, [where[qid] for qid in e.qids.tolist()]] = e.column_values(measure)
+    return scores
 
 
 def _best(names: list[str], values: np.ndarray) -> tuple[str, ...]:
@@ -187,11 +244,13 @@ def query_scores(reference: Mapping[str, Evaluation], other: Mapping[str, Evalua
 
 def system_queries(reference: Mapping[str, Evaluation], other: Mapping[str, Evaluation],
                    measure: Measure) -> tuple[SystemQueries, ...]:
-    """Per system, its per-query scores under the two sets correlated over the queries both average."""
+    """Per system, its per-query scores under the two sets correlated over the queries both average and
+    the run has."""
     qids, names, x, y = query_tables(reference, other, measure)
+    shared = np.isin(next(iter(reference.values())).qids, qids)
     rows = []
     for s, name in enumerate(names):
-        both = np.isfinite(x[s]) & np.isfinite(y[s])
+        both = np.isfinite(x[s]) & np.isfinite(y[s]) & reference[name].in_run[shared]
         rows.append(SystemQueries(system=name, measure=measure.label, n_queries=int(both.sum()),
                                   pearson=_pearson(x[s, both], y[s, both]), kendall_tau=kendall_tau_b(x[s, both], y[s, both])))
     return tuple(rows)

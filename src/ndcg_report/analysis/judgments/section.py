@@ -47,6 +47,7 @@ def parts(report: Report) -> list[Part]:
     if comparison.systems:
         found += [("html", html.text_html("Each system's mean under each set (as eval prints it on that set)", "h4")),
                   ("html", html.table_html(means_table(comparison))),
+                  *([("html", html.text_html(lacking_note(comparison), "p", "note"))] if comparison.lacking else []),
                   ("html", html.text_html("System orders: the reference's against each other set's", "h4")),
                   ("html", html.table_html(orders_table(comparison), index=False)),
                   ("html", html.text_html(ORDERS_NOTE, "p", "note"))]
@@ -143,6 +144,14 @@ def means_table(comparison: JudgmentComparison) -> pd.DataFrame:
                                         for system in comparison.systems}
             for measure in (m.label for m in comparison.measures) for set_name in comparison.means}
     return pd.DataFrame(data).rename_axis("system")
+
+
+def lacking_note(comparison: JudgmentComparison) -> str:
+    """Which runs lack which share of each set's judged queries (as the data checks say it)."""
+    lacks = "; ".join(f"{c.system} lacks {c.lacking:,} of {c.judged:,} judged queries"
+                      + ("" if c.set == comparison.reference else f" of {c.set}") for c in comparison.lacking)
+    return (f"{lacks}. A query a run lacks scores 0 in its means (as trec_eval -c) and is left out of its per-query "
+            "correlations.")
 
 
 def orders_table(comparison: JudgmentComparison) -> pd.DataFrame:

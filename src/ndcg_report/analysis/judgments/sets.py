@@ -171,3 +171,10 @@ def unique_set_name(name: str, taken: Mapping[str, object]) -> str:
 def _where(qrels: Qrels, name: str) -> str:
     """What names a set in an error: its file, else its name."""
     return qrels.path or f"judgment set {name!r}"
+
+
+def on_queries(qrels: Qrels, qids: frozenset[str]) -> Qrels:
+    """The judgements of the given queries only (the same path): a set restricted to the queries every run has."""
+    kept = qrels.table.filter(pc.is_in(pc.cast(qrels.table["qid"], pa.string()), pa.array(sorted(qids), pa.string())))
+    loaded = load_qrels(pa.table({"qid": pc.cast(kept["qid"], pa.string()), "docid": kept["docid"], "rel": kept["rel"]}))
+    return Qrels(path=qrels.path, table=loaded.table, pairs=loaded.pairs)

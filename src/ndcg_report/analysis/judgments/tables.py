@@ -26,6 +26,9 @@ def tidy(comparison: JudgmentComparison) -> pd.DataFrame:
         for measure, by_system in by_measure.items():
             rows += [_row(set_name, "means", "mean", mean, measure=measure, system=system)
                      for system, mean in by_system.items()]
+    for c in comparison.lacking:
+        rows += [_row(c.set, "lacking", statistic, value, system=c.system)
+                 for statistic, value in (("lacking", c.lacking), ("judged", c.judged))]
     for other in comparison.comparisons:
         rows += _agreement_rows(other)
         rows += _system_rows(other)
@@ -69,7 +72,9 @@ def _system_rows(other: SetComparison) -> list[dict]:
     name, rows = other.name, []
     for order in other.orders:
         rows += [_row(name, "order", statistic, value, measure=order.measure) for statistic, value in (
-            ("n_systems", order.n_systems), ("kendall_tau", order.kendall_tau), ("tau_ap", order.tau_ap),
+            ("n_systems", order.n_systems), ("kendall_tau", order.kendall_tau),
+            ("kendall_tau_low", order.kendall_tau_interval[0]), ("kendall_tau_high", order.kendall_tau_interval[1]),
+            ("tau_ap", order.tau_ap),
             ("spearman", order.spearman), ("same_best_system", int(order.same_best_system)))]
     for verdict in other.verdicts:
         rows += [_row(name, "verdict", statistic, value, measure=verdict.measure, system=verdict.system)
