@@ -17,3 +17,12 @@ def test_a_summary_json_past_the_limit_is_refused_without_being_read(tmp_path):
         read_report(tmp_path, "BEFORE")
     assert str(refused.value) == (f"BEFORE {tmp_path}: summary.json cannot be read ({MAX_SUMMARY_BYTES + (1 << 20):,} "
                                   "bytes, more than a report's summary.json holds); build the report again")
+
+
+def test_a_suite_folder_is_refused_with_what_to_gate_instead(tmp_path):
+    (tmp_path / "summary.json").write_text('{"kind": "suite", "schema_version": 4, "parameters": {}}')
+    with pytest.raises(ParameterError) as refused:
+        read_report(tmp_path, "AFTER")
+    assert str(refused.value) == (f"AFTER {tmp_path} is a suite's folder (its means over collections have no per-query "
+                                  "values); gate each collection's report (suite --with-reports: its collections/NAME "
+                                  "folders)")

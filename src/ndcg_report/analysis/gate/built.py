@@ -86,6 +86,9 @@ def read_report(folder: str | Path, label: str) -> BuiltReport:
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ParameterError(f"{where}: summary.json cannot be read ({exc}); build the report again") from None
+    if isinstance(summary, dict) and summary.get("kind") == "suite":
+        raise ParameterError(f"{where} is a suite's folder (its means over collections have no per-query values); gate "
+                             "each collection's report (suite --with-reports: its collections/NAME folders)")
     parameters = summary.get("parameters") if isinstance(summary, dict) else None
     missing = ([] if isinstance(parameters, dict) else ["parameters"]) + [
         key for key in ("files", "systems") if not isinstance(summary.get(key) if isinstance(summary, dict) else None,
