@@ -90,7 +90,10 @@ def test_a_report_with_several_sets_has_the_section_and_the_summary(tmp_path, se
     page = (tmp_path / "out" / "report.html").read_text()
     assert page.count('id="judges"') == 1
     assert page.count("Labels: human (rows) against") == sets - 1  # a confusion matrix per other set
-    assert "Verdicts against BM25 under each set" in page
+    assert "Verdicts against BM25 under each set, every measure" in page
+    glance = page.index("Judges at a glance")  # the summary comes before the report's first numbered section
+    assert page.index("<details><summary>Verdicts under human only, in words") < glance < page.index("1. What was evaluated")
+    assert "Verdicts on nDCG@10 against BM25 under each set" in page[glance:page.index("1. What was evaluated")]
     for qid in re.findall(r'<a href="#q-(\d+)">\d+</a></td><td class="num">', page):  # every link lands on a drill-down
         assert f'id="q-{qid}"' in page
     assert "--qrels human=" in summary["command"] and f"--qrels {others[-1]}=" in summary["command"]
@@ -107,7 +110,8 @@ def test_the_filled_set_in_a_report_and_one_set_has_no_section(tmp_path):
     result = build(tmp_path / "one", str(SETS["human"]))
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "one" / "summary.json").read_text())["judgments"] is None
-    assert 'id="judges"' not in (tmp_path / "one" / "report.html").read_text()
+    page = (tmp_path / "one" / "report.html").read_text()
+    assert 'id="judges"' not in page and "Judges at a glance" not in page and "<details><summary>Verdicts" not in page
 
 
 @pytest.mark.parametrize("second, fill, message", [

@@ -12,12 +12,17 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.transforms import Bbox
 
 from ndcg_report.analysis import figure_style  # figure_style.rc() looked up at each call (tests replace it)
 from ndcg_report.analysis.figure_style import label, legend, literal, new_figure, set_title, system_colour
 from ndcg_report.stats.agreement import LabelAgreement
 
 MARKERS = ("o", "^", "s", "D", "v", "P", "X")
+# where a point's name may go, in points from the point, tried in order: beside it, then above and below, farther out
+OFFSETS = tuple((dx, dy) for distance in (1, 2, 3) for dx, dy in
+                ((5, 0), (-5, 0), (5, 8), (5, -8), (-5, 8), (-5, -8), (0, 11), (0, -11))
+                for dx, dy in [(dx * distance, dy * distance)])
 
 
 def confusion_heatmap(agreement: LabelAgreement, reference: str, other: str) -> Figure:
@@ -53,7 +58,8 @@ def confusion_heatmap(agreement: LabelAgreement, reference: str, other: str) -> 
 
 def means_scatter(means: Mapping[str, Mapping[str, float]], reference: str, measure: str) -> Figure:
     """Each system's mean under the reference (x) against its mean under each other set (y, one colour and
-    marker per set), every point named by its system, with the diagonal y = x (the same mean under both).
+    marker per set), each point named by its system where its name fits without overprinting (the
+    systems whose rank moves first: _name_points), with the diagonal y = x (the same mean under both).
     means: {set: {system: mean}}, the reference among the sets."""
     others = [name for name in means if name != reference]
     systems = [name for name in means[reference] if np.isfinite(means[reference][name])]
@@ -77,27 +83,63 @@ def means_scatter(means: Mapping[str, Mapping[str, float]], reference: str, meas
                 named = (shown, x, y)
         ax.set_xlim(low, high)
         ax.set_ylim(low, high)
-        _name_points(ax, *named)
         ax.set_aspect("equal")
         ax.grid(alpha=0.3)
         ax.set_xlabel(f"{literal(measure)} under {label(reference)} (the reference)", fontsize=9)
         ax.set_ylabel(f"{literal(measure)} under the other set", fontsize=9)
         legend(ax, handles, ["same mean under both", *[label(name) for name in others]], inside="upper left")
         set_title(ax, f"System means of {len(systems)} systems: {literal(measure)} under each judgment set", fontsize=10)
+        _name_points(ax, *named, _rank_moves(means, reference, systems))
     return figure
 
 
-def _name_points(ax, systems: list[str], x: list[float], y: list[float]) -> None:
-    """Each point named by its system; systems at the same point named together ('a, b'), and the name of
-    a point close to one already named moved down a line, so that names do not overprint."""
+def _name_points(ax, systems: list[str], x: list[float], y: list[float], first: set[str]) -> int:
+    """Each point named by its system (systems at one point named together, 'a, b'), the systems in `first`
+    (those whose rank moves) placed first; a name goes to the first of OFFSETS where its box overlaps
+    no name, point or legend and stays inside the axes, or is left out (their count written in the
+    lower right corner). Returns how many names were left out.
+    Call after everything else is drawn: the placement measures the laid-out figure."""
     at: dict[tuple[float, float], list[str]] = {}
     for system, px, py in zip(systems, x, y):
         at.setdefault((px, py), []).append(system)
-    low, high = ax.get_ylim() if len(at) else (0.0, 1.0)
-    near = 0.04 * (high - low)  # about a line of 7-point text on the axes' height
-    placed: list[tuple[float, float]] = []
-    for (px, py), names in sorted(at.items(), key=lambda item: -item[0][1]):
-        crowd = sum(1 for qx, qy in placed if abs(qx - px) < 6 * near and abs(qy - py) < near)
-        ax.annotate(label(", ".join(names), 40), (px, py), xytext=(5, 4 - 10 * crowd), textcoords="offset points",
-                    fontsize=7)
-        placed.append((px, py))
+    figure = ax.figure
+    figure.draw_without_rendering()  # lays out the figure: the axes' place is final
+    renderer = figure._get_renderer()  # noqa: SLF001 (the renderer draw_without_rendering used; no canvas needed)
+    frame = ax.get_window_extent(renderer)
+    scale = figure.dpi / 72  # points to pixels
+    points = [ax.transData.transform(p) for p in zip(x, y)]
+    note = ax.text(0.98, 0.02, "99 crowded points unnamed", transform=ax.transAxes, ha="right", va="bottom",
+                   fontsize=7, color="0.35")
+    note.set_in_layout(False)
+    taken = [Bbox.from_extents(px - 4, py - 4, px + 4, py + 4) for px, py in points]
+    taken += [artist.get_window_extent(renderer) for artist in (ax.get_legend(), note) if artist is not None]
+    left_out = 0
+    for (px, py), names in sorted(at.items(), key=lambda item: (not set(item[1]) & first, -item[0][1], item[0][0])):
+        for dx, dy in OFFSETS:
+            text = ax.annotate(label(", ".join(names), 40), (px, py), xytext=(dx, dy), textcoords="offset points",
+                               fontsize=7, ha="left" if dx >= 0 else "right", va="center", annotation_clip=False)
+            text.set_in_layout(False)
+            box = text.get_window_extent(renderer)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+            if inside and not any(box.overlaps(other) for other in taken):
+                taken.append(box.expanded(1.0, 1.0).padded(0.5 * scale))
+                break
+            text.remove()
+        else:
+            left_out += 1
+    if left_out:  # said in the corner kept free for it
+        note.set_text(f"{left_out} crowded point{'s' if left_out > 1 else ''} unnamed")
+    else:
+        note.remove()
+    return left_out
+
+
+def _rank_moves(means: Mapping[str, Mapping[str, float]], reference: str, systems: list[str]) -> set[str]:
+    """The systems whose rank (by mean, highest first) under some other set is not their rank under the reference."""
+    def ranks(name: str) -> dict[str, int]:
+        ordered = sorted(systems, key=lambda s: -means[name].get(s, np.nan) if np.isfinite(means[name].get(s, np.nan))
+                         else np.inf)
+        return {system: position for position, system in enumerate(ordered)}
+
+    first = ranks(reference)
+    return {s for name in means if name != reference for s, position in ranks(name).items() if first[s] != position}

@@ -15,6 +15,7 @@ import pandas as pd
 from ndcg_report.analysis import html
 from ndcg_report.analysis.drilldown import anchor, drilldown_queries
 from ndcg_report.analysis.judgments.comparison import JudgmentComparison, SetComparison
+from ndcg_report.analysis.judgments.glance import grid_note, verdict_grid
 
 if TYPE_CHECKING:
     from ndcg_report.analysis.report_model import Report
@@ -24,8 +25,8 @@ Part = tuple  # ("html", text) or ("png", caption HTML with its SVG link, PNG by
 
 def parts(report: Report) -> list[Part]:
     """The section's parts in order: heading and note, the sets, label agreement, per other set its
-    confusion matrix and per-label table, the systems' means and orders, the verdicts under each set
-    (differing first), the queries the sets disagree on most; [] without several judgment sets."""
+    confusion matrix and per-label table, the systems' means and orders, the grid of verdicts under
+    each set, the queries the sets disagree on most; [] without several judgment sets."""
     from ndcg_report.analysis.content import figure_part
     from ndcg_report.analysis.judgments.figures import confusion_heatmap, means_scatter
 
@@ -54,11 +55,12 @@ def parts(report: Report) -> list[Part]:
         found.append(("png", *figure_part(
             report, f"Mean {headline} of each system: {comparison.reference} (x) against each other set (y)",
             means_scatter(comparison.measure_means(headline), comparison.reference, headline))))
-        verdicts = verdicts_table(comparison)
-        if not verdicts.empty:
-            found += [("html", html.text_html(f"Verdicts against {comparison.baseline} under each set (those that "
-                                              "differ first)", "h4")),
-                      ("html", html.table_html(verdicts, index=False))]
+        grid = verdict_grid(comparison, [m.label for m in comparison.measures])
+        if not grid.empty:
+            found += [("html", html.text_html(f"Verdicts against {comparison.baseline} under each set, every measure",
+                                              "h4")),
+                      ("html", html.table_html(grid, text_columns=("flips",))),
+                      ("html", html.text_html(grid_note(comparison), "p", "note"))]
         linked, _ = drilldown_queries(report.experiment, report.params.drilldown)
         queries = disagreement_table(comparison, headline, set(linked))
         if not queries.empty:
@@ -161,17 +163,6 @@ def orders_table(comparison: JudgmentComparison) -> pd.DataFrame:
                           "best (reference)": ", ".join(order.best_reference), "best (this set)": ", ".join(order.best_other),
                           "same best": "yes" if order.same_best_system else "no"}
                          for other in comparison.comparisons for order in other.orders])
-
-
-def verdicts_table(comparison: JudgmentComparison) -> pd.DataFrame:
-    """One row per (other set, system, measure): the verdict and delta under the reference and under the
-    set; the rows whose verdicts differ first (as compare_judgments orders them)."""
-    return pd.DataFrame([{"set": other.name, "system": verdict.system, "measure": verdict.measure,
-                          "differs": "yes" if verdict.differs else "",
-                          f"verdict ({comparison.reference})": verdict.reference, "verdict (this set)": verdict.other,
-                          f"delta ({comparison.reference})": verdict.reference_delta,
-                          "delta (this set)": verdict.other_delta}
-                         for other in comparison.comparisons for verdict in other.verdicts])
 
 
 def disagreement_table(comparison: JudgmentComparison, measure: str, linked: set[str]) -> pd.DataFrame:
