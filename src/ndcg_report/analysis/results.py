@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ndcg_report.core.measures.names import Measure, level_text
+from ndcg_report.core.measures.names import DEPTH_RATIO, Measure, level_text
 from ndcg_report.analysis.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
-from ndcg_report.analysis.experiment import DEPTH_RATIO, Experiment
+from ndcg_report.analysis.experiment import Experiment
 from ndcg_report.analysis.html import DEEPER, details_html, escape, leaderboard_html, text_html
 from ndcg_report.analysis.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
 from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT
@@ -163,7 +163,9 @@ def leaderboard_note(report: "Report") -> str:
         how = (f"{test.n_resamples:,} permutations" if test.method == MONTE_CARLO
                else f"in its large-sample limit over {test.n_queries:,} queries")
         note += (f" Group: systems sharing a letter do not differ significantly on {test.label} (randomized "
-                 f"Tukey HSD over all {len(test.names)} systems, {how}, α = {test.alpha:g}).")
+                 f"Tukey HSD over all {len(test.names)} systems, {how}, α = {test.alpha:g}); a compact letter "
+                 "display, unlike the superscript letters of the paper tables (leaderboard.tex, leaderboard.md), "
+                 "where a letter names one system.")
         both = marks_and_letters_note(experiment)
         note += (" " + both) if both else ""
     own = own_means_note(experiment)
