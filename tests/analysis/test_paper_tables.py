@@ -558,3 +558,17 @@ def test_the_paper_s_letters_and_the_report_s_groups_each_say_which_they_are(sha
     assert paper.replace("#", "\\#") in (shallow / "leaderboard.tex").read_text(encoding="utf-8")
     assert ("a compact letter display, unlike the superscript letters of the paper tables (leaderboard.tex, "
             "leaderboard.md), where a letter names one system.") in (shallow / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_p_value_at_the_randomization_floor_is_written_at_most_in_the_report(demo):
+    record = json.loads((demo / "summary.json").read_text(encoding="utf-8"))
+    at_floor = [name for name, rows in record["comparisons"].items()
+                if rows["nDCG@10"]["holm_randomization_pvalue"] == pytest.approx(4 * 2 / 10_001)]
+    assert len(at_floor) == 4  # every system, Holm over 4 at 10,000 sign flips
+    assert all("Holm-adjusted randomization p ≤ 0.0008;" in line for line in record["verdicts"])
+    assert record["comparisons"]["monoT5"]["nDCG@10"]["holm_randomization_pvalue"] == 0.0007999200079992001  # a number
+    page = (demo / "report.html").read_text(encoding="utf-8")
+    both = sum(row["randomization_pvalue"] == pytest.approx(2 / 10_001) for rows in record["comparisons"].values()
+               for row in rows.values())
+    assert both == 15 and page.count('<td class="num">≤0.0002 (≤0.0008)</td>') == both
+    assert '<td class="num">0.0658 (0.1264)</td>' in page  # above the floor: a value
