@@ -80,6 +80,31 @@ def hostile():
                         baseline=SMALL / "bm25.txt", baseline_name=MARKUP, measures="nDCG@10 AP", n_resamples=1000)
 
 
+@pytest.fixture(scope="module")
+def shallow(tmp_path_factory) -> Path:
+    """A report of the small set where one system ('top5', the monoT5 run cut to its top 5 per query)
+    retrieved fewer documents than k = 10, built by the command line."""
+    folder = tmp_path_factory.mktemp("shallow")
+    seen: dict[str, int] = {}
+    with (folder / "top5.txt").open("w", encoding="utf-8") as cut:
+        for line in (SMALL / "monot5.txt").read_text(encoding="utf-8").splitlines():
+            seen[line.split()[0]] = seen.get(line.split()[0], 0) + 1
+            if seen[line.split()[0]] <= 5:
+                cut.write(line + "\n")
+    out = folder / "report"
+    assert main(["build", "--run", f"full={SMALL / 'monot5.txt'}", "--run", f"top5={folder / 'top5.txt'}", "--baseline",
+                 str(SMALL / "bm25.txt"), "--qrels", str(SMALL / "qrels.txt"), "-k", "10", "--out", str(out)]) == 0
+    return out
+
+
+def assert_balanced(text: str) -> None:
+    """A LaTeX table whose braces balance (escaped ones aside) and whose environments nest."""
+    unescaped = re.sub(r"\\[{}&%$#_]", "", text)
+    assert unescaped.count("{") == unescaped.count("}")
+    assert re.findall(r"\\(begin|end)\{(\w+)\}", text) == [
+        ("begin", "table"), ("begin", "tabular"), ("end", "tabular"), ("end", "table")]
+
+
 def significance(summary: dict) -> dict[tuple[str, str], int]:
     """(system, label) -> +1/-1/0 from summary.json alone: the sign of the delta where the Holm-adjusted
     randomization p-value is below alpha (the report's ▲/▼)."""
@@ -279,10 +304,7 @@ def test_to_markdown_needs_no_tabulate(hostile, monkeypatch):
 
 def test_latex_structure(summary):
     text = (EXPECTED / "dl19.tex").read_text(encoding="utf-8")
-    unescaped = re.sub(r"\\[{}&%$#_]", "", text)
-    assert unescaped.count("{") == unescaped.count("}")
-    assert re.findall(r"\\(begin|end)\{(\w+)\}", text) == [
-        ("begin", "table"), ("begin", "tabular"), ("end", "tabular"), ("end", "table")]
+    assert_balanced(text)
     assert text.index(r"\toprule") < text.index(r"\midrule") < text.index(r"\bottomrule")
     spec = re.search(r"\\begin\{tabular\}\{(\w+)\}", text).group(1)
     rows = latex_rows(text)
@@ -456,3 +478,97 @@ def test_a_number_no_measure_reaches_is_written_short_not_with_309_digits():
     assert number_text(0.61234) == "0.6123" and number_text(123456.0, 2) == "123456.00"
     assert number_text(1e308) == "1.0000e+308" and number_text(-3e20, 2) == "-3.00e+20"
     assert number_text(float("nan")) == "" and number_text(None) == ""
+
+
+# --- depth marks, label and caption, alignment, the two meanings of letters -------------------------------
+
+
+def test_a_measure_past_a_system_s_depth_is_marked_with_a_dagger_in_latex_and_markdown(shallow, capsys):
+    tex, md = ((shallow / name).read_text(encoding="utf-8") for name in ("leaderboard.tex", "leaderboard.md"))
+    assert_balanced(tex)
+    rows = {row[1]: row for row in latex_rows(tex)}
+    assert rows["top5"] == ["b", "top5", r"0.4317$^{\dagger}$"]
+    assert rows["full"] == ["a", "full", r"\textbf{0.6003}$^{\uparrow\,\mathrm{c}}$"]
+    assert rows["bm25 (baseline)"] == ["c", "bm25 (baseline)", "0.3715"]
+    note = ("measured past the depth the system retrieved (top5: 5 lines per judged query, median): a cut-off "
+            "deeper than that or, when another system retrieves deeper, a measure of the whole ranking")
+    assert r"$^{\dagger}$: " + note in tex
+    cells = markdown_rows(md)
+    assert cells["top5"]["nDCG@10"] == "0.4317 †" and cells["full"]["nDCG@10"] == "**0.6003** ▲ <sup>c</sup>"
+    assert "†: " + note in md
+    # the HTML leaderboard marks the same cell, and `table` gives the report's files
+    assert '<th class="text">top5</th><td class="num headline">0.4317 <span class="shallow">†</span>' in (
+        shallow / "report.html").read_text(encoding="utf-8")
+    assert run_cli(capsys, "table", shallow, "--letters")[1] == tex
+    assert run_cli(capsys, "table", shallow, "--letters", "--format", "markdown")[1] == md
+
+
+def test_a_report_without_a_shallow_system_has_no_dagger(summary):
+    assert "dagger" not in leaderboard_latex(summary, letters=True) and "†" not in leaderboard_markdown(summary)
+
+
+def test_a_summary_without_depths_marks_no_dagger(shallow):
+    record = json.loads((shallow / "summary.json").read_text(encoding="utf-8"))
+    for system in record["systems"]:
+        del system["depth"]
+    assert "dagger" not in leaderboard_latex(record)
+
+
+def test_an_experiment_s_table_marks_the_depth_as_the_report_s(shallow):
+    experiment = compare_runs({"full": SMALL / "monot5.txt", "top5": shallow.parent / "top5.txt"}, SMALL / "qrels.txt",
+                              baseline=SMALL / "bm25.txt", measures="nDCG@10 nDCG@5 AP", n_resamples=1000)
+    rows = {row[1]: row[2:] for row in latex_rows(experiment.to_latex(letters=True))}
+    assert [cell.endswith(r"$^{\dagger}$") for cell in rows["top5"]] == [True, False, True]  # @5 is within its depth
+    assert not any("dagger" in cell for cell in rows["full"] + rows["bm25 (baseline)"])
+
+
+def test_label_and_caption_name_the_table(demo, capsys, experiment):
+    caption = "Runs [v2] at 50% & more_x"
+    code, tex, err = run_cli(capsys, "table", demo, "--label", "tab:second", "--caption", caption)
+    assert (code, err) == (0, "")
+    assert_balanced(tex)
+    assert "\\label{tab:second}" in tex and "tab:leaderboard" not in tex
+    assert (r"\caption[{Runs [v2] at 50\% \& more\_x.}]{Runs [v2] at 50\% \& more\_x. Means over 43 queries"
+            in tex)
+    assert "\\label" not in run_cli(capsys, "table", demo, "--label", "")[1]
+    code, md, err = run_cli(capsys, "table", demo, "--format", "markdown", "--caption", caption)
+    assert md.split("\n\n")[1].startswith(r"Runs \[v2\] at 50% &amp; more\_x. Means over 43 queries")
+    latex = experiment.to_latex(label="tab:python", caption="From Python")
+    assert "\\label{tab:python}" in latex and "\\caption[From Python.]{From Python. Means" in latex
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--format", "markdown", "--label", "tab:x"], "--label is for --format latex"),
+    (["--format", "csv", "--caption", "x"], "--caption is for --format latex or markdown"),
+])
+def test_label_or_caption_where_the_format_has_none_is_one_line_and_exit_2(demo, capsys, args, says):
+    code, out, err = run_cli(capsys, "table", demo, *args)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and says in err, err
+
+
+def test_numbers_are_right_aligned_and_names_left_aligned(summary):
+    tex, md = leaderboard_latex(summary, letters=True), leaderboard_markdown(summary)
+    assert re.search(r"\\begin\{tabular\}\{(\w+)\}", tex).group(1) == "ll" + "r" * 6
+    assert md.splitlines()[1] == "| :-- |" + " --: |" * 6
+
+
+def test_the_paper_s_letters_and_the_report_s_groups_each_say_which_they_are(shallow):
+    paper = "A letter here names one system (the # column), unlike the groups of the HTML report's leaderboard (a, ab)"
+    assert paper in (shallow / "leaderboard.md").read_text(encoding="utf-8")
+    assert paper.replace("#", "\\#") in (shallow / "leaderboard.tex").read_text(encoding="utf-8")
+    assert ("a compact letter display, unlike the superscript letters of the paper tables (leaderboard.tex, "
+            "leaderboard.md), where a letter names one system.") in (shallow / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_p_value_at_the_randomization_floor_is_written_at_most_in_the_report(demo):
+    record = json.loads((demo / "summary.json").read_text(encoding="utf-8"))
+    at_floor = [name for name, rows in record["comparisons"].items()
+                if rows["nDCG@10"]["holm_randomization_pvalue"] == pytest.approx(4 * 2 / 10_001)]
+    assert len(at_floor) == 4  # every system, Holm over 4 at 10,000 sign flips
+    assert all("Holm-adjusted randomization p ≤ 0.0008;" in line for line in record["verdicts"])
+    assert record["comparisons"]["monoT5"]["nDCG@10"]["holm_randomization_pvalue"] == 0.0007999200079992001  # a number
+    page = (demo / "report.html").read_text(encoding="utf-8")
+    both = sum(row["randomization_pvalue"] == pytest.approx(2 / 10_001) for rows in record["comparisons"].values()
+               for row in rows.values())
+    assert both == 15 and page.count('<td class="num">≤0.0002 (≤0.0008)</td>') == both
+    assert '<td class="num">0.0658 (0.1264)</td>' in page  # above the floor: a value

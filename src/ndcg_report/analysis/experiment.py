@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ndcg_report.core.conventions import Averaging
-from ndcg_report.core.measures.names import Measure, cutoff_dtype, measure_of
+from ndcg_report.core.measures.names import Measure, cutoff_dtype, measure_of, shallow_measures
 from ndcg_report.core.evaluation import Evaluation
 from ndcg_report.core.presets import HEADLINE
 from ndcg_report.errors import ParameterError
@@ -38,7 +38,6 @@ from ndcg_report.stats.resampling import LARGE_N, mean_interval
 from ndcg_report.stats.streams import stream
 from ndcg_report.stats.tukey_hsd import tukey_hsd
 
-DEPTH_RATIO = 0.9  # a system whose median depth is below this share of another's is retrieved less deep
 
 
 @dataclass(frozen=True)
@@ -362,13 +361,10 @@ class Experiment(ExperimentFigures):
     def shallow_measures(self) -> dict[str, list[Measure]]:
         """Per system, the measures it is measured at a depth it does not reach, where the ranks it never
         retrieved count as not relevant: a cut-off k above its median lines per judged query, and, when
-        another system retrieves deeper (its median below DEPTH_RATIO of the deepest), every measure
-        without a cut-off (AP, RR, R-prec, nDCG, ...). Counts of documents are never listed."""
-        depth = self.depth()["median"]
-        deepest = float(depth.max())
-        return {name: [m for m in self.measures if m.kind != "count" and (
-                    m.depth > depth[name] if m.depth is not None else depth[name] < DEPTH_RATIO * deepest)]
-                for name in self.systems}
+        another system retrieves deeper (its median below core.measures.names.DEPTH_RATIO of the deepest),
+        every measure without a cut-off (AP, RR, R-prec, nDCG, ...). Counts of documents are never listed."""
+        median = self.depth()["median"]
+        return shallow_measures(self.measures, {name: float(median[name]) for name in self.systems})
 
     def rank_overlap(self) -> pd.DataFrame:
         """How much each system's ranking of a query differs from the baseline's: rank-biased overlap of

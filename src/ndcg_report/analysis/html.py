@@ -60,7 +60,7 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-_NUMBER_TEXT = re.compile(r"^\s*(?:[\[(<+\-–−]*\s*[\d.]|–$)")
+_NUMBER_TEXT = re.compile(r"^\s*(?:[\[(<≤+\-–−]*\s*[\d.]|–$)")
 
 
 def _numeric_column(values: pd.Series) -> bool:

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ndcg_report.core.measures.names import Measure, level_text
+from ndcg_report.core.measures.names import DEPTH_RATIO, Measure, level_text
 from ndcg_report.analysis.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
-from ndcg_report.analysis.experiment import DEPTH_RATIO, Experiment
+from ndcg_report.analysis.experiment import Experiment
 from ndcg_report.analysis.html import DEEPER, details_html, escape, leaderboard_html, text_html
 from ndcg_report.analysis.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
-from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT
+from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT, pvalue_floor
 from ndcg_report.stats.tukey_hsd import STUDENTIZED_RANGE_LIMIT
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def verdicts(experiment: Experiment) -> list[str]:
     lines = []
     for name in experiment.names:
         row = experiment.comparison_row(name, measure)
-        p = row["holm_randomization_pvalue"]
+        p, (_, floor) = row["holm_randomization_pvalue"], randomization_floors(experiment, row["randomization_method"])
         significant = isinstance(p, float) and p < experiment.alpha
         if significant:
             meaning = f"significantly {'better' if row['delta'] > 0 else 'worse'} than {base}"
@@ -47,12 +47,20 @@ def verdicts(experiment: Experiment) -> list[str]:
         lines.append(
             f"{name}: {measure.label} {row['run_mean']:.4f} against {base}'s {row['baseline_mean']:.4f}, "
             f"{row['delta']:+.4f} ({percent(row['relative_delta'])}; {interval_name(experiment)} "
-            f"{signed(low)} to {signed(high)}); Holm-adjusted randomization p {p_phrase(p)}; "
+            f"{signed(low)} to {signed(high)}); Holm-adjusted randomization p {p_phrase(p, floor)}; "
             f"{count_phrase(row['wins'], 'win')}, {count_phrase(row['ties'], 'tie')}, "
             f"{count_phrase(row['losses'], 'loss')}: {meaning}." + _disagreement(low, high, significant)
             + depth_note(experiment, name)
         )
     return lines
+
+
+def randomization_floors(experiment: Experiment, method: str) -> tuple[float | None, float | None]:
+    """The smallest randomization p-value and Holm-adjusted one that experiment's Monte Carlo gives
+    (stats.resampling.pvalue_floor); (None, None) for a p-value from the normal limit, which has none."""
+    if method != MONTE_CARLO:
+        return None, None
+    return pvalue_floor(experiment.n_resamples), pvalue_floor(experiment.n_resamples, multiplier=experiment.family_size)
 
 
 def depth_note(experiment: Experiment, name: str) -> str:
@@ -163,7 +171,9 @@ def leaderboard_note(report: "Report") -> str:
         how = (f"{test.n_resamples:,} permutations" if test.method == MONTE_CARLO
                else f"in its large-sample limit over {test.n_queries:,} queries")
         note += (f" Group: systems sharing a letter do not differ significantly on {test.label} (randomized "
-                 f"Tukey HSD over all {len(test.names)} systems, {how}, α = {test.alpha:g}).")
+                 f"Tukey HSD over all {len(test.names)} systems, {how}, α = {test.alpha:g}); a compact letter "
+                 "display, unlike the superscript letters of the paper tables (leaderboard.tex, leaderboard.md), "
+                 "where a letter names one system.")
         both = marks_and_letters_note(experiment)
         note += (" " + both) if both else ""
     own = own_means_note(experiment)
@@ -257,7 +267,9 @@ def comparison_table(report: "Report", name: str) -> pd.DataFrame:
         "W/T/L": [f"{int(w)}/{int(t)}/{int(l)}" for w, t, l in zip(c["wins"], c["ties"], c["losses"])],
         "t-test p (Holm)": [p_pair(p, h) for p, h in zip(c["t_pvalue"], c["holm_t_pvalue"])],
         "Wilcoxon p (Holm)": [p_pair(p, h) for p, h in zip(c["wilcoxon_pvalue"], c["holm_wilcoxon_pvalue"])],
-        "randomization p (Holm)": [p_pair(p, h) for p, h in zip(c["randomization_pvalue"], c["holm_randomization_pvalue"])],
+        "randomization p (Holm)": [p_pair(p, h, *randomization_floors(experiment, method)) for p, h, method in
+                                   zip(c["randomization_pvalue"], c["holm_randomization_pvalue"],
+                                       c["randomization_method"])],
         "effect size d_z": c["effect_size"],
     }
     shallow = experiment.shallow_measures()
@@ -296,13 +308,15 @@ def pairwise_note(report: "Report") -> str:
 
 
 def pairwise_table(report: "Report") -> pd.DataFrame:
-    """The randomized Tukey HSD p-values as text (systems by mean, best first), with means and letters.
+    """The randomized Tukey HSD p-values as text (systems by mean, best first, '≤' at the permutations'
+    floor), with means and letters.
 
     Built by position: a system may be called "group" without taking that column's place.
     """
     test = report.experiment.pairwise
+    floor = pvalue_floor(test.n_resamples, sides=1) if test.method == MONTE_CARLO else None
     rows = [[f"{test.means[a]:.4f}", test.letters[a],
-             *[("–" if a == b else format_p(test.pvalues.at[a, b])) for b in test.names]] for a in test.names]
+             *[("–" if a == b else format_p(test.pvalues.at[a, b], floor)) for b in test.names]] for a in test.names]
     return pd.DataFrame(rows, index=pd.Index(test.names), columns=[test.label, "group", *test.names])
 
 

@@ -24,25 +24,39 @@ def signed(value: float) -> str:
     return "–" if value is None or not math.isfinite(value) else f"{value:+.4f}"
 
 
-def p_pair(value: float, holm: float) -> str:
-    """'0.0123 (0.0369)': a p-value and its Holm-adjusted value."""
+FLOOR_TOLERANCE = 1e-9  # relative: a p-value this close to its floor is at it (Holm's product rounds)
+
+
+def p_pair(value: float, holm: float, floor: float | None = None, holm_floor: float | None = None) -> str:
+    """'0.0123 (0.0369)': a p-value and its Holm-adjusted value, each with its floor (format_p)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
-    return f"{format_p(value)} ({format_p(holm)})"
+    return f"{format_p(value, floor)} ({format_p(holm, holm_floor)})"
 
 
-def format_p(value: object) -> str:
-    """'0.0123', '<0.0001', or '–' where there is no number (None, NaN, text, a bool: a missing JSON value)."""
+def format_p(value: object, floor: float | None = None) -> str:
+    """'0.0123', '<0.0001', '≤0.0036' at `floor` (the smallest p-value the resampling gives:
+    stats.resampling.pvalue_floor), or '–' where there is no number (None, NaN, text, a bool: a missing
+    JSON value)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         return "–"
-    return "<0.0001" if value < 1e-4 else f"{float(value):.4f}"
+    if value < 1e-4:
+        return "<0.0001"
+    return f"≤{float(value):.4f}" if at_floor(value, floor) else f"{float(value):.4f}"
 
 
-def p_phrase(value: float) -> str:
-    """'= 0.0123', '< 0.0001', or 'not computable'."""
+def p_phrase(value: float, floor: float | None = None) -> str:
+    """'= 0.0123', '< 0.0001', '≤ 0.0036' at `floor` (as format_p), or 'not computable'."""
     if value is None or math.isnan(value):
         return "not computable"
-    return "< 0.0001" if value < 1e-4 else f"= {value:.4f}"
+    if value < 1e-4:
+        return "< 0.0001"
+    return f"≤ {value:.4f}" if at_floor(value, floor) else f"= {value:.4f}"
+
+
+def at_floor(value: float, floor: float | None) -> bool:
+    """True if a p-value is at the floor given (none given: never)."""
+    return floor is not None and value <= floor * (1 + FLOOR_TOLERANCE)
 
 
 def number(value: float) -> str:

@@ -40,6 +40,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                        help="superscript letters (ranx's style): the systems each one is significantly better than "
                             "on the headline measure, from the report's pairwise test (that measure only)")
     table.add_argument("--digits", type=int, default=4, help="decimals shown")
+    table.add_argument("--caption", default=None, metavar="TEXT",
+                       help="the caption's first sentence (latex, markdown; default: the report's title), escaped; "
+                            "the notes on the marks follow it")
+    table.add_argument("--label", default=None, metavar="KEY",
+                       help="the LaTeX \\label (default: tab:leaderboard, a suite's tab:suite; '' for none): give "
+                            "each table of a paper its own")
     table.add_argument("--out", default="", metavar="FILE", help="write the table to FILE (default: print it)")
 
 
@@ -56,13 +62,18 @@ def run_table(args: argparse.Namespace) -> str | Note:
         raise ParameterError(f"--digits must be a whole number from 0 to {MAX_DIGITS}; got {args.digits}")
     if args.letters and args.format == "csv":
         raise ParameterError("--letters is for --format latex or markdown; the CSV has one row per system and measure")
+    if args.caption is not None and args.format == "csv":
+        raise ParameterError("--caption is for --format latex or markdown; the CSV has no caption")
+    if args.label is not None and args.format != "latex":
+        raise ParameterError(f"--label is for --format latex (a LaTeX \\label); {args.format} has none")
+    layout = {key: value for key, value in (("caption", args.caption), ("label", args.label)) if value is not None}
     path = summary_path(Path(args.report))
     summary = read_summary(path)
     measures = [name for value in args.measures for name in value.split()] if args.measures else None
     if summary.get("kind") == SUITE_KIND:
-        text = suite_table(path, summary, args.format, measures, args.systems, args.digits, args.letters)
+        text = suite_table(path, summary, args.format, measures, args.systems, args.digits, args.letters, layout)
         return _written(text, args, path)
-    options = {"measures": measures, "systems": args.systems, "digits": args.digits}
+    options = {"measures": measures, "systems": args.systems, "digits": args.digits, **layout}
     if args.format != "csv":
         options["letters"] = args.letters
     writer = {"latex": leaderboard_latex, "markdown": leaderboard_markdown, "csv": leaderboard_csv}[args.format]
@@ -86,10 +97,11 @@ def _written(text: str, args: argparse.Namespace, path: Path) -> str | Note:
 
 
 def suite_table(path: Path, summary: dict, form: str, measures: list[str] | None, systems: list[str] | None,
-                digits: int, letters: bool) -> str:
+                digits: int, letters: bool, layout: dict | None = None) -> str:
     """A suite's systems x collections table of each measure asked for (default: its first), from the
     table.csv beside its summary.json (each cell's mean and its collection's own verdict): LaTeX and
-    Markdown, one table per measure; CSV, table.csv's rows of those measures and systems."""
+    Markdown, one table per measure (`layout`: its caption and label); CSV, table.csv's rows of those
+    measures and systems."""
     import pandas as pd
 
     from ndcg_report.analysis.paper.suite import suite_latex, suite_markdown
@@ -130,10 +142,13 @@ def suite_table(path: Path, summary: dict, form: str, measures: list[str] | None
         return _rows_as_written(cells_file, set(chosen), None if not systems else set(cells["system"]))
     cells = cells.assign(significant=cells["significant"].map({True: True, False: False, "true": True,
                                                                "false": False}))
+    if (layout or {}).get("label") and len(chosen) > 1:
+        raise ParameterError(f"{path}: --label names one table, and {len(chosen)} measures make {len(chosen)}; give "
+                             "one measure (-m) per table")
     writer = suite_latex if form == "latex" else suite_markdown
     tests = summary.get("tests") if isinstance(summary.get("tests"), dict) else {}
-    return "\n".join(writer(cells, measure=name, digits=digits,
-                            alpha=(tests.get(name) or {}).get("alpha")) for name in chosen)
+    return "\n".join(writer(cells, measure=name, digits=digits, alpha=(tests.get(name) or {}).get("alpha"),
+                            **(layout or {})) for name in chosen)
 
 
 def _rows_as_written(cells_file: Path, measures: set[str], systems: set[str] | None) -> str:

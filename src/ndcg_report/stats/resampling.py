@@ -28,6 +28,13 @@ NORMAL_LIMIT = "normal limit"
 _ELEMENTS_PER_BATCH = 1 << 21  # resampled values held at once: bounds memory to ~16 MB
 
 
+def pvalue_floor(n_resamples: int, sides: int = 2, multiplier: int = 1) -> float:
+    """The smallest p-value Monte Carlo over n_resamples gives, (0 + 1) / (R + 1) per side (a two-sided
+    p doubles the smaller one-sided, as scipy's monte_carlo_test does), times a correction's multiplier
+    (Holm's largest, the family's size): a p-value there says only that the true one is at most that."""
+    return multiplier * sides / (n_resamples + 1)
+
+
 def randomization_pvalue(d: np.ndarray, rng: np.random.Generator, n_resamples: int) -> float:
     """Two-sided paired randomization test of mean(d) = 0: Monte Carlo over random sign flips.
 

@@ -1,7 +1,7 @@
 """A table for a paper as plain text cells (numbers shown, bold, marks, letters): what the writers lay out.
 
 A Grid knows nothing of LaTeX or Markdown: its texts are raw (unescaped) and its notes plain Unicode
-sentences (▲, ▼, α, ≥); analysis.paper.latex and analysis.paper.markdown escape and lay them out.
+sentences (▲, ▼, †, α, ≥); analysis.paper.latex and analysis.paper.markdown escape and lay them out.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ ABOVE, BELOW = "▲", "▼"
 @dataclass(frozen=True)
 class Cell:
     """One cell: its number as shown ('' where missing), bold, the mark against the baseline (+1 above,
-    -1 below, 0 neither) and the letters of the rows it is significantly better than."""
+    -1 below, 0 neither), the letters of the rows it is significantly better than, and whether the
+    measure looks past the depth the row's system retrieved (analysis.html.DEEPER, †)."""
 
     text: str = ""
     bold: bool = False
     mark: int = 0
     letters: str = ""
+    shallow: bool = False
 
 
 @dataclass(frozen=True)

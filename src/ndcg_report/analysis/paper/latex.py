@@ -1,7 +1,7 @@
 """A Grid as a LaTeX table: booktabs rules, every text escaped, marks and letters as superscripts.
 
-The table needs only `\\usepackage{booktabs}`: marks are `$\\uparrow$`/`$\\downarrow$`, the caption states
-what they, the bold and the letters mean, and numbers are plain text (no siunitx `\\num`).
+The table needs only `\\usepackage{booktabs}`: marks are `$\\uparrow$`/`$\\downarrow$`/`$\\dagger$`, the caption
+states what they, the bold and the letters mean, and numbers are plain text (no siunitx `\\num`).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ndcg_report.analysis.html import DEEPER
 from ndcg_report.analysis.paper.grid import ABOVE, BELOW, Cell, Grid, Row, column_groups
 
 SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
@@ -21,11 +22,13 @@ _GREEK = {"alpha": "alpha", "beta": "beta", "gamma": "gamma", "delta": "delta", 
           "chi": "chi", "psi": "psi", "omega": "omega"}  # LaTeX's name: Unicode's
 # what pdflatex cannot set from UTF-8 text, in notes and names alike: the Greek letters LaTeX has (math), dashes
 SYMBOLS = {"≥": r"$\geq$", "≤": r"$\leq$", "–": "--", "—": "---", "−": "$-$", "×": r"$\times$", "…": r"\ldots{}",
+           DEEPER: r"$\dagger$",
            **{unicodedata.lookup(f"GREEK SMALL LETTER {u}"): f"$\\{latex}$" for latex, u in _GREEK.items()},
            **{unicodedata.lookup(f"GREEK CAPITAL LETTER {_GREEK[latex]}"): f"$\\{latex.capitalize()}$" for latex in
               ("gamma", "delta", "theta", "lambda", "xi", "pi", "sigma", "upsilon", "phi", "psi", "omega")}}
 MARKS = {1: r"\uparrow", -1: r"\downarrow"}
-NOTE_MARKS = {ABOVE: r"$\uparrow$", BELOW: r"$\downarrow$"}  # the notes' ▲/▼, only in notes
+SHALLOW = r"\dagger"  # a cell's DEEPER
+NOTE_MARKS = {ABOVE: r"$\uparrow$", BELOW: r"$\downarrow$", DEEPER: rf"$^{{{SHALLOW}}}$"}  # the notes' ▲/▼/†
 MISSING = "--"
 THIN_SPACE = r"\,"
 PREAMBLE = r"\usepackage{booktabs}"
@@ -41,15 +44,16 @@ def latex_escape(text: object) -> str:
 
 
 def note_latex(text: str) -> str:
-    """A note: latex_escape, and its ▲/▼ as the table's marks."""
-    return "".join(NOTE_MARKS.get(part) or latex_escape(part) for part in re.split(f"([{ABOVE}{BELOW}])", text))
+    """A note: latex_escape, and its ▲/▼/† as the table's marks."""
+    return "".join(NOTE_MARKS.get(part) or latex_escape(part) for part in re.split(f"([{''.join(NOTE_MARKS)}])", text))
 
 
 def latex_grid(grid: Grid, *, label: str = "tab:leaderboard") -> str:
     """The grid as a `table` float with a booktabs `tabular`: the caption (its first sentence, then the
-    notes), the label, a header of one row (or of groups over cut-offs), a rule above the baseline."""
+    notes), the label, a header of one row (or of groups over cut-offs), the names left-aligned and the
+    numbers right-aligned, a rule above the baseline."""
     lead = 2 if grid.letters else 1
-    spec = "l" * (lead + len(grid.columns))
+    spec = "l" * lead + "r" * len(grid.columns)
     caption = latex_escape(grid.caption)
     full = " ".join([caption, *(note_latex(note) for note in grid.notes)])
     lines = [f"% needs {PREAMBLE} in the preamble",
@@ -99,5 +103,6 @@ def _cell(cell: Cell) -> str:
         return MISSING
     text = latex_escape(cell.text)
     text = rf"\textbf{{{text}}}" if cell.bold else text
-    marks = ([MARKS[cell.mark]] if cell.mark else []) + ([rf"\mathrm{{{cell.letters}}}"] if cell.letters else [])
+    marks = (([MARKS[cell.mark]] if cell.mark else []) + ([SHALLOW] if cell.shallow else [])
+             + ([rf"\mathrm{{{cell.letters}}}"] if cell.letters else []))
     return text + ("$^{" + THIN_SPACE.join(marks) + "}$" if marks else "")

@@ -2,7 +2,8 @@
 
 Every number is summary.json's: each system's mean (`systems[].summary`), its mark against the baseline
 (`comparisons`: the sign of the delta where the Holm-adjusted randomization p-value is below alpha, as
-the report marks it) and the letters of the pairwise test (`pairwise`, on the headline measure only).
+the report marks it), the letters of the pairwise test (`pairwise`, on the headline measure only) and
+the † of a measure past the depth a system retrieved (`systems[].depth.median`, as the report marks it).
 Summaries of schema 3 on hold every key read here; an older one is refused naming what it lacks.
 """
 
@@ -13,12 +14,16 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ndcg_report.analysis.html import DEEPER
 from ndcg_report.analysis.paper.grid import (
     ABOVE, BELOW, DIGITS, Cell, Column, Grid, Row, best_shown, checked_digits, number_text, row_letters,
 )
 from ndcg_report.analysis.paper.latex import latex_grid
 from ndcg_report.analysis.paper.markdown import markdown_grid
-from ndcg_report.core.measures.names import Measure, cutoff_dtype, cutoff_text, level_text, measure_of
+from ndcg_report.analysis.text import number
+from ndcg_report.core.measures.names import (
+    Measure, cutoff_dtype, cutoff_text, level_text, measure_of, shallow_measures,
+)
 from ndcg_report.errors import ParameterError
 
 NEEDED = ("parameters.measures", "parameters.headline", "parameters.alpha", "parameters.n_resamples", "systems",
@@ -32,7 +37,9 @@ NORMAL_LIMIT = "normal limit"  # a randomization p-value computed in its large-s
 class Leaderboard:
     """What a paper table shows, read from a summary: the systems under test in row order, the baseline,
     the measures (columns), and per system and measure label its mean, query count and, for a system
-    under test, delta, Holm-adjusted randomization p-value and mark (+1, -1, 0); the pairwise record."""
+    under test, delta, Holm-adjusted randomization p-value and mark (+1, -1, 0); the pairwise record;
+    each system's median lines per judged query (`depths`, over every system of the report; empty in a
+    summary without them) and the measures it is measured past that depth (`shallow`)."""
 
     title: str
     names: tuple[str, ...]
@@ -47,6 +54,13 @@ class Leaderboard:
     family_size: int
     rel_level: float | None
     pairwise: Mapping
+    depths: Mapping[str, float]
+
+    @property
+    def shallow(self) -> dict[str, list[Measure]]:
+        """Per system, the measures of the table past the depth it retrieved (the report's †)."""
+        found = shallow_measures(self.measures, self.depths or {})
+        return {name: found.get(name, []) for name in self.systems}
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -104,7 +118,14 @@ def _read(summary: Mapping, measures: Iterable[str] | None, systems: Sequence[st
         counts={n: {m.label: records[n]["summary"][m.label]["n"] for m in chosen} for n in (*names, baseline)},
         comparisons={name: summary["comparisons"][name] for name in names}, alpha=float(p["alpha"]),
         n_resamples=int(p["n_resamples"]), family_size=int(summary["comparison_family"]["size"]),
-        rel_level=p.get("rel_level"), pairwise=summary["pairwise"])
+        rel_level=p.get("rel_level"), pairwise=summary["pairwise"], depths=_depths(summary["systems"]))
+
+
+def _depths(systems: Sequence[Mapping]) -> dict[str, float]:
+    """{name: median lines per judged query} of every system whose record has it (a report's summary.json
+    of schema 3 on, an Experiment's record); {} where one lacks it, so that no † is guessed."""
+    medians = {system["name"]: (system.get("depth") or {}).get("median") for system in systems}
+    return {} if any(median is None for median in medians.values()) else {k: float(v) for k, v in medians.items()}
 
 
 def leaderboard_latex(summary: Mapping, *, measures: Iterable[str] | None = None, systems: Sequence[str] | None = None,
@@ -142,7 +163,7 @@ def leaderboard_grid(board: Leaderboard, *, letters: bool = False, digits: int =
     if letters and board.headline not in board.measures:
         raise ParameterError(f"the letters are those of the pairwise test on {board.headline.label}, the "
                              f"headline measure: name it among the measures too, or leave the letters out")
-    systems = board.systems
+    systems, shallow = board.systems, board.shallow
     letter_of = dict(zip(systems, row_letters(len(systems)))) if letters else {}
     texts = [[number_text(board.means[name][m.label], digits) for m in board.measures] for name in systems]
     best = list(zip(*[best_shown(column) for column in zip(*texts)])) if board.measures else [()] * len(systems)
@@ -151,7 +172,8 @@ def leaderboard_grid(board: Leaderboard, *, letters: bool = False, digits: int =
         tested = name != board.baseline
         above = set(board.better_than(name)) if letters else set()
         cells = tuple(Cell(text=texts[i][j], bold=best[i][j], mark=board.mark(name, m.label) if tested else 0,
-                           letters="".join(letter_of[o] for o in systems if o in above) if m == board.headline else "")
+                           letters="".join(letter_of[o] for o in systems if o in above) if m == board.headline else "",
+                           shallow=m in shallow[name] and texts[i][j] != "")
                       for j, m in enumerate(board.measures))
         rows.append(Row(name=name, cells=cells, letter=letter_of.get(name, ""), baseline=not tested))
     columns = tuple(Column(m.label, m.measure, f"@{cutoff_text(m.k)}") if m.k is not None else Column(m.label)
@@ -199,13 +221,21 @@ def _notes(board: Leaderboard, letters: bool) -> list[str]:
                   else f"one comparison with {base} per measure, so no correction")
         notes.append(f"{ABOVE}/{BELOW}: significantly better/worse than {base} (paired randomization test, {flips}; "
                      f"{family}; α = {board.alpha:g}).")
+    deep = {name: board.depths[name] for name in board.systems if board.shallow[name]}
+    if deep:
+        notes.append(f"{DEEPER}: measured past the depth the system retrieved ("
+                     + "; ".join(f"{name}: {number(depth)}" for name, depth in deep.items())
+                     + " lines per judged query, median): a cut-off deeper than that or, when another system retrieves deeper, a measure of the "
+                     "whole ranking; the ranks it never retrieved count as not relevant.")
     if letters:
         test = board.pairwise
         count = len(test["means"])
         notes.append(f"Superscripts: the systems (by their letter) a system is significantly better than on "
                      f"{board.headline.label} (randomized Tukey HSD over the {count} systems, "
                      f"{int(test['n_resamples']):,} permutations, α = {float(test['alpha']):g}); that test is run on "
-                     f"the headline measure only, so only its column has letters.")
+                     f"the headline measure only, so only its column has letters. A letter here names one system "
+                     f"(the # column), unlike the groups of the HTML report's leaderboard (a, ab), where "
+                     f"systems sharing a letter do not differ significantly.")
     return notes
 
 

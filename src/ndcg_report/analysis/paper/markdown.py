@@ -1,13 +1,14 @@
 """A Grid as a GitHub Markdown table and a legend line, every text escaped (no tabulate needed).
 
-Marks are ▲/▼ as in the HTML report, the best of a column **bold**, letters `<sup>` (GitHub keeps it);
-the legend line after the table says what they mean.
+Marks are ▲/▼ and † as in the HTML report, the best of a column **bold**, letters `<sup>` (GitHub keeps
+it), the numbers right-aligned; the legend line after the table says what they mean.
 """
 
 from __future__ import annotations
 
 import re
 
+from ndcg_report.analysis.html import DEEPER
 from ndcg_report.analysis.paper.grid import ABOVE, BELOW, Cell, Grid, Row
 
 # what Markdown or GitHub would read as markup inside a line (emphasis, code, links, tables; HTML, entities,
@@ -16,6 +17,7 @@ from ndcg_report.analysis.paper.grid import ABOVE, BELOW, Cell, Grid, Row
 _ESCAPED = re.compile(r"([\\`*_\[\]|])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "~": "&#126;"}
 MISSING = "–"
+LEFT, RIGHT = " :-- ", " --: "  # the names' alignment, the numbers'
 
 
 def markdown_escape(text: object) -> str:
@@ -26,11 +28,12 @@ def markdown_escape(text: object) -> str:
 
 
 def markdown_grid(grid: Grid) -> str:
-    """The grid as a GitHub table (one header row: each column's label), then a blank line and the
-    legend: the caption's sentence and the notes, on one line."""
+    """The grid as a GitHub table (one header row: each column's label; names left-aligned, numbers
+    right-aligned), then a blank line and the legend: the caption's sentence and the notes, on one line."""
     head = (["\\#"] if grid.letters else []) + [markdown_escape(grid.stub)]
+    lead = len(head)
     head += [markdown_escape(column.label) for column in grid.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([" :-- "] * len(head)) + "|"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([LEFT] * lead + [RIGHT] * len(grid.columns)) + "|"]
     lines += [_row(row, grid.letters) for row in grid.rows]
     legend = " ".join([markdown_escape(grid.caption), *(markdown_escape(note) for note in grid.notes)])
     return "\n".join(lines) + "\n\n" + legend + "\n"
@@ -49,6 +52,8 @@ def _cell(cell: Cell) -> str:
     text = f"**{text}**" if cell.bold else text
     if cell.mark:
         text += " " + (ABOVE if cell.mark > 0 else BELOW)
+    if cell.shallow:
+        text += " " + DEEPER
     if cell.letters:
         text += f" <sup>{markdown_escape(cell.letters)}</sup>"
     return text

@@ -1,7 +1,7 @@
 """summary.json's keys that the paper tables read, made from an Experiment: the same numbers a report writes.
 
 `experiment_record(experiment)` holds the same values as a report's summary.json under the same keys
-(parameters.measures/headline/alpha/n_resamples/seed/rel_level, systems[].summary, baseline,
+(parameters.measures/headline/alpha/n_resamples/seed/rel_level, systems[].summary and .depth, baseline,
 comparison_family, comparisons, pairwise; tests/analysis/test_paper_tables.py compares them with a built
 report's), so `Experiment.to_latex()` and `ndcg-report table` make one table from one function.
 It takes the Experiment's tables, never the Experiment's module (analysis.experiment imports this).
@@ -22,13 +22,14 @@ COMPARISON_COLUMNS = ("n", "delta", "holm_randomization_pvalue", "randomization_
 def experiment_record(experiment: Any) -> dict:
     """The part of summary.json an analysis.experiment.Experiment gives (no title, files or command)."""
     measures, labels = experiment.measures, experiment.labels
-    test = experiment.pairwise
+    test, depth = experiment.pairwise, experiment.depth()
     return {
         "title": "",
         "parameters": {"measures": list(labels), "headline": experiment.headline.label, "alpha": experiment.alpha,
                        "n_resamples": experiment.n_resamples, "seed": experiment.seed,
                        "rel_level": _number(experiment.rel_level)},
         "systems": [{"name": name, "role": "baseline" if name == experiment.baseline_name else "run",
+                     "depth": {key: _number(value) for key, value in depth.loc[name].items()},
                      "summary": _records(experiment.evaluations[name].summary, measures, SUMMARY_COLUMNS)}
                     for name in experiment.systems],
         "baseline": experiment.baseline_name,

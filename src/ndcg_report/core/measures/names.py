@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from numbers import Integral
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -82,6 +82,20 @@ class Measure(NamedTuple):
 
     def __str__(self) -> str:
         return self.label
+
+
+DEPTH_RATIO = 0.9  # a system whose median depth is below this share of another's is retrieved less deep
+
+
+def shallow_measures(measures: Iterable[Measure], medians: Mapping[str, float]) -> dict[str, list[Measure]]:
+    """Per system of `medians` (its median lines per judged query), the measures it is measured past the
+    depth it retrieved: a cut-off k above its median, and, when another system retrieves deeper (its
+    median below DEPTH_RATIO of the deepest), every measure without one. Counts are never listed."""
+    measures = list(measures)
+    deepest = max(medians.values(), default=0.0)
+    return {name: [m for m in measures if m.kind != "count" and (
+                m.depth > depth if m.depth is not None else depth < DEPTH_RATIO * deepest)]
+            for name, depth in medians.items()}
 
 
 # trec_eval's measures that print text, not a number per query: not computed (see docs/measures.md)
