@@ -130,3 +130,11 @@ def test_scatter_names_the_systems_whose_rank_moves_first():
     figure = means_scatter({"ref": reference, "other": other}, "ref", "AP")
     named = {text for text, _ in boxes(figure)[0]}
     assert {"s0", "s11"} <= named
+
+
+def test_a_grid_p_value_at_the_resampling_floor_is_written_as_at_most():
+    from ndcg_report.analysis.judgments.glance import _cell
+
+    floor = 4 * 2 / 10_001  # Holm over 4 systems of 2 / (10,000 + 1)
+    assert _cell("better", floor, floor) == "▲ ≤0.0008"
+    assert _cell("worse", 0.0123, floor) == "▼ 0.0123" and _cell("better", 0.00001, floor) == "▲ <0.0001"

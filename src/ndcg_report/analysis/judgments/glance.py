@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ndcg_report.analysis import html
+from ndcg_report.analysis.text import format_p
 from ndcg_report.analysis.judgments.comparison import JudgmentComparison, SetComparison
 from ndcg_report.analysis.judgments.orders import BETTER, NO_DIFFERENCE, WORSE, Verdict
+from ndcg_report.stats.resampling import pvalue_floor
 
 if TYPE_CHECKING:
     from ndcg_report.analysis.report_model import Report
@@ -50,10 +52,11 @@ def summary_table(comparison: JudgmentComparison, measure: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def verdict_grid(comparison: JudgmentComparison, measures: list[str]) -> pd.DataFrame:
+def verdict_grid(comparison: JudgmentComparison, measures: list[str], floor: float | None = None) -> pd.DataFrame:
     """Systems (rows) x `MEASURE SET` (columns, the reference first): each verdict against the baseline as
-    a mark (▲ better, ▼ worse, – no difference) and its Holm-adjusted p-value; the column `flips` names
-    the (set, measure) whose verdict differs from the reference's."""
+    a mark (▲ better, ▼ worse, – no difference) and its Holm-adjusted p-value ('≤' at `floor`, the
+    resampling's smallest: holm_floor); the column `flips` names the (set, measure) whose verdict differs
+    from the reference's."""
     if not comparison.comparisons or not comparison.comparisons[0].verdicts:
         return pd.DataFrame()
     several = len(measures) > 1
@@ -66,8 +69,8 @@ def verdict_grid(comparison: JudgmentComparison, measures: list[str]) -> pd.Data
             prefix = f"{verdict.measure} " if several else ""
             row = cells.setdefault(verdict.system, {})
             if position == 0:
-                row[prefix + comparison.reference] = _cell(verdict.reference, verdict.reference_p)
-            row[prefix + other.name] = _cell(verdict.other, verdict.other_p)
+                row[prefix + comparison.reference] = _cell(verdict.reference, verdict.reference_p, floor)
+            row[prefix + other.name] = _cell(verdict.other, verdict.other_p, floor)
             if verdict.differs:
                 changed.setdefault(verdict.system, []).append(f"{other.name}{' on ' + verdict.measure if several else ''}")
     columns = [f"{m} {s.name}" if several else s.name for m in measures for s in comparison.sets
@@ -95,7 +98,7 @@ def parts(report: Report) -> list[str]:
     found = [html.text_html(f"Judges at a glance: {len(comparison.comparisons)} other "
                             f"set{'s' if len(comparison.comparisons) > 1 else ''} against {comparison.reference}", "h3"),
              html.table_html(summary_table(comparison, headline), index=False, text_columns=("set", "which"))]
-    grid = verdict_grid(comparison, [headline])
+    grid = verdict_grid(comparison, [headline], holm_floor(report))
     if not grid.empty:
         found += [html.text_html(f"Verdicts on {headline} against {comparison.baseline} under each set", "h4"),
                   html.table_html(grid, text_columns=("flips",)),
@@ -113,9 +116,14 @@ def verdicts_html(report: Report, verdicts: str) -> str:
     return html.details_html(f"Verdicts under {comparison.reference} only, in words", verdicts)
 
 
-def _cell(verdict: str, p: float) -> str:
-    shown = "–" if p != p else ("< 0.0001" if p < 1e-4 else f"{p:.4f}")
-    return f"{MARKS[verdict]} {shown}"
+def _cell(verdict: str, p: float, floor: float | None) -> str:
+    return f"{MARKS[verdict]} {format_p(p, floor)}"
+
+
+def holm_floor(report: Report) -> float:
+    """The smallest Holm-adjusted randomization p-value of the report's verdicts (stats.resampling.pvalue_floor)."""
+    experiment = report.experiment
+    return pvalue_floor(experiment.n_resamples, multiplier=experiment.family_size)
 
 
 def _interval(low: float, high: float) -> str:

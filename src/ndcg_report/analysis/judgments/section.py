@@ -15,7 +15,7 @@ import pandas as pd
 from ndcg_report.analysis import html
 from ndcg_report.analysis.drilldown import anchor, drilldown_queries
 from ndcg_report.analysis.judgments.comparison import JudgmentComparison, SetComparison
-from ndcg_report.analysis.judgments.glance import grid_note, verdict_grid
+from ndcg_report.analysis.judgments.glance import grid_note, holm_floor, verdict_grid
 
 if TYPE_CHECKING:
     from ndcg_report.analysis.report_model import Report
@@ -55,7 +55,7 @@ def parts(report: Report) -> list[Part]:
         found.append(("png", *figure_part(
             report, f"Mean {headline} of each system: {comparison.reference} (x) against each other set (y)",
             means_scatter(comparison.measure_means(headline), comparison.reference, headline))))
-        grid = verdict_grid(comparison, [m.label for m in comparison.measures])
+        grid = verdict_grid(comparison, [m.label for m in comparison.measures], holm_floor(report))
         if not grid.empty:
             found += [("html", html.text_html(f"Verdicts against {comparison.baseline} under each set, every measure",
                                               "h4")),
