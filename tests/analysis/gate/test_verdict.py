@@ -112,3 +112,16 @@ def test_a_measure_not_in_both_reports_is_refused(pair):
     assert gated_measures(*pair, "recip_rank") == ("RR",)
     with pytest.raises(ParameterError, match=r"-m AP: not a measure of BEFORE"):
         gated_measures(*pair, "AP")
+
+
+def test_a_p_value_at_the_resampling_floor_is_written_as_at_most(pair):
+    """2,000 sign flips: no one-sided p below 1/2,001, no Holm p below the tests / 2,001 (3 systems tested)."""
+    from ndcg_report.analysis.gate.formats import markdown_summary
+
+    verdict = gate(*pair, ("nDCG@10",))
+    worse = by_system(verdict)["worse"]
+    tested = sum(result.p is not None for result in verdict.results)
+    assert verdict.floors == (1 / 2001, tested / 2001) and worse.p == pytest.approx(1 / 2001)
+    assert worse.p_holm == pytest.approx(tested / 2001)
+    assert f"one-sided p ≤ 0.0005, Holm's p ≤ {tested / 2001:.4f}" in worse.line(0.95, verdict.floors)
+    assert f"| ≤0.0005 (≤{tested / 2001:.4f}) |" in markdown_summary([("t", verdict)])

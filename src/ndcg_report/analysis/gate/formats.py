@@ -59,7 +59,7 @@ def junit_xml(verdicts: Named) -> str:
         for result in verdict.results:
             case = ET.SubElement(suite, "testcase", name=xml_text(f"{result.system} {result.measure}"),
                                  classname=xml_text(name), time="0")
-            line = xml_text(result.line(verdict.confidence))
+            line = xml_text(result.line(verdict.confidence, verdict.floors))
             if result.status == "regression":
                 failure = ET.SubElement(case, "failure", message=line, type="regression")
                 failure.text = xml_text("\n".join(loser_lines(result)))
@@ -67,7 +67,7 @@ def junit_xml(verdicts: Named) -> str:
                 ET.SubElement(case, "skipped", message=line)
             if result.status != "regression":
                 out = ET.SubElement(case, "system-out")
-                out.text = xml_text("\n".join([result.line(verdict.confidence), *loser_lines(result)]))
+                out.text = xml_text("\n".join([result.line(verdict.confidence, verdict.floors), *loser_lines(result)]))
         for key in totals:
             totals[key] += counts[key]
     for key, value in totals.items():
@@ -101,7 +101,7 @@ def text_lines(name: str, verdict: GateVerdict) -> list[str]:
     lines = [f"gate {name}: {verdict.status} ({said or 'nothing to gate'}) on {', '.join(verdict.measures)}; "
              f"margin {verdict.margin:g}, alpha {verdict.alpha:g}"]
     for result in verdict.results:
-        lines.append("  " + result.line(verdict.confidence))
+        lines.append("  " + result.line(verdict.confidence, verdict.floors))
         lines += ["  " + line for line in loser_lines(result, SHOWN_LOSERS)]
     return lines
 
@@ -118,7 +118,7 @@ def markdown_summary(verdicts: Named) -> str:
                   "| --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |"]
         for r in verdict.results:
             interval = f"[{signed(r.ci_low)}, {signed(r.ci_high)}]" if r.ci_low is not None else "–"
-            p = f"{format_p(r.p)} ({format_p(r.p_holm)})" if r.p is not None else "–"
+            p = f"{format_p(r.p, verdict.floors[0])} ({format_p(r.p_holm, verdict.floors[1])})" if r.p is not None else "–"
             parts.append(f"| {'**regression**' if r.status == 'regression' else r.status} | {_md(r.system)} | "
                          f"{_md(r.measure)} | {_number(r.before)} | {_number(r.after)} | {signed(r.delta)} | "
                          f"{interval} | {p} | {_md(r.reason)} |")

@@ -15,7 +15,7 @@ from ndcg_report.analysis import html
 from ndcg_report.analysis.gate.built import BuiltReport, per_query_values, read_report, unjudged_pairs
 from ndcg_report.analysis.gate.verdict import GateVerdict, gate, gated_measures
 from ndcg_report.analysis.report_model import Report
-from ndcg_report.analysis.text import p_phrase, signed
+from ndcg_report.analysis.text import format_p, signed
 
 GATE_FILE = "gate.json"  # the verdict, beside the report, when it is built --against an earlier build
 MARKS = {"regression": "▼ regression", "warning": "△ warning", "improved": "▲ improved"}
@@ -78,8 +78,8 @@ def _table(verdict: GateVerdict) -> pd.DataFrame:
         rows.append({"system": result.system, "measure": result.measure, "status": MARKS.get(result.status, result.status),
                      "before": _number(result.before), "after": _number(result.after),
                      "delta": "" if result.delta is None else signed(result.delta), "interval": interval,
-                     "p (worse)": "" if result.p is None else p_phrase(result.p),
-                     "Holm's p": "" if result.p_holm is None else p_phrase(result.p_holm),
+                     "p (worse)": "" if result.p is None else format_p(result.p, verdict.floors[0]),
+                     "Holm's p": "" if result.p_holm is None else format_p(result.p_holm, verdict.floors[1]),
                      "queries": result.queries, "why": result.reason})
     return pd.DataFrame(rows)
 

@@ -18,6 +18,7 @@ from ndcg_report.analysis.gate.built import AVERAGING, BuiltReport
 from ndcg_report.analysis.text import p_phrase, signed
 from ndcg_report.errors import ParameterError
 from ndcg_report.stats.one_sided import one_sided_pvalues
+from ndcg_report.stats.resampling import pvalue_floor
 from ndcg_report.stats.paired import holm
 from ndcg_report.stats.resampling import bootstrap_mean_interval
 from ndcg_report.stats.streams import stream
@@ -50,8 +51,9 @@ class GateResult:
     losers: list[dict] = field(default_factory=list)
     losers_beyond: int = 0  # queries that fell too, not listed
 
-    def line(self, confidence: float = 0.95) -> str:
-        """The one-line verdict: 'regression: monoT5 nDCG@10 0.7215 -> 0.6372 (-0.0843, 95% CI [...]), p = ...'."""
+    def line(self, confidence: float = 0.95, floors: tuple[float | None, float | None] = (None, None)) -> str:
+        """The one-line verdict: 'regression: monoT5 nDCG@10 0.7215 -> 0.6372 (-0.0843, 95% CI [...]), p = ...'
+        (a p-value at its floor, GateVerdict.floors, as '≤')."""
         head = f"{self.status}: {self.system} {self.measure}"
         if self.status in ("not comparable", "new", "gone") or self.delta is None:
             return f"{head}: {self.reason}" if self.reason else head
@@ -60,7 +62,7 @@ class GateResult:
             text += f", {confidence:.0%} CI [{signed(self.ci_low)}, {signed(self.ci_high)}]"
         text += ")"
         if self.p is not None:
-            text += f", one-sided p {p_phrase(self.p)}, Holm's p {p_phrase(self.p_holm)}"
+            text += f", one-sided p {p_phrase(self.p, floors[0])}, Holm's p {p_phrase(self.p_holm, floors[1])}"
         text += f", {self.queries} queries"
         return text + (f"; {self.reason}" if self.reason else "")
 
@@ -85,6 +87,13 @@ class GateVerdict:
         """The most severe status of the results (STATUSES' order); 'unchanged' with none."""
         found = {result.status for result in self.results}
         return next((status for status in STATUSES if status in found), "unchanged")
+
+    @property
+    def floors(self) -> tuple[float, float]:
+        """The smallest one-sided p and Holm-adjusted p the resampling gives: 1 / (R + 1), times the tests (a p
+        there says only that the true one is at most that)."""
+        tested = sum(result.p is not None for result in self.results)
+        return pvalue_floor(self.n_resamples, sides=1), pvalue_floor(self.n_resamples, sides=1, multiplier=max(1, tested))
 
     @property
     def failed(self) -> bool:
