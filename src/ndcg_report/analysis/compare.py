@@ -59,6 +59,7 @@ def compare_runs(
     missing: str | None = None,
     no_relevant: str | None = None,
     identical_ids: str | None = None,
+    max_retrieved: int | None = DEFAULTS["max_retrieved"],
     seed: int = DEFAULTS["seed"],
     baseline_name: str = "",
     topics: pd.Series | None = None,
@@ -127,6 +128,9 @@ def compare_runs(
         As for `evaluate`: None is the preset's, else trec_eval's (`"zero"`).
     identical_ids
         As for `evaluate`: None is the preset's (`"drop"` for `beir`), else `"keep"`.
+    max_retrieved
+        trec_eval's -M, as `evaluate`'s: only each query's first N lines (in trec_eval's order) count in
+        every measure, test and tie range; 0 (the default) or None: every line. The rankings shown keep every line.
     seed
         Seed of the bootstrap, randomization and Tukey HSD resampling (default 42).
     baseline_name
@@ -193,6 +197,7 @@ def compare_runs(
     if isinstance(large_n, bool) or not isinstance(large_n, (int, np.integer)) or large_n < 1:
         raise ParameterError(f"large_n must be a whole number >= 1; got {large_n!r}")
     drilldown_depth = check("drilldown_depth", drilldown_depth)
+    max_retrieved = check("max_retrieved", 0 if max_retrieved is None else max_retrieved)
     named_sets = named_judgment_sets(qrels, fill_unjudged_from)
     qrels_read = next(iter(named_sets.values())) if named_sets else load_qrels(qrels)
     membership = None if groups is None else checked_groups(groups, qrels_read)
@@ -203,6 +208,7 @@ def compare_runs(
     policies = averaging(preset, missing, no_relevant, identical_ids)
     derive = _Derive(qrels_read, dict(gain=gain, missing=policies.missing, no_relevant=policies.no_relevant,
                                       identical_ids=policies.identical_ids, measures=asked.measures,
+                                      max_retrieved=max_retrieved or None,
                                       rel_level=asked.rel_level), int(drilldown_depth), others)
     store = InputStore()  # each input given as an object, written once for report(): never held in memory
     kept_baseline = store.keep(baseline, _run_columns(baseline_run))
@@ -229,7 +235,7 @@ def compare_runs(
                for name, value in qrels.items()} if named_sets else path_or_none(qrels),  # type: ignore[union-attr]
         options=dict(fill_unjudged_from=fill_unjudged_from, cutoffs=cutoffs, measures=measures, rel_level=rel_level,
                      preset=preset, headline=headline, judged_only=judged_only, drilldown_depth=drilldown_depth,
-                     gain=gain, missing=missing, no_relevant=no_relevant, identical_ids=identical_ids, seed=seed,
+                     gain=gain, missing=missing, no_relevant=no_relevant, identical_ids=identical_ids, max_retrieved=max_retrieved, seed=seed,
                      baseline_name=baseline_name, n_resamples=n_resamples, confidence=confidence, alpha=alpha,
                      large_n=large_n))
     judgments = None
