@@ -45,3 +45,12 @@ def test_a_bad_max_retrieved_is_one_parameter_error():
         compare_runs({"monoT5": RUN}, QRELS, baseline=BASELINE, max_retrieved=-1)
     refused = cli("build", "--run", str(RUN), "--baseline", str(BASELINE), "--qrels", str(QRELS), "-M", "x")
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_an_experiment_s_report_keeps_its_max_retrieved(tmp_path, monkeypatch):
+    from ndcg_report.build import from_objects
+
+    seen = {}
+    monkeypatch.setattr(from_objects, "build_notebook", lambda job, out, timeout, progress: seen.update(job=job))
+    compare_runs({"monoT5": RUN}, QRELS, baseline=BASELINE, max_retrieved=5).report(tmp_path / "out")
+    assert seen["job"].parameters["max_retrieved"] == 5
