@@ -30,13 +30,13 @@ INPUTS = {"runs": [str(SMALL / "monot5.txt")], "qrels": str(SMALL / "qrels.txt")
 SCALARS = [option for option in OPTIONS if option.kind not in PATH_KINDS]
 
 # a value other than the default, valid alone with INPUTS (and the BM25 options with a corpus)
-GOOD = {"fill_unjudged_from": None, "drilldown": 3, "drilldown_depth": 4, "k1": 1.2, "b": 0.7, "top_k": 50,
+GOOD = {"fill_unjudged_from": None, "drilldown": 3, "drilldown_depth": 4, "max_retrieved": 1000, "k1": 1.2, "b": 0.7, "top_k": 50,
         "measures": "nDCG@10 RR", "cutoffs": "5,10", "rel_level": "2", "preset": "trec-dl", "judged_only": True,
         "headline": "nDCG@5", "gain": "exponential", "missing": "skip", "no_relevant": "skip", "identical_ids": "drop",
         "title": "A title", "run_name": "R", "baseline_name": "B", "seed": 7, "timeout": 30,
         "gate_measures": "nDCG@10", "gate_margin": 0.01, "gate_alpha": 0.1}
 # a value each option's type refuses
-BAD = {"fill_unjudged_from": ["a"], "drilldown": -1, "drilldown_depth": 0, "k1": -1.0, "b": 1.5, "top_k": 0,
+BAD = {"fill_unjudged_from": ["a"], "drilldown": -1, "drilldown_depth": 0, "max_retrieved": -1, "k1": -1.0, "b": 1.5, "top_k": 0,
        "measures": "nDCG@x", "cutoffs": "0", "rel_level": "-1", "preset": "no-such-preset", "judged_only": "yes",
        "headline": "nDCG@x", "gain": "cubic", "missing": "drop", "no_relevant": "keep", "identical_ids": "skip",
        "title": "a\x1bb", "run_name": "a=b", "baseline_name": "b\x1bc", "seed": -1, "timeout": 0,

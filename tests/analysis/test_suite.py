@@ -129,7 +129,42 @@ def test_a_missing_system_is_missing_never_zero(suite):
     assert suite.tests.wilcoxon.at["Interpolation", "collections"] == 2
     html = suite._repr_html_()
     interpolation = html[html.index("<th class=\"text\">Interpolation</th>"):].split("</tr>")[0]
-    assert interpolation.count("<td class=\"num\">–</td>") == 1 and "(2)" in interpolation
+    assert interpolation.count("<td class=\"num\">–</td>") == 1 and "(2 of 3) *" in interpolation
+
+
+def test_a_mean_over_fewer_collections_is_marked_with_a_note(suite):
+    html = suite._repr_html_()
+    rows = {name: html[html.index(f"<th class=\"text\">{name}</th>"):].split("</tr>")[0]
+            for name in ("monoT5", "Interpolation")}
+    mean = suite.table.at[("nDCG@10", "Interpolation"), "mean"]
+    assert f"{mean:.4f} (2 of 3) *" in rows["Interpolation"]
+    assert f"{suite.table.at[('nDCG@10', 'monoT5'), 'mean']:.4f} (3)</td>" in rows["monoT5"] and "*" not in rows["monoT5"]
+    assert ("* Interpolation: the mean over the collections the system is in, fewer than the 3; not comparable "
+            "with a mean over all 3") in html
+
+
+def test_a_mark_and_an_interval_that_disagree_are_named_in_the_figure_s_caption(suite):
+    """A filled marker (the randomization test after Holm) whose bootstrap interval includes 0, or a
+    hollow one whose interval excludes 0, is named; the cells decide which, checked by hand."""
+    from types import SimpleNamespace
+
+    from ndcg_report.analysis.tables.blocks import mark_interval_disagreements
+    from ndcg_report.analysis.tables.suite_page import figures
+
+    rows = pd.DataFrame({"collection": ["a", "a", "b", "b"], "system": ["X", "Y", "X", "BM25"],
+                         "role": ["run", "run", "run", "baseline"], "measure": "AP",
+                         "delta": [0.02, 0.05, -0.04, np.nan], "ci_low": [-0.01, 0.01, -0.08, np.nan],
+                         "ci_high": [0.05, 0.09, -0.01, np.nan], "significant": [True, True, False, pd.NA]})
+    assert mark_interval_disagreements(rows, "collection", "AP") == ["X in a", "X in b"]
+    cells = suite.cells[(suite.cells["measure"] == "nDCG@10") & (suite.cells["role"] == "run")].dropna(subset=["delta"])
+    odd = [f"{s} in {c}" for s, c, low, high, sig in cells[["system", "collection", "ci_low", "ci_high",
+                                                             "significant"]].itertuples(index=False)
+           if (low > 0 or high < 0) != bool(sig)]
+    assert mark_interval_disagreements(suite.cells, "collection", "nDCG@10") == odd
+    caption = figures(SimpleNamespace(suite=suite))[0][0]
+    assert caption.startswith("nDCG@10: each system's delta against BM25 per collection, with the interval of its "
+                              "collection's verdict")
+    assert (f"({', '.join(odd)}: filled with an interval that includes 0" in caption) == bool(odd)
 
 
 def test_the_display_escapes_names_and_says_what_the_marks_are(dl19_experiment):

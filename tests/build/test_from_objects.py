@@ -155,11 +155,21 @@ def test_bad_calls_are_one_parameter_error_and_write_nothing(tmp_path, monkeypat
     assert not (tmp_path / "out").exists() and not list((tmp_path / "tmp").iterdir())
 
 
-def test_runs_from_an_iterator_cannot_make_a_report(tmp_path):
-    experiment = compare_runs(iter([("monoT5", SMALL / "monot5.txt")]), SMALL / "qrels.txt", baseline=SMALL / "bm25.txt")
-    with pytest.raises(ParameterError, match="given by an iterator"):
-        experiment.report(tmp_path / "out")
-    assert not (tmp_path / "out").exists()
+def test_runs_from_an_iterator_are_kept_for_the_report(tmp_path, monkeypatch):
+    """A generator's runs are read once; each given as an object is written at compare time, so report() can
+    still hand every run to the pipeline (checked without a build: the parameters build_report hands on)."""
+    from ndcg_report.build import from_objects
+
+    seen = {}
+    monkeypatch.setattr(from_objects, "build_notebook", lambda job, out, timeout, progress: seen.update(job=job))
+    run = read_run(SMALL / "monot5.txt").table.to_pandas()
+    experiment = compare_runs(iter([("monoT5", run), ("again", SMALL / "monot5.txt")]), SMALL / "qrels.txt",
+                              baseline=SMALL / "bm25.txt")
+    del run
+    experiment.report(tmp_path / "out")
+    runs = seen["job"].parameters["runs"]
+    assert [entry["name"] for entry in runs] == ["monoT5", "again"]
+    assert runs[1]["path"] == str(SMALL / "monot5.txt") and seen["job"].parameters["inputs_folder"] == "inputs"
 
 
 def test_bad_objects_are_refused_before_a_kernel_and_the_written_inputs_removed(tmp_path, monkeypatch):
@@ -172,21 +182,70 @@ def test_bad_objects_are_refused_before_a_kernel_and_the_written_inputs_removed(
     assert not (tmp_path / "out").exists() and not list((tmp_path / "tmp").iterdir())
 
 
-def test_runs_the_caller_let_go_or_held_as_dicts_are_not_kept_and_say_so(tmp_path):
-    """The Experiment holds no run its caller may let go (compare_runs' memory contract): an object by a
-    weak reference, a dict not at all; report() then says which run and what to do."""
+def test_a_run_made_inline_makes_the_report_with_eval_s_numbers(tmp_path):
+    """A notebook's idiom: compare_runs on a DataFrame made in the call (nothing else holds it), then
+    report(out) builds; its means are `ndcg-report eval`'s on the same lines written as a TREC run."""
     import gc
 
-    run = read_run(SMALL / "monot5.txt").table.to_pandas()
-    experiment = compare_runs({"monoT5": run}, SMALL / "qrels.txt", baseline=SMALL / "bm25.txt")
-    del run
+    frame = read_run(SMALL / "monot5.txt").table.to_pandas()
+    experiment = compare_runs({"m": frame.sort_values("score", ascending=False).groupby("qid").head(50)},
+                              SMALL / "qrels.txt", baseline=SMALL / "bm25.txt", baseline_name="BM25",
+                              measures="nDCG@10 AP R@100")
+    top = frame.sort_values("score", ascending=False).groupby("qid").head(50)
+    del frame
     gc.collect()
-    with pytest.raises(ParameterError, match="the run 'monoT5' given to compare_runs as an object has been let go"):
-        experiment.report(tmp_path / "out")
+    experiment.report(tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    (tmp_path / "top.txt").write_text("".join(f"{q} Q0 {d} 0 {s!r} m\n" for q, d, s in
+                                              top[["qid", "docid", "score"]].itertuples(index=False)))
+    evaluated = cli("eval", "-m", "nDCG@10 AP R@100", "--format", "json", str(SMALL / "qrels.txt"), str(tmp_path / "top.txt"))
+    assert evaluated.returncode == 0, evaluated.stderr
+    means = json.loads(evaluated.stdout)["summary"]
+    system = next(entry for entry in summary["systems"] if entry["name"] == "m")
+    assert {label: system["summary"][label]["mean"] for label in ("nDCG@10", "AP", "R@100")} == {
+        label: means[label]["mean"] for label in ("nDCG@10", "AP", "R@100")}
+    assert pq.read_table(tmp_path / "out" / "inputs" / "run-1.parquet").num_rows == 400
+
+
+def test_runs_given_as_objects_are_written_once_to_a_private_folder_removed_with_the_experiment(tmp_path, monkeypatch):
+    """Each run given as an object (a dict too) is written at compare time as Parquet into one private
+    temporary folder; it goes when the Experiment is collected, and a copy gone by hand is one clear error."""
+    import gc
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
     as_dict: dict[str, dict[str, float]] = {}
     for qid, docid, score in read_run(SMALL / "monot5.txt").table.to_pandas().itertuples(index=False):
         as_dict.setdefault(str(qid), {})[docid] = score
-    experiment = compare_runs({"monoT5": as_dict}, SMALL / "qrels.txt", baseline=SMALL / "bm25.txt")
-    with pytest.raises(ParameterError, match="given to compare_runs as a dict, which an Experiment does not keep"):
+    experiment = compare_runs({"monoT5": as_dict}, SMALL / "qrels.txt", baseline=read_run(SMALL / "bm25.txt"))
+    folder = experiment.sources.store.folder
+    assert folder.parent == tmp_path / "tmp" and folder.stat().st_mode & 0o777 == 0o700
+    assert sorted(path.name for path in folder.iterdir()) == ["input-1.parquet", "input-2.parquet"]  # baseline, run
+    assert pq.read_table(folder / "input-2.parquet").num_rows == 800
+    (folder / "input-2.parquet").unlink()
+    with pytest.raises(ParameterError, match="the run 'monoT5' given to compare_runs as an object was written to .*gone"):
         experiment.report(tmp_path / "out")
     assert not (tmp_path / "out").exists()
+    del experiment
+    gc.collect()
+    assert not folder.exists()
+
+
+def test_experiment_paper_tables_show_their_options_in_the_signature():
+    """help() and Jupyter read inspect.signature: the writers' keyword options, not **options."""
+    import inspect
+    import pydoc
+
+    from ndcg_report.analysis.experiment import Experiment
+
+    latex = inspect.signature(Experiment.to_latex)
+    assert list(latex.parameters)[:1] == ["self"] and {"measures", "systems", "letters", "digits", "caption",
+                                                       "label"} <= set(latex.parameters)
+    assert latex.parameters["label"].default == "tab:leaderboard"
+    assert latex.parameters["label"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in latex.parameters.values())
+    assert list(inspect.signature(Experiment.to_csv).parameters)[:2] == ["self", "path"]
+    assert "label: str = 'tab:leaderboard'" in pydoc.render_doc(Experiment.to_latex)
+    experiment = compare_runs({"monoT5": SMALL / "monot5.txt"}, SMALL / "qrels.txt", baseline=SMALL / "bm25.txt",
+                              measures="nDCG@10 AP")
+    assert "\\label{tab:mine}" in experiment.to_latex(label="tab:mine", measures=["AP"])

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ndcg_report.analysis.experiment import Experiment, RunInfo
 from ndcg_report.stats.paired import ALPHA
 from ndcg_report.analysis.judgments.sets import named_judgment_sets
 from ndcg_report.analysis.options.checks import check
 from ndcg_report.analysis.options.table import DEFAULTS
-from ndcg_report.analysis.sources import Sources, check_pair, given_pairs
+from ndcg_report.analysis.sources import InputStore, Sources, check_pair, given_pairs, path_or_none
 from ndcg_report.analysis.tables.groups import checked_groups
 from ndcg_report.analysis.systems import check_distinct_paths, check_name, derived_name, unique_names
 from ndcg_report.core.measures.names import Measure
@@ -58,6 +59,7 @@ def compare_runs(
     missing: str | None = None,
     no_relevant: str | None = None,
     identical_ids: str | None = None,
+    max_retrieved: int | None = DEFAULTS["max_retrieved"],
     seed: int = DEFAULTS["seed"],
     baseline_name: str = "",
     topics: pd.Series | None = None,
@@ -126,6 +128,9 @@ def compare_runs(
         As for `evaluate`: None is the preset's, else trec_eval's (`"zero"`).
     identical_ids
         As for `evaluate`: None is the preset's (`"drop"` for `beir`), else `"keep"`.
+    max_retrieved
+        trec_eval's -M, as `evaluate`'s: only each query's first N lines (in trec_eval's order) count in
+        every measure, test and tie range; 0 (the default) or None: every line. The rankings shown keep every line.
     seed
         Seed of the bootstrap, randomization and Tukey HSD resampling (default 42).
     baseline_name
@@ -185,18 +190,14 @@ def compare_runs(
         if drilldown_depth != DEFAULTS["drilldown_depth"]:
             raise ParameterError("rank_depth is the older name of drilldown_depth, also given; give it once")
         drilldown_depth = rank_depth
-    sources = Sources.of(runs, qrels, baseline, topics, groups, dict(
-        fill_unjudged_from=fill_unjudged_from, cutoffs=cutoffs, measures=measures, rel_level=rel_level, preset=preset,
-        headline=headline, judged_only=judged_only, drilldown_depth=drilldown_depth, gain=gain, missing=missing,
-        no_relevant=no_relevant, identical_ids=identical_ids, seed=seed, baseline_name=baseline_name,
-        n_resamples=n_resamples, confidence=confidence, alpha=alpha, large_n=large_n))
-    topics = _topics(topics)
+    given_topics, topics = topics, _topics(topics)
     pairs = _given_runs(runs)
     asked = measure_set(preset, measures, cutoffs, rel_level, judged_only)
     chosen_headline = choose_headline(headline, preset, asked.measures)
     if isinstance(large_n, bool) or not isinstance(large_n, (int, np.integer)) or large_n < 1:
         raise ParameterError(f"large_n must be a whole number >= 1; got {large_n!r}")
     drilldown_depth = check("drilldown_depth", drilldown_depth)
+    max_retrieved = check("max_retrieved", 0 if max_retrieved is None else max_retrieved)
     named_sets = named_judgment_sets(qrels, fill_unjudged_from)
     qrels_read = next(iter(named_sets.values())) if named_sets else load_qrels(qrels)
     membership = None if groups is None else checked_groups(groups, qrels_read)
@@ -207,12 +208,18 @@ def compare_runs(
     policies = averaging(preset, missing, no_relevant, identical_ids)
     derive = _Derive(qrels_read, dict(gain=gain, missing=policies.missing, no_relevant=policies.no_relevant,
                                       identical_ids=policies.identical_ids, measures=asked.measures,
+                                      max_retrieved=max_retrieved or None,
                                       rel_level=asked.rel_level), int(drilldown_depth), others)
+    store = InputStore()  # each input given as an object, written once for report(): never held in memory
+    kept_baseline = store.keep(baseline, _run_columns(baseline_run))
     names = _Names(base_name, baseline_run.path)
-    systems = []
+    systems, kept_runs = [], []
     while (pair := next(pairs, None)) is not None:  # one run at a time: read, named, evaluated, then let go
-        systems.append(derive(*names.add(*pair)))
+        name, run = names.add(*pair)
+        kept_runs.append(store.keep(pair[1], _run_columns(run)))
         del pair  # not held while the next run is read
+        systems.append(derive(name, run))
+        del run
     if not systems:
         raise ParameterError("give at least one run to compare with the baseline")
     systems.append(derive(base_name, baseline_run))
@@ -221,6 +228,16 @@ def compare_runs(
     warn_relevance_level(evaluations[base_name], "compare_runs")  # the same queries in every system: once
     comparisons = compare_systems({name: evaluations[name] for name in names.names}, evaluations[base_name],
                                   base_name, seed, n_resamples, confidence, large_n)
+    sources = Sources(
+        runs=tuple(kept_runs), baseline=kept_baseline, topics=path_or_none(given_topics),
+        groups=path_or_none(groups), store=store,
+        qrels={name: store.keep(value, named_sets[name].table.select(["qid", "docid", "rel"]))
+               for name, value in qrels.items()} if named_sets else path_or_none(qrels),  # type: ignore[union-attr]
+        options=dict(fill_unjudged_from=fill_unjudged_from, cutoffs=cutoffs, measures=measures, rel_level=rel_level,
+                     preset=preset, headline=headline, judged_only=judged_only, drilldown_depth=drilldown_depth,
+                     gain=gain, missing=missing, no_relevant=no_relevant, identical_ids=identical_ids, max_retrieved=max_retrieved, seed=seed,
+                     baseline_name=baseline_name, n_resamples=n_resamples, confidence=confidence, alpha=alpha,
+                     large_n=large_n))
     judgments = None
     if others:
         from ndcg_report.analysis.judgments.comparison import compare_judgments
@@ -307,6 +324,11 @@ class _Names:
         # a clash is an error, never a silent rename
         self.names = unique_names(self.given, self.derived, reserved=[self.baseline_name])
         return self.names[-1], run
+
+
+def _run_columns(run: Run) -> "pa.Table":
+    """What a report reads of a run given as an object: its qid, docid and score (build_report's Parquet)."""
+    return run.table.select(["qid", "docid", "score"])
 
 
 def _topics(topics: "pd.Series | str | Path | None") -> pd.Series | None:

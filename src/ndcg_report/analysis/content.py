@@ -38,6 +38,7 @@ def parameters_table(report: Report) -> pd.DataFrame:
         "queries without relevant docs": p.averaging.describe("no_relevant"),
         **({"run lines whose docid is their qid": p.averaging.describe("identical_ids")}
            if p.identical_ids != "keep" or "identical_ids" in p.averaging_given else {}),
+        **({"lines of a query that count (trec_eval -M)": f"the first {p.max_retrieved:,}"} if p.max_retrieved else {}),
         "seed": str(p.seed),
         "resamples (bootstrap, randomization, Tukey HSD)": f"{experiment.n_resamples:,}" + (
             f" (over more than {experiment.large_n:,} queries, large-sample limits where accurate: see Results)"

@@ -25,6 +25,7 @@ from ndcg_report.core.ties import TieRange
 from ndcg_report.core.toplists import Rankings, rank_overlaps, unjudged_pool
 from ndcg_report.inputs.reading import Qrels
 from ndcg_report.analysis.experiment_figures import ExperimentFigures
+from ndcg_report.analysis.paper.record import experiment_table, with_options_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -408,19 +409,19 @@ class Experiment(ExperimentFigures):
         return pd.DataFrame(signs.astype(int).reshape(len(self.names), len(self.measures)), index=list(self.names),
                             columns=pd.Index(self.labels, name="measure"))
 
+    @with_options_of("latex")
     def to_latex(self, **options: object) -> str:
         """The leaderboard as a booktabs LaTeX table: analysis.paper.leaderboard.leaderboard_latex and its options."""
-        from ndcg_report.analysis.paper.record import experiment_table
         return experiment_table(self, "latex", **options)
 
+    @with_options_of("markdown")
     def to_markdown(self, **options: object) -> str:
         """The leaderboard as a GitHub Markdown table: analysis.paper.leaderboard.leaderboard_markdown and its options."""
-        from ndcg_report.analysis.paper.record import experiment_table
         return experiment_table(self, "markdown", **options)
 
+    @with_options_of("csv")
     def to_csv(self, path: str | None = None, **options: object) -> str | None:
         """The leaderboard as CSV (analysis.paper.leaderboard.leaderboard_csv): the text, or None once written to path."""
-        from ndcg_report.analysis.paper.record import experiment_table
         return experiment_table(self, "csv", path, **options)
 
     def report(self, out_dir: str | Path, **options: object) -> BuildResult:

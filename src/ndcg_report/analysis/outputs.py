@@ -63,6 +63,7 @@ def summary_record(report: Report) -> dict:
             "preset": p.preset or None, "measures": experiment.labels, "rel_level": _json_number(experiment.rel_level),
             "headline": experiment.headline.label,
             "gain": p.gain, "missing": p.missing, "no_relevant": p.no_relevant, "identical_ids": p.identical_ids,
+            **({"max_retrieved": p.max_retrieved} if p.max_retrieved else {}),  # trec_eval's -M, when given
             "averaging_given": list(p.averaging_given),
             "seed": p.seed, "n_resamples": experiment.n_resamples, "confidence": experiment.confidence,
             "alpha": experiment.alpha, "large_n": experiment.large_n,

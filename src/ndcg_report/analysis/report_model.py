@@ -61,6 +61,7 @@ class ReportParameters:
     drilldown: int = 200  # queries with a drill-down block at most (0: none)
     drilldown_depth: int = 10  # the top k of the drill-downs, the unjudged pool and the rank overlap
     identical_ids: str = "keep"  # run lines whose docid is their qid: kept, or dropped (BEIR's convention)
+    max_retrieved: int = 0  # trec_eval's -M: only a query's first N lines count (0: every line)
     averaging_given: tuple[str, ...] = ()  # the averaging policies an option set against the preset's (or trec_eval's)
     judgment_sets: tuple[RunInput, ...] = ()  # with several judgment sets: each by name, the reference (qrels) first
     fill_unjudged_from: str = ""  # a set whose labels fill the pairs the reference lacks, as one more set

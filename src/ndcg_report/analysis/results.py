@@ -14,6 +14,7 @@ import pandas as pd
 from ndcg_report.core.measures.names import DEPTH_RATIO, Measure, level_text
 from ndcg_report.analysis.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
 from ndcg_report.analysis.experiment import Experiment
+from ndcg_report.analysis.tables.groups import NO_GROUP
 from ndcg_report.analysis.html import DEEPER, details_html, escape, leaderboard_html, text_html
 from ndcg_report.analysis.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
 from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT, pvalue_floor
@@ -328,7 +329,8 @@ def wins_and_losses(report: "Report", name: str, measure: Measure | str | int | 
     """The n queries a system gains most on and the n it loses most on against the baseline, on a measure
     (default: the headline).
 
-    Columns: qid, query (with topics), the system's and the baseline's value (headed by their names), delta.
+    Columns: qid, group (with query groups), query (with topics), the system's and the baseline's value
+    (headed by their names), delta.
     """
     experiment = report.experiment
     table = experiment.scores(measure)
@@ -339,6 +341,10 @@ def wins_and_losses(report: "Report", name: str, measure: Measure | str | int | 
     if report.topics is not None:
         paired.insert(1, "query", report.topics.reindex(paired["qid"]).fillna("").to_numpy())
         labels.insert(1, "query")
+    groups = query_groups(experiment, paired["qid"])
+    if groups is not None:
+        paired.insert(1, "group", groups)
+        labels.insert(1, "group")
     ordered = paired.sort_values(["delta", "qid"], ascending=[False, True], kind="stable")
     wins = ordered[ordered["delta"] > 0].head(n).round(4).reset_index(drop=True)
     losses = ordered[ordered["delta"] < 0].iloc[::-1].head(n).round(4).reset_index(drop=True)
@@ -350,9 +356,10 @@ def query_table_html(report: "Report", measure: Measure | str | int | None = Non
     """Every paired query (up to limit; beyond, the best and worst halves) x every system on a measure
     (default: the headline): the baseline's and each system's value (cells tinted by the difference),
     the mean difference, how much each system's top k differs from the baseline's (rank-biased
-    overlap), query text; a qid links to its drill-down where it has one."""
+    overlap), its group (with query groups), query text; a qid links to its drill-down where it has one."""
     experiment = report.experiment
     table = experiment.scores(measure)
+    groups = query_groups(experiment, table.index)  # by row, as table
     deltas = experiment.deltas(measure)
     linked = set(drilldown_queries(experiment, _drilldowns(report))[0])
     overlap = experiment.rank_overlap().reindex(table.index)
@@ -360,9 +367,10 @@ def query_table_html(report: "Report", measure: Measure | str | int | None = Non
     order = np.lexsort((np.arange(len(table)), -mean_delta.to_numpy()))
     shown = order if len(order) <= limit else np.concatenate([order[: limit // 2], order[-(limit - limit // 2):]])
     base = experiment.baseline_name
-    headers = (["qid"] + (["query"] if report.topics is not None else []) + [base, *experiment.names, "mean Δ"]
+    headers = (["qid"] + (["group"] if groups is not None else []) + (["query"] if report.topics is not None else []) + [base, *experiment.names, "mean Δ"]
                + [f"RBO: {name}" for name in experiment.names])
-    head = "".join(f'<th class="{"text" if h in ("qid", "query") else "num"}">{escape(h)}</th>' for h in headers)
+    head = "".join(f'<th class="{"text" if h in ("qid", "group", "query") else "num"}">{escape(h)}</th>'
+                   for h in headers)
     rows = []
     for position, row in enumerate(shown):
         if len(shown) < len(order) and position == limit // 2:
@@ -371,6 +379,8 @@ def query_table_html(report: "Report", measure: Measure | str | int | None = Non
         qid = table.index[row]
         shown_qid = (f'<a class="qlink" href="#{anchor(qid)}">{escape(qid)}</a>' if qid in linked else escape(qid))
         cells = [f'<td class="text">{shown_qid}</td>']
+        if groups is not None:
+            cells.append(f'<td class="text">{escape(groups[row])}</td>')
         if report.topics is not None:
             cells.append(f'<td class="text query">{escape(report.topics.get(qid, ""))}</td>')
         cells.append(f'<td class="num">{table.iat[row, table.columns.get_loc(base)]:.4f}</td>')
@@ -383,6 +393,13 @@ def query_table_html(report: "Report", measure: Measure | str | int | None = Non
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table class="ndcg-table queries"><thead><tr>{head}</tr></thead><tbody>' + "".join(rows)
             + "</tbody></table>")
+
+
+def query_groups(experiment: Experiment, qids: "pd.Index | pd.Series") -> list[str] | None:
+    """The query group of each qid, NO_GROUP for one in none; None without query groups."""
+    if experiment.groups is None:
+        return None
+    return [str(group) for group in experiment.groups.reindex(list(qids)).fillna(NO_GROUP)]
 
 
 def query_table_note(report: "Report", measure: Measure | str | int | None = None) -> str:

@@ -1,83 +1,90 @@
 """What compare_runs was given, kept by its Experiment: what `Experiment.report` builds the report from.
 
-Paths are kept as given. An object (a table, a DataFrame, a parsed Run) is kept by a weak reference, so
-the Experiment never holds a run its caller let go (compare_runs' memory contract); a dict or list,
-which cannot be referenced weakly, is not kept, nor are runs given by an iterator. (The qrels, topics
-and groups need none of this: the Experiment holds them as read.)
+Paths are kept as given. A run or a named judgment set given as an object (a DataFrame, a pyarrow Table,
+a pytrec_eval dict, a parsed Run) is written once, at compare time, as Parquet into a private temporary
+folder (InputStore), removed when the Experiment is garbage-collected or at exit: the Experiment holds no
+run in memory (compare_runs' memory contract), and `report()` reads the file. (The reference qrels,
+topics and groups need none of this: the Experiment holds them as read.)
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.formats.python_data import is_one_run
 
-
-@dataclass(frozen=True)
-class _Weak:
-    """An input kept by a weak reference: gone once its caller lets it go."""
-
-    ref: weakref.ReferenceType
+STORE_PREFIX = "ndcg-report-experiment-"  # the name of an InputStore's folder starts so, under tempfile's folder
 
 
 @dataclass(frozen=True)
-class _NotKept:
-    """An input that could only be kept by holding it (a dict, a list): not kept."""
+class Stored:
+    """An input given as an object, written at compare time as Parquet into an InputStore's folder."""
 
-    kind: str
+    path: Path
 
 
-def kept(value: object) -> object:
-    """value as the Experiment keeps it: a path itself, an object weakly, a dict or list not at all."""
-    if value is None or isinstance(value, (str, Path)):
-        return value
-    try:
-        return _Weak(weakref.ref(value))
-    except TypeError:
-        return _NotKept(type(value).__name__)
+class InputStore:
+    """A private temporary folder (mode 0700, made by tempfile.mkdtemp on the first object kept) of the
+    inputs compare_runs was given as objects, each written once as Parquet; it is removed when this store
+    (with the Experiment holding it) is garbage-collected, or at the interpreter's exit."""
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None
+        self._count = 0
+
+    def keep(self, given: object, table: pa.Table) -> object:
+        """given itself if it is a path (or None); else table (the input as read) written here: Stored."""
+        import pyarrow.parquet as pq
+
+        if given is None or isinstance(given, (str, Path)):
+            return given
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix=STORE_PREFIX))
+            weakref.finalize(self, shutil.rmtree, str(self.folder), True)  # also at exit (finalize's atexit)
+        self._count += 1
+        target = self.folder / f"input-{self._count}.parquet"
+        pq.write_table(table, target)
+        return Stored(target)
 
 
 def given(value: object, what: str) -> object:
-    """The input kept by kept(); ParameterError if it was not kept or its caller has let it go since."""
-    again = ("give build_report the inputs themselves: build_report({'runs': ..., 'qrels': ..., 'baseline': ...}, "
-             "out_dir, ...)")
-    if isinstance(value, _NotKept):
-        raise ParameterError(f"the {what} was given to compare_runs as a {value.kind}, which an Experiment does not keep "
-                             f"(it holds no run its caller may let go); {again}")
-    if not isinstance(value, _Weak):
+    """The input as kept: a path as given, or the table an object was stored as (Stored, read again);
+    ParameterError if its file has gone since (its folder removed by hand, or an Experiment unpickled)."""
+    if not isinstance(value, Stored):
         return value
-    found = value.ref()
-    if found is None:
-        raise ParameterError(f"the {what} given to compare_runs as an object has been let go since (an Experiment keeps "
-                             f"no copy); {again}")
-    return found
+    import pyarrow.parquet as pq
+
+    if not value.path.is_file():
+        raise ParameterError(f"the {what} given to compare_runs as an object was written to {value.path}, which is gone "
+                             "now; give build_report the inputs themselves: build_report({'runs': ..., 'qrels': ..., "
+                             "'baseline': ...}, out_dir, ...)")
+    return pq.read_table(value.path)
+
+
+def path_or_none(value: object) -> str | Path | None:
+    """value if it is a path, else None: topics and groups are held as read by the Experiment itself."""
+    return value if isinstance(value, (str, Path)) else None
 
 
 @dataclass(frozen=True, eq=False)
 class Sources:
-    """compare_runs' inputs as kept (kept()) and its other arguments (`options`, by keyword)."""
+    """compare_runs' inputs as kept (a path, or Stored in `store`) and its other arguments (`options`)."""
 
-    runs: tuple[object, ...] | None  # each run as kept, in order; None: given by an iterator, not kept
-    qrels: object  # one set of judgements, or {name: judgements}, each as kept
+    runs: tuple[object, ...]  # each run as kept, in order
+    qrels: object  # the path of one set of judgements (else None: the Experiment holds it), or {name: set as kept}
     baseline: object
-    topics: object | None = None
-    groups: object | None = None
+    topics: str | Path | None = None
+    groups: str | Path | None = None
     options: Mapping[str, object] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, runs: object, qrels: object, baseline: object, topics: object, groups: object,
-           options: Mapping[str, object]) -> Sources:
-        """compare_runs' arguments as an Experiment keeps them."""
-        from ndcg_report.analysis.judgments.sets import is_named_sets
-
-        pairs = given_pairs(runs)
-        sets = {name: kept(value) for name, value in qrels.items()} if is_named_sets(qrels) else kept(qrels)  # type: ignore[union-attr]
-        return cls(None if pairs is None else tuple(kept(run) for _, run in pairs), sets, kept(baseline), kept(topics),
-                   kept(groups), dict(options))
+    store: InputStore | None = None  # the folder of the inputs given as objects; removed with this object
 
 
 def check_pair(pair: tuple) -> tuple:

@@ -69,8 +69,8 @@ def build_report(source: Experiment | Mapping[str, object], out_dir: str | Path,
     Parameters
     ----------
     source
-        An Experiment (the inputs compare_runs was given, as given, and its settings; not one made
-        from an iterator of runs), or a mapping with `runs`, `qrels` and `baseline` and optionally
+        An Experiment (the inputs compare_runs was given: paths as given, objects as compare_runs
+        wrote them to its private temporary folder, analysis.sources; and its settings), or a mapping with `runs`, `qrels` and `baseline` and optionally
         `topics` and `groups`, each in any form compare_runs takes.
     out_dir
         The report's folder: absent, empty or an earlier report's; on any failure it is left as it was.
@@ -91,7 +91,7 @@ def build_report(source: Experiment | Mapping[str, object], out_dir: str | Path,
     Raises
     ------
     ParameterError
-        A bad call or value (an unknown key or option, an Experiment of an iterator, statistics
+        A bad call or value (an unknown key or option, statistics
         other than a report's: 10,000 resamples, 0.95, alpha 0.05).
     InputError
         A bad input file.
@@ -126,23 +126,23 @@ def build_report(source: Experiment | Mapping[str, object], out_dir: str | Path,
 
 
 def _experiment_inputs(experiment: Experiment, options: Mapping[str, object]) -> _Inputs:
-    """An Experiment's inputs and settings; ParameterError if it cannot give them (runs from an iterator)
-    or an option would change them."""
+    """An Experiment's inputs and settings (analysis.sources: paths, and the files objects were written to at
+    compare time); ParameterError if an option would change them."""
     if options:
         raise ParameterError(f"{', '.join(sorted(options))}: an Experiment's report uses the Experiment's own settings; "
                              "call compare_runs again to change them")
     sources = experiment.sources
-    if sources is None or sources.runs is None:
-        raise ParameterError("this Experiment's runs were given by an iterator, read once and not kept; give compare_runs "
-                             "(or build_report) the runs themselves, e.g. a mapping of names to runs")
+    if sources is None:
+        raise ParameterError("this Experiment was not made by compare_runs, which keeps its inputs for a report; "
+                             "give build_report the inputs themselves")
     settings = {key: value for key, value in sources.options.items() if ALIASES.get(key, key) in ANALYSIS_OPTIONS}
     _check_report_defaults(sources.options)
-    if isinstance(sources.qrels, dict) and is_named_sets(sources.qrels):
+    if isinstance(sources.qrels, dict):
         qrels: object = {name: given(value, f"judgment set {name!r}") for name, value in sources.qrels.items()}
     else:  # one set: its file, else the Qrels the Experiment evaluated with (kept, as read)
-        qrels = sources.qrels if isinstance(sources.qrels, (str, Path)) else experiment.qrels
-    topics = sources.topics if isinstance(sources.topics, (str, Path)) else experiment.topics
-    groups = sources.groups if isinstance(sources.groups, (str, Path)) else experiment.groups
+        qrels = sources.qrels if sources.qrels is not None else experiment.qrels
+    topics = sources.topics if sources.topics is not None else experiment.topics
+    groups = sources.groups if sources.groups is not None else experiment.groups
     return _Inputs(runs=tuple((name, given(run, f"run {name!r}")) for name, run in zip(experiment.names, sources.runs)),
                    qrels=_qrels_sets(qrels), baseline=given(sources.baseline, "baseline"),
                    baseline_name=experiment.baseline_name, topics=topics, groups=groups,

@@ -59,7 +59,7 @@ def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
             baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
             preset=params.preset, headline=params.headline, judged_only=params.judged_only,
             drilldown_depth=params.drilldown_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
-            identical_ids=params.identical_ids, seed=params.seed, topics=topics, groups=params.groups,
+            identical_ids=params.identical_ids, max_retrieved=params.max_retrieved, seed=params.seed, topics=topics, groups=params.groups,
         )
     del baseline
     records = [file_record(f"run: {name}", item.path, digests[item.path])

@@ -143,7 +143,7 @@ def _validated(runs: Sequence, run: str, qrels: str | Sequence, baseline: str, t
         judged_only=checked["judged_only"], docs=_documents_file(resolve_path(docs, "docs", required=False)),
         drilldown=drilldown, drilldown_depth=drilldown_depth, gain=checked["gain"],
         missing=policies.missing, no_relevant=policies.no_relevant, identical_ids=policies.identical_ids,
-        averaging_given=policies.given,
+        max_retrieved=checked["max_retrieved"], averaging_given=policies.given,
         title=title, seed=checked["seed"], baseline_name=base_name, command=str(command),
         bm25_settings=bm25_settings, demo=demo,
     )

@@ -47,7 +47,8 @@ def tie_range(run: RunLike, qrels: QrelsLike, evaluation: Evaluation) -> TieRang
     the run's ties broken against and in favour of relevance (see the module)."""
     run_read, qrels_read = load_run(run), load_qrels(qrels)
     options = dict(gain=evaluation.gain, missing=evaluation.missing, no_relevant=evaluation.no_relevant,
-                   measures=evaluation.measures, rel_level=evaluation.rel_level, identical_ids=evaluation.identical_ids)
+                   measures=evaluation.measures, rel_level=evaluation.rel_level, identical_ids=evaluation.identical_ids,
+                   max_retrieved=evaluation.max_retrieved)
     orders = {False: evaluation.values.copy(), True: evaluation.values.copy()}  # relevant last (worst), first (best)
     movable = _queries_with_relevant_ties(run_read.table, qrels_read.table)
     if movable.num_rows:

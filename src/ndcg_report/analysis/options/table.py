@@ -168,6 +168,10 @@ OPTIONS: tuple[ReportOption, ...] = (
     ReportOption(name="identical_ids", kind="choice", default="", choices=POLICIES["identical_ids"], group="measure",
                  default_text="keep, or the preset's: drop for beir",
                  help="run lines whose docid is their qid: keep (trec_eval) or drop (BEIR's ignore_identical_ids)"),
+    ReportOption(name="max_retrieved", kind="int", default=0, flag="--max-retrieved", short="-M", metavar="N", low=0,
+                 default_text="0: every line",
+                 help="trec_eval's -M (as `eval -M`): only the first N lines of each query count, in trec_eval's order "
+                      "(score descending, then docid descending), in every system's measures and tests"),
     ReportOption(name="title", kind="title", default="", flag="--name",
                  default_text="made from the system names", help="report title"),
     ReportOption(name="run_name", kind="name", default="", surfaces=frozenset(("cli", "yaml", "notebook")),

@@ -9,12 +9,18 @@ It takes the Experiment's tables, never the Experiment's module (analysis.experi
 
 from __future__ import annotations
 
+import inspect
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
+from ndcg_report.analysis.paper.leaderboard import leaderboard_csv, leaderboard_latex, leaderboard_markdown
+
+WRITERS: dict[str, Callable[..., str]] = {"latex": leaderboard_latex, "markdown": leaderboard_markdown,
+                                          "csv": leaderboard_csv}  # a paper table's form: its writer, whose keywords are its options
 SUMMARY_COLUMNS = ("n", "mean")
 COMPARISON_COLUMNS = ("n", "delta", "holm_randomization_pvalue", "randomization_method")
 
@@ -67,12 +73,29 @@ def experiment_table(experiment: Any, form: str, path: str | Path | None = None,
     """The leaderboard of experiment_record(experiment) as `form` ('latex', 'markdown' or 'csv': the
     options of analysis.paper.leaderboard's leaderboard_latex, _markdown or _csv); with a path, written
     there atomically and None returned."""
-    from ndcg_report.analysis.paper.leaderboard import leaderboard_csv, leaderboard_latex, leaderboard_markdown
     from ndcg_report.files import write_text_atomic
 
-    writers = {"latex": leaderboard_latex, "markdown": leaderboard_markdown, "csv": leaderboard_csv}
-    text = writers[form](experiment_record(experiment), **options)
+    text = WRITERS[form](experiment_record(experiment), **options)
     if path is None:
         return text
     write_text_atomic(Path(path), text)
     return None
+
+
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def with_options_of(form: str) -> Callable[[Method], Method]:
+    """Decorate a method taking `**options` for the writer of `form` (WRITERS): its signature, as help()
+    and Jupyter show it, lists that writer's keyword options (measures, systems, digits, ...) in place of
+    `**options`, so they are declared once, by the writer."""
+    writer = inspect.signature(WRITERS[form], eval_str=True)
+    options = [parameter for parameter in writer.parameters.values() if parameter.kind is parameter.KEYWORD_ONLY]
+
+    def decorate(method: Method) -> Method:
+        own = inspect.signature(method)
+        kept = [parameter for parameter in own.parameters.values() if parameter.kind is not parameter.VAR_KEYWORD]
+        method.__signature__ = own.replace(parameters=[*kept, *options])  # type: ignore[attr-defined]
+        return method
+
+    return decorate

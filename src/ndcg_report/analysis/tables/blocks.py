@@ -120,6 +120,16 @@ def _tested(block: Block) -> dict[tuple[str, str], dict]:
             for i, name in enumerate(block.names) for j, label in enumerate(labels)}
 
 
+def mark_interval_disagreements(rows: pd.DataFrame, key: str, measure: str) -> list[str]:
+    """'SYSTEM in BLOCK' wherever one measure's mark and interval seem to disagree: significant (a filled
+    marker) with an interval that includes 0, or not significant with one that excludes 0."""
+    chosen = rows[(rows["measure"] == measure) & (rows["role"] == "run") & rows["delta"].notna()
+                  & rows["ci_low"].notna() & rows["ci_high"].notna()]
+    excludes_zero = (chosen["ci_low"] > 0) | (chosen["ci_high"] < 0)
+    odd = excludes_zero != chosen["significant"].fillna(False).astype(bool)
+    return [f"{system} in {block}" for system, block in zip(chosen.loc[odd, "system"], chosen.loc[odd, key])]
+
+
 def wide_means(rows: pd.DataFrame, key: str, measure: str) -> pd.DataFrame:
     """Systems (in the rows' order) x blocks (in order) of one measure's means; NaN where missing."""
     return _wide(rows, key, measure, "mean").astype(float)

@@ -15,6 +15,7 @@ from ndcg_report.analysis.tables.blocks import wide_marks, wide_means
 from ndcg_report.stats.across_collections import AcrossCollections
 
 MISSING = "–"
+PARTIAL = "*"  # beside a mean over collections taken over fewer collections than the suite has
 
 
 def marked_table(rows: pd.DataFrame, key: str, measure: str) -> pd.DataFrame:
@@ -39,15 +40,22 @@ def marked_cells(means: pd.DataFrame, marks: pd.DataFrame) -> pd.DataFrame:
 def suite_table_html(means: pd.DataFrame, marks: pd.DataFrame, over: pd.DataFrame) -> str:
     """The systems x collections table of one measure (means and marks as Suite.means and
     Suite.significance give them) with the columns over collections of Suite.table: mean (over how
-    many), mean rank, wins/ties/losses against the baseline."""
+    many; PARTIAL and a note below where fewer than all: not comparable with a mean over all), mean rank,
+    wins/ties/losses against the baseline."""
     cells = marked_cells(means, marks)
-    cells["mean (collections)"] = [MISSING if pd.isna(m) else f"{m:.4f} ({int(n)})"
+    total = means.shape[1]
+    cells["mean (collections)"] = [MISSING if pd.isna(m) else f"{m:.4f} ({int(n)})" if n == total
+                                   else f"{m:.4f} ({int(n)} of {total}) {PARTIAL}"
                                    for m, n in zip(over["mean"], over["collections"])]
     cells["mean rank"] = [MISSING if pd.isna(r) else f"{r:.2f}" for r in over["mean_rank"]]
     cells["W/T/L"] = [MISSING if pd.isna(w) else f"{int(w)}/{int(t)}/{int(l)}"
                       for w, t, l in zip(over["wins"], over["ties"], over["losses"])]
     cells.index.name = "system"
-    return table_html(cells, classes="ndcg-table suite-table")
+    partial = [str(name) for name, n in zip(over.index, over["collections"]) if not pd.isna(n) and n < total]
+    note = text_html(f"{PARTIAL} {', '.join(partial)}: the mean over the collections the system is in, fewer than "
+                     f"the {total}; not comparable with a mean over all {total} (a collection it lacks may be harder "
+                     "or easier than the others).", "p", "note") if partial else ""
+    return table_html(cells, classes="ndcg-table suite-table") + note
 
 
 def wilcoxon_html(test: AcrossCollections) -> str:

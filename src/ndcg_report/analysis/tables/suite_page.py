@@ -12,6 +12,7 @@ import pandas as pd
 
 from ndcg_report.analysis import content
 from ndcg_report.analysis.html import details_html, escape, list_html, table_html, text_html
+from ndcg_report.analysis.tables.blocks import mark_interval_disagreements
 from ndcg_report.analysis.tables.display import MISSING, marks_note, suite_table_html, wilcoxon_html
 from ndcg_report.analysis.tables.suite_report import SuiteReport
 from ndcg_report.stats.across_collections import NO_POWER
@@ -128,9 +129,15 @@ def figures(report: SuiteReport) -> list[tuple[str, bytes]]:
 
     suite = report.suite
     label = suite.headline.label
+    odd = mark_interval_disagreements(suite.cells, "collection", label)
+    note = (f". Where a marker and its interval seem to disagree ({', '.join(odd)}: filled with an interval that "
+            "includes 0, or hollow with one that excludes it), they come from two procedures: the marker is the "
+            "collection's verdict (randomization test, Holm's step-down over its systems), the interval the "
+            "family-adjusted bootstrap interval (Bonferroni over its systems); near the threshold they can differ "
+            "either way, and the verdict follows the test") if odd else ""
     return [
         (f"{label}: each system's delta against {suite.baseline_name} per collection, with the interval of its "
-         "collection's verdict", figure_to_png_bytes(suite.plot_deltas())),
+         f"collection's verdict{note}", figure_to_png_bytes(suite.plot_deltas())),
         (f"{label}: critical-difference diagram of the mean ranks over collections ({suite.tests.posthoc})",
          figure_to_png_bytes(suite.plot_critical_difference())),
     ]
