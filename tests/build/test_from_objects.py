@@ -220,9 +220,10 @@ def test_runs_given_as_objects_are_written_once_to_a_private_folder_removed_with
     experiment = compare_runs({"monoT5": as_dict}, SMALL / "qrels.txt", baseline=read_run(SMALL / "bm25.txt"))
     folder = experiment.sources.store.folder
     assert folder.parent == tmp_path / "tmp" and folder.stat().st_mode & 0o777 == 0o700
-    assert sorted(path.name for path in folder.iterdir()) == ["input-1.parquet", "input-2.parquet"]  # baseline, run
-    assert pq.read_table(folder / "input-2.parquet").num_rows == 800
-    (folder / "input-2.parquet").unlink()
+    assert sorted(path.name for path in folder.iterdir()) == ["input-1.parquet"]  # the run: the baseline has a file
+    assert experiment.sources.baseline == SMALL / "bm25.txt"  # parsed from a file still there: kept as its path
+    assert pq.read_table(folder / "input-1.parquet").num_rows == 800
+    (folder / "input-1.parquet").unlink()
     with pytest.raises(ParameterError, match="the run 'monoT5' given to compare_runs as an object was written to .*gone"):
         experiment.report(tmp_path / "out")
     assert not (tmp_path / "out").exists()

@@ -1,7 +1,8 @@
 """What compare_runs was given, kept by its Experiment: what `Experiment.report` builds the report from.
 
-Paths are kept as given. A run or a named judgment set given as an object (a DataFrame, a pyarrow Table,
-a pytrec_eval dict, a parsed Run) is written once, at compare time, as Parquet into a private temporary
+Paths are kept as given, and so is the file of a parsed Run or Qrels that is still there (a build's kernels
+give those). A run or a named judgment set given as another object (a DataFrame, a pyarrow Table, a
+pytrec_eval dict, a Run of no file) is written once, at compare time, as Parquet into a private temporary
 folder (InputStore), removed when the Experiment is garbage-collected or at exit: the Experiment holds no
 run in memory (compare_runs' memory contract), and `report()` reads the file. (The reference qrels,
 topics and groups need none of this: the Experiment holds them as read.)
@@ -20,6 +21,7 @@ import pyarrow as pa
 
 from ndcg_report.errors import ParameterError
 from ndcg_report.inputs.formats.python_data import is_one_run
+from ndcg_report.inputs.reading import Qrels, Run
 
 STORE_PREFIX = "ndcg-report-experiment-"  # the name of an InputStore's folder starts so, under tempfile's folder
 
@@ -41,11 +43,15 @@ class InputStore:
         self._count = 0
 
     def keep(self, given: object, table: pa.Table) -> object:
-        """given itself if it is a path (or None); else table (the input as read) written here: Stored."""
+        """given itself if it is a path (or None); the path of a run or qrels parsed from a file that is still
+        there (a build's kernels pass those: nothing to write); else table (the input as read) written here:
+        Stored."""
         import pyarrow.parquet as pq
 
         if given is None or isinstance(given, (str, Path)):
             return given
+        if isinstance(given, (Run, Qrels)) and given.path and Path(given.path).is_file():
+            return Path(given.path)
         if self.folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix=STORE_PREFIX))
             weakref.finalize(self, shutil.rmtree, str(self.folder), True)  # also at exit (finalize's atexit)
