@@ -149,3 +149,14 @@ def test_a_batch_takes_qrels_as_a_mapping(tmp_path):
     config.write_text(f"output: {tmp_path / 'out'}\nreports:\n{entry}    fill_unjudged_from: human\n")
     with pytest.raises(ParameterError, match="fill_unjudged_from.*'human' is not one of the judgment sets"):
         load_config(config)
+
+
+def test_the_orders_table_gives_tau_b_with_its_interval_as_the_comparison_holds_it(experiment):
+    from ndcg_report.analysis.judgments.section import orders_table
+
+    table = orders_table(experiment.judgments)
+    orders = [order for other in experiment.judgments.comparisons for order in other.orders]
+    assert len(table) == len(orders) and list(table.columns[2:4]) == ["Kendall's tau-b", "tau-b 95% interval"]
+    for (_, row), order in zip(table.iterrows(), orders):
+        low, high = order.kendall_tau_interval
+        assert row["tau-b 95% interval"] == (f"[{low:.4f}, {high:.4f}]" if np.isfinite(low) else "–")

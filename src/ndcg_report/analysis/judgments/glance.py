@@ -40,7 +40,7 @@ def summary_table(comparison: JudgmentComparison, measure: str) -> pd.DataFrame:
                "Krippendorff's alpha (ordinal)": other.agreement.alpha_ordinal}
         if order is not None:
             low, high = order.kendall_tau_interval
-            row |= {f"tau-b ({measure})": order.kendall_tau, "tau-b interval": _interval(low, high),
+            row |= {f"tau-b ({measure})": order.kendall_tau, "tau-b interval": interval_text(low, high),
                     "tau_AP": order.tau_ap, "same best system": "yes" if order.same_best_system else "no"}
         if other.verdicts:
             on_measure = [v for v in other.verdicts if v.measure == measure]
@@ -126,5 +126,6 @@ def holm_floor(report: Report) -> float:
     return pvalue_floor(experiment.n_resamples, multiplier=experiment.family_size)
 
 
-def _interval(low: float, high: float) -> str:
+def interval_text(low: float, high: float) -> str:
+    """'[0.5270, 1.0000]', or '–' where there is none (a set whose mean is not a plain average)."""
     return "–" if low != low or high != high else f"[{low:.4f}, {high:.4f}]"

@@ -15,7 +15,7 @@ import pandas as pd
 from ndcg_report.analysis import html
 from ndcg_report.analysis.drilldown import anchor, drilldown_queries
 from ndcg_report.analysis.judgments.comparison import JudgmentComparison, SetComparison
-from ndcg_report.analysis.judgments.glance import grid_note, holm_floor, verdict_grid
+from ndcg_report.analysis.judgments.glance import grid_note, holm_floor, interval_text, verdict_grid
 
 if TYPE_CHECKING:
     from ndcg_report.analysis.report_model import Report
@@ -70,7 +70,8 @@ def parts(report: Report) -> list[Part]:
     return found
 
 
-ORDERS_NOTE = ("Kendall's tau-b and Spearman's rho of the systems' means under the two sets (1: the same order); "
+ORDERS_NOTE = ("Kendall's tau-b and Spearman's rho of the systems' means under the two sets (1: the same order), tau-b "
+               "with a 95% percentile bootstrap interval over the queries (the systems' means recomputed on each draw); "
                "tau_AP (Yilmaz, Aslam and Robertson, SIGIR 2008) weighs swaps near the top more, the reference's order "
                "taken as the true one. With few systems these move in coarse steps: 5 systems give tau-b in steps of 0.2.")
 QUERIES_NOTE = ("Disagreement: the mean over the systems of |score under the other set − score under the reference|, "
@@ -157,9 +158,11 @@ def lacking_note(comparison: JudgmentComparison) -> str:
 
 
 def orders_table(comparison: JudgmentComparison) -> pd.DataFrame:
-    """One row per (other set, measure): tau-b, tau_AP, rho and whether the best system is the same."""
+    """One row per (other set, measure): tau-b and its bootstrap interval over queries, tau_AP, rho and whether
+    the best system is the same."""
     return pd.DataFrame([{"set": other.name, "measure": order.measure, "Kendall's tau-b": order.kendall_tau,
-                          "tau_AP": order.tau_ap, "Spearman's rho": order.spearman,
+                          "tau-b 95% interval": interval_text(*order.kendall_tau_interval), "tau_AP": order.tau_ap,
+                          "Spearman's rho": order.spearman,
                           "best (reference)": ", ".join(order.best_reference), "best (this set)": ", ".join(order.best_other),
                           "same best": "yes" if order.same_best_system else "no"}
                          for other in comparison.comparisons for order in other.orders])
