@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ndcg_report.analysis.gate.built import QUERIES_FILE, read_report
 from ndcg_report.analysis.gate.formats import overall_status
+from ndcg_report.analysis.gate.since_last import GATE_FILE
 from ndcg_report.analysis.gate.verdict import STATUSES, GateResult, GateVerdict, gate, gated_measures, untested_verdict
 from ndcg_report.analysis.text import format_p, signed
 from ndcg_report.batch.config import BatchConfig, ReportConfig
@@ -142,6 +143,20 @@ def pin_build(root: Path, report: ReportConfig) -> Path:
     return kept
 
 
+def _report_verdict(out: Path, before: Path, measures: tuple[str, ...], margin: float,
+                    alpha: float) -> GateVerdict | None:
+    """The verdict the report built --against `before` wrote (its gate.json: against_words), as the batch's own
+    for out; None if the report has none of those measures, margin and alpha (the batch then tests itself)."""
+    try:
+        record = json.loads((out / GATE_FILE).read_text(encoding="utf-8"))
+        verdict = GateVerdict.from_dict(record)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if (verdict.before, verdict.measures, verdict.margin, verdict.alpha) != (str(before), measures, margin, alpha):
+        return None
+    return replace(verdict, after=str(out))
+
+
 def against_words(root: Path, report: ReportConfig) -> list[str]:
     """The build's words that give its report the section "Since the last build" (build --against the kept
     build, with the gate's measures, margin and alpha), when the kept build can be read and holds the
@@ -184,7 +199,9 @@ def gate_report(root: Path, report: ReportConfig, rebuilt: bool, since: str = ""
     else:
         try:
             before = read_report(folder, f"the {against} build")
-            verdict = gate(before, after, gated_measures(before, after, asked), margin, alpha)
+            measures = gated_measures(before, after, asked)
+            verdict = (_report_verdict(root / report.name, folder, measures, margin, alpha)
+                       or gate(before, after, measures, margin, alpha))
         except ParameterError as exc:
             verdict = untested_verdict(str(folder), after, gated_measures(after, after, asked), "not comparable",
                                        f"the {against} build cannot be gated against: {exc}", margin, alpha)

@@ -155,6 +155,7 @@ def _gated(params: ReportParameters, against: str, checked: dict) -> ReportParam
     from dataclasses import replace
 
     from ndcg_report.analysis.gate.built import read_report
+    from ndcg_report.analysis.gate.verdict import asked_labels
 
     gate = {name: checked[name] for name in ("gate_measures", "gate_margin", "gate_alpha")}
     if not against:
@@ -164,19 +165,12 @@ def _gated(params: ReportParameters, against: str, checked: dict) -> ReportParam
     folder = Path(os.path.abspath(Path(against).expanduser()))
     before = read_report(folder, "--against")
     labels = {measure.label for measure in params.measures}
-    lacking = [label for label in _gated_labels(params, str(gate["gate_measures"])) if label not in labels
-               or label not in before.measures]
+    lacking = [label for label in asked_labels(str(gate["gate_measures"]), params.headline.label)
+               if label not in labels or label not in before.measures]
     if lacking:
         raise ParameterError(f"--gate-measure {lacking[0]}: not a measure of both this report and --against {folder} "
                              f"(it has {', '.join(before.measures)}); gate a measure both compute")
     return replace(params, against=folder, **gate)
-
-
-def _gated_labels(params: ReportParameters, asked: str) -> tuple[str, ...]:
-    """The labels of the measures gated: those asked, else the headline."""
-    from ndcg_report.core.measures.names import resolve_measures
-
-    return tuple(m.label for m in resolve_measures(asked).measures) if asked else (params.headline.label,)
 
 
 def demo_values(name: str) -> dict:

@@ -122,10 +122,7 @@ class GateVerdict:
 def gated_measures(before: BuiltReport, after: BuiltReport, asked: str = "") -> tuple[str, ...]:
     """The labels of the measures to gate: those asked (names separated by spaces, any spelling), else
     AFTER's headline; ParameterError for one that is not in both reports."""
-    from ndcg_report.core.measures.names import resolve_measures
-
-    labels = (tuple(m.label for m in resolve_measures(asked).measures) if asked
-              else (str(after.parameters["headline"]),))
+    labels = asked_labels(asked, str(after.parameters["headline"]))
     for label in labels:
         lacking = [report for report in (before, after) if label not in report.measures]
         if lacking:
@@ -133,6 +130,13 @@ def gated_measures(before: BuiltReport, after: BuiltReport, asked: str = "") -> 
             raise ParameterError(f"-m {label}: not a measure of {report.label} {report.folder} (it has "
                                  f"{', '.join(report.measures)}); gate a measure both reports computed")
     return labels
+
+
+def asked_labels(asked: str, headline: str) -> tuple[str, ...]:
+    """The labels of the measures a gate is asked for (names separated by spaces, any spelling), else the headline."""
+    from ndcg_report.core.measures.names import resolve_measures
+
+    return tuple(m.label for m in resolve_measures(asked).measures) if asked else (headline,)
 
 
 def not_comparable_reason(before: BuiltReport, after: BuiltReport) -> str:
