@@ -82,6 +82,11 @@ def test_the_paper_tables_in_latex_and_markdown_escape_the_names():
     assert markdown.stdout.count("| System |") == 1 and markdown.stdout.count("| Statistic |") == 1
     assert "| System | nDCG@10 (NIST) | nDCG@10 (GPT\\_4) |" in markdown.stdout
     assert "| monot5 | **0.6003** | **0.4361** |" in markdown.stdout
+    record = json.loads(cli(*_sets("--format", "json")).stdout)
+    low, high = record["comparisons"]["GPT_4"]["measures"]["nDCG@10"]["kendall_tau_interval"]
+    row = next(line for line in markdown.stdout.splitlines() if line.startswith("| tau-b's bootstrap interval"))
+    assert row == f"| tau-b's bootstrap interval over queries, nDCG@10 | \\[{low:.4f}, {high:.4f}\\] |"
+    assert f"tau-b's bootstrap interval over queries, nDCG@10 & [{low:.4f}, {high:.4f}]" in latex.stdout
 
 
 def test_the_positional_sets_keep_working_with_the_interval_in_the_order_table():

@@ -82,6 +82,9 @@ def _agreement_grid(record: Mapping, labels: list[str], digits: int) -> Grid:
         orders = [c["measures"].get(label, {}) for c in comparisons]
         for key, name in ORDER_STATISTICS:
             add(f"{name} of the systems' {label}", [order.get(key) for order in orders])
+            if key == "kendall_tau":  # its bootstrap interval over the queries, where the record has it
+                found[f"tau-b's bootstrap interval over queries, {label}"] = [
+                    _interval(order.get("kendall_tau_interval"), digits) for order in orders]
         add(f"same best system on {label}", [order.get("same_best_system") for order in orders])
     rows = tuple(Row(name, tuple(Cell(text) for text in texts)) for name, texts in found.items())
     caption = (f"Each judgment set against the reference, {record['reference']}: agreement on the labels of the "
@@ -89,6 +92,13 @@ def _agreement_grid(record: Mapping, labels: list[str], digits: int) -> Grid:
     notes = ("Kappas from scikit-learn, alphas from the krippendorff package; a mean label difference above 0: the "
              "set is more lenient than the reference; a dash: undefined.",)
     return Grid("Statistic", tuple(Column(other) for other in others), rows, caption, notes)
+
+
+def _interval(bounds: object, digits: int) -> str:
+    """'[0.81, 0.93]' of a [low, high] pair; '' where the record has none or a bound is undefined."""
+    if not isinstance(bounds, (list, tuple)) or len(bounds) != 2 or any(b is None for b in bounds):
+        return ""
+    return f"[{number_text(bounds[0], digits)}, {number_text(bounds[1], digits)}]"
 
 
 def _text(value: object, digits: int) -> str:
