@@ -542,6 +542,28 @@ def test_a_p_value_reads_the_same_in_the_report_and_the_batch_index_and_log(valu
     assert test_text(record) == f"Holm randomization p={text}"
 
 
+def test_a_p_value_at_the_randomization_floor_reads_as_at_most_in_the_index_and_log():
+    """18 systems x 2 / 10,001 flips: the smallest Holm p the test gives is 0.0036, printed '≤0.0036'."""
+    from ndcg_report.batch.index_page import ReportState, render_index
+    from ndcg_report.batch.reports import headline, test_text
+
+    floor = 18 * 2 / 10_001
+    row = {"n": 43, "run_mean": 0.7, "baseline_mean": 0.5, "delta": 0.2, "ci_low": 0.1, "ci_high": 0.3,
+           "holm_randomization_pvalue": floor, "randomization_method": "monte carlo"}
+    summary = {"parameters": {"headline": "nDCG@10", "alpha": 0.05, "n_resamples": 10_000}, "baseline": "BM25",
+               "comparison_family": {"size": 18}, "comparisons": {f"s{i}": {"nDCG@10": row} for i in range(18)}}
+    record = {**headline(summary), "time": "2026-11-21T02:30:00Z"}
+    assert record["p_floor"] == pytest.approx(floor) and test_text(record) == "Holm randomization p=≤0.0036"
+    page = render_index([ReportState(name="r", title="r", status="built", history=(record,), has_report=True)],
+                        heading="h", batch_line="b")
+    assert index_rows(page)["r"][5].startswith("≤0.0036")
+    above = {**row, "holm_randomization_pvalue": 0.0072}  # twice the floor: a value
+    summary["comparisons"] = {f"s{i}": {"nDCG@10": above} for i in range(18)}
+    assert test_text(headline(summary)) == "Holm randomization p=0.0072"
+    summary["more_baselines"] = {"s0": {}}  # another baseline is not one of the index's systems
+    assert headline(summary)["n_systems"] == 17
+
+
 def test_index_marks_a_significant_loss_apart_from_a_win_and_counts_the_systems_below():
     """A significant loss is not bold with * like a win, and the systems below are counted as well as those above."""
     from ndcg_report.batch.index_page import ReportState, render_index

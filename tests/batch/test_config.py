@@ -3,11 +3,14 @@ repeated keys and control characters refused at load with one line; merge keys w
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
 from ndcg_report import ParameterError
 from ndcg_report.batch.config import load_config
+from ndcg_report.batch.reports import build_argv
 from tests.helpers import cli, one_line
 
 
@@ -75,3 +78,21 @@ def test_repeated_keys_in_merged_mappings_and_two_merge_keys_are_refused(tmp_pat
     (tmp_path / "c.yml").write_text("output: out\nreports:\n" + text)
     with pytest.raises(ParameterError, match="appears twice in one mapping|two merge keys"):
         load_config(tmp_path / "c.yml")
+
+
+DL19 = Path(__file__).resolve().parents[2] / "src" / "ndcg_report" / "data" / "dl19-passage"
+
+
+def test_a_batch_takes_several_baselines_as_a_mapping_the_first_the_headline_s(tmp_path):
+    bm25, top20 = DL19 / "run.msmarco-v1-passage.bm25-default.dl19.txt.gz", DL19 / "monot5-top20-bm25.dl19.run.gz"
+    report = {"name": "nightly", "runs": [{"name": "monoT5", "path": str(DL19 / "monot5.dl19.run.gz")}],
+              "qrels": str(DL19 / "qrels.dl19-passage.txt"), "baseline": {"BM25": str(bm25), "top20": str(top20)}}
+    config = {"output": str(tmp_path / "site"), "reports": [report]}
+    (tmp_path / "batch.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    argv = build_argv(load_config(tmp_path / "batch.yml").reports[0], tmp_path / "out", None)
+    assert argv.index(f"--baseline=BM25={bm25}") + 1 == argv.index(f"--baseline=top20={top20}")
+    assert not [word for word in argv if word.startswith("--baseline-name")]
+    report["baseline"] = {"BM25": str(bm25), "monoT5": str(top20)}
+    (tmp_path / "batch.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    with pytest.raises(ParameterError, match="baseline 'monoT5': 'monoT5' is also a run's name"):
+        load_config(tmp_path / "batch.yml")

@@ -186,9 +186,10 @@ def _parse_report(entry: object, number: int, defaults: dict, default_gate: dict
     if "runs" in entry and "run_name" in entry:
         raise ParameterError(f"{where} key 'run_name' names a single 'run'; give each of 'runs' as {{name, path}}")
     runs = _parse_runs(entry, where, base)
-    inputs = runs + _parse_judgment_sets(entry["qrels"], where, base) + tuple(
+    baselines = _parse_baselines(entry["baseline"], where, base) if "baseline" in entry else ()
+    inputs = runs + _parse_judgment_sets(entry["qrels"], where, base) + baselines + tuple(
         InputFile(role, _locate(_text(entry[role], f"{where} key '{role}'", path=True), base))
-        for role in FILE_KEYS if role in entry and role != "qrels"
+        for role in FILE_KEYS if role in entry and role not in ("qrels", "baseline")
     )
     values = dict(defaults)
     if "runs" in entry:
@@ -205,6 +206,16 @@ def _parse_report(entry: object, number: int, defaults: dict, default_gate: dict
     if options.baseline_name and options.baseline_name.casefold() in {n.casefold() for n in given if n}:
         raise ParameterError(f"{where} key 'baseline_name': {options.baseline_name!r} is also a run's name; "
                              "give the baseline another name")
+    if options.baseline_name and any(item.name for item in baselines):
+        raise ParameterError(f"{where} key 'baseline_name': the baselines are named by the keys of 'baseline'; "
+                             "drop baseline_name")
+    for item in baselines:
+        if item.name.casefold() in {n.casefold() for n in given if n}:
+            raise ParameterError(f"{where} key 'baseline' baseline {item.name!r}: {item.name!r} is also a run's name; "
+                                 "give the baseline another name")
+        if item.path in {run.path for run in runs}:
+            raise ParameterError(f"{where} key 'baseline' baseline {item.name!r}: {item.path} is also a run; give each "
+                                 "file once")
     gate = given_gate(entry, default_gate, where)
     if gate is not None:
         check_gated_measures(gate, values, where)
@@ -278,6 +289,25 @@ def check_measure_options(values: dict, where: str):
     except ParameterError as exc:
         raise ParameterError(f"{where} {exc}") from None
     return asked
+
+
+def _parse_baselines(value: object, where: str, base: Path) -> tuple[InputFile, ...]:
+    """`baseline: PATH` (one baseline), or `baseline:` a mapping NAME: PATH of several, the first the
+    headline's (InputFiles `baseline NAME`): every system is compared with each."""
+    if not isinstance(value, dict):
+        return (InputFile("baseline", _locate(_text(value, f"{where} key 'baseline'", path=True), base)),)
+    if not value:
+        raise ParameterError(f"{where} key 'baseline': give a path, or a mapping NAME: PATH of baselines")
+    found, paths = [], {}
+    for name, path_text in value.items():
+        at = f"{where} key 'baseline' baseline {_shown(name)}"
+        name = check_name(_name_text(name, at), at)
+        path = _locate(_text(path_text, at, path=True), base)
+        if path in paths:
+            raise ParameterError(f"{at}: {path} is already baseline {paths[path]!r}; give each baseline once")
+        paths[path] = name
+        found.append(InputFile(f"baseline {name}", path, name))
+    return tuple(found)
 
 
 def _parse_judgment_sets(value: object, where: str, base: Path) -> tuple[InputFile, ...]:

@@ -94,7 +94,8 @@ _TORN = "not a JSON object"
 LARGEST = 1e12  # no mean, interval, p-value or count of a report is this large
 _TEXT_KEYS = ("fingerprint", "version", "run_name", "baseline_name")
 _NUMBER_KEYS = ("duration_s", "run_mean", "baseline_mean", "delta", "ci_low", "ci_high", "randomization_pvalue",
-                "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
+                "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue",
+                "p_floor")
 _COUNT_KEYS = ("n", "n_systems", "n_above", "warnings")
 
 

@@ -158,7 +158,8 @@ def _row(state: ReportState, gated: bool = False) -> str:
         k = _e(measure_label(last))
         direction = _direction(last)  # "up", "down" or "" (not significant)
         over = last.get("over_collections") if last.get("kind") == "suite" else None  # a suite's test over collections
-        p_text = _e(format_p(over.get("p_holm") if over else last.get("holm_randomization_pvalue")))
+        p_text = _e(format_p(over.get("p_holm")) if over else format_p(last.get("holm_randomization_pvalue"),
+                                                                          last.get("p_floor")))
         p_text += {"up": " ▲", "down": " ▼"}.get(direction, "")
         if over:
             p_text += f'<div class="detail">Wilcoxon over {_e(last.get("n"))} collections: {_e(over.get("verdict"))}</div>'

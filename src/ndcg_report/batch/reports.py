@@ -19,6 +19,7 @@ from ndcg_report.batch.config import BM25_KEYS, ReportConfig
 from ndcg_report.analysis.text import format_p
 from ndcg_report.batch.suite_entries import suite_command, suite_fingerprint, suite_headline
 from ndcg_report.files import path_sha256
+from ndcg_report.stats.resampling import MONTE_CARLO, pvalue_floor
 from ndcg_report.build.parameters import resolve_path
 from ndcg_report.version import __version__
 
@@ -52,8 +53,9 @@ def build_argv(report: ReportConfig, out: Path, cache_dir: Path | None) -> list[
         return suite_command(report, out)
     runs = [(item.name, item.path) for item in report.runs]
     qrels = [(item.name, item.path) for item in report.inputs if item.role.startswith("qrels")]
+    baselines = [(item.name, item.path) for item in report.inputs if item.role.startswith("baseline ")]  # several
     names = [option.name for option in on("cli", paths=False) if option.group != "bm25" or report.uses_corpus]
-    command = [sys.executable, "-m", "ndcg_report.cli", "build", *input_words(runs, qrels, _files(report)),
+    command = [sys.executable, "-m", "ndcg_report.cli", "build", *input_words(runs, qrels, _files(report), baselines),
                *option_words(report.options, names)]
     if report.uses_corpus and cache_dir is not None:
         command.append(f"--cache-dir={cache_dir}")
@@ -62,13 +64,14 @@ def build_argv(report: ReportConfig, out: Path, cache_dir: Path | None) -> list[
 
 
 def _files(report: ReportConfig) -> dict[str, Path]:
-    """A report's inputs besides its runs and qrels, by role."""
-    return {item.role: item.path for item in report.inputs if not item.role.startswith(("run", "qrels"))}
+    """A report's inputs besides its runs, qrels and several baselines, by role."""
+    return {item.role: item.path for item in report.inputs if not item.role.startswith(("run", "qrels", "baseline "))}
 
 
 def headline(summary: dict) -> dict:
     """The numbers the index and history keep, from a report's summary.json, on its headline measure:
-    every system's value and comparison, and the best system's at the top level (a suite's: suite_headline)."""
+    every system's value and comparison with the (first) baseline, and the best system's at the top level,
+    with the smallest p-value its test gives (a suite's: suite_headline). Other baselines are not systems here."""
     if summary.get("kind") == "suite":
         return suite_headline(summary)
     k = summary["parameters"]["headline"]
@@ -76,7 +79,10 @@ def headline(summary: dict) -> dict:
             "holm_randomization_pvalue", "t_pvalue", "holm_t_pvalue", "wilcoxon_pvalue", "holm_wilcoxon_pvalue")
     alpha = summary["parameters"].get("alpha", 0.05)
     systems, below = [], []
+    other_baselines = set(summary.get("more_baselines") or {})  # baselines too: not a system of the index
     for name, rows in summary["comparisons"].items():
+        if name in other_baselines:
+            continue
         row = rows[k]
         p = row.get("holm_randomization_pvalue")
         above = isinstance(p, (int, float)) and p < alpha and (row.get("delta") or 0) > 0
@@ -89,6 +95,7 @@ def headline(summary: dict) -> dict:
     drilldown = summary.get("drilldown") or {}
     loss = ((drilldown.get("largest_changes") or {}).get(best["name"]) or {}).get("loss")
     record["largest_loss"] = loss if loss and loss["qid"] in drilldown.get("queries", ()) else None
+    record["p_floor"] = _p_floor(summary, best_row)
     record.update(measure=k, run_name=best["name"], baseline_name=summary["baseline"], systems=systems,
                   n_systems=len(systems), n_above=sum(system["significantly_above"] for system in systems),
                   n_below=sum(below),
@@ -96,12 +103,21 @@ def headline(summary: dict) -> dict:
     return record
 
 
+def _p_floor(summary: dict, row: dict) -> float | None:
+    """The smallest Holm-adjusted randomization p-value the report's Monte Carlo gives (its resamples and
+    family: stats.resampling.pvalue_floor), for the index's '≤'; None from the normal limit, or a summary without them."""
+    resamples, family = summary["parameters"].get("n_resamples"), (summary.get("comparison_family") or {}).get("size")
+    if row.get("randomization_method") != MONTE_CARLO or not isinstance(resamples, int) or not isinstance(family, int):
+        return None
+    return pvalue_floor(resamples, multiplier=family)
+
+
 def test_text(record: dict) -> str:
     """The test of a headline record, for the log: a report's Holm randomization p, a suite's Wilcoxon over collections."""
     over = record.get("over_collections")
     if isinstance(over, dict):
         return f"Wilcoxon over {record['n']} collections: Holm p={format_p(over.get('p_holm'))}, {over.get('verdict')}"
-    return f"Holm randomization p={format_p(record['holm_randomization_pvalue'])}"
+    return f"Holm randomization p={format_p(record['holm_randomization_pvalue'], record.get('p_floor'))}"
 
 
 def build_reason(last_good: dict | None, status: dict, digest: str, files: dict, force: bool) -> str:
