@@ -250,3 +250,26 @@ def test_experiment_paper_tables_show_their_options_in_the_signature():
     experiment = compare_runs({"monoT5": SMALL / "monot5.txt"}, SMALL / "qrels.txt", baseline=SMALL / "bm25.txt",
                               measures="nDCG@10 AP")
     assert "\\label{tab:mine}" in experiment.to_latex(label="tab:mine", measures=["AP"])
+
+
+def test_several_baselines_reach_the_report_each_by_its_name_an_inline_one_too(tmp_path):
+    """compare_runs(baseline=[...]) then report(out): the report has each baseline by name, an inline DataFrame
+    one written into inputs/, and its comparisons with the second are the Experiment's."""
+    frame = read_run(SMALL / "monot5.txt").table.to_pandas()
+    experiment = compare_runs({"monoT5": SMALL / "monot5.txt"}, SMALL / "qrels.txt",
+                              baseline=[("BM25", SMALL / "bm25.txt"),
+                                        ("top5", frame.sort_values("score", ascending=False).groupby("qid").head(5))],
+                              measures="nDCG@10 AP")
+    del frame
+    experiment.report(tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["baseline"] == "BM25" and summary["parameters"]["more_baselines"] == [
+        {"name": "top5", "file": "baseline-2.parquet"}]
+    assert pq.read_table(tmp_path / "out" / "inputs" / "baseline-2.parquet").num_rows == 40
+    against = experiment.comparisons_with("top5")
+    for (name, measure, k), row in against.iterrows():
+        label = "AP" if measure == "AP" else f"nDCG@{k}"
+        recorded = summary["more_baselines"]["top5"]["comparisons"][name][label]
+        assert recorded["holm_randomization_pvalue"] == row["holm_randomization_pvalue"]
+        assert recorded["delta"] == row["delta"]
+    assert "--baseline=top5=inputs/baseline-2.parquet" in summary["command"]

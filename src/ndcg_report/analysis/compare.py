@@ -44,7 +44,7 @@ MAX_QUERY_TEXT = 1_000
 def compare_runs(
     runs: Mapping[str, RunLike] | Sequence[RunLike | tuple[str, RunLike]] | Iterator | RunLike,
     qrels: QrelsLike | Mapping[str, QrelsLike],
-    baseline: RunLike,
+    baseline: RunLike | Sequence[RunLike | tuple[str, RunLike]] | Mapping[str, RunLike],
     *,
     fill_unjudged_from: str = "",
     groups: "Mapping | pd.Series | str | Path | None" = None,
@@ -101,7 +101,13 @@ def compare_runs(
         With several sets: one more set, the reference's labels where it has them and this set's for
         the pairs it lacks (named `REFERENCE+NAME`), compared as the others are.
     baseline
-        The baseline run, named `baseline_name`, else the same way, else `baseline`.
+        The baseline run, named `baseline_name`, else the same way, else `baseline`. Or several
+        baselines (`[bm25, ("v1", "v1.txt")]` or `{"BM25": ..., "v1": ...}`): the first is the headline's
+        (the verdicts, figures, groups and judges compare with it, and `baseline_name` names it if it
+        has no name of its own); each other one is shown as a system (compared with the first, after
+        the runs) and every other system is also compared with it, Holm-adjusted over the systems
+        compared with it (`Experiment.comparisons_with`): each baseline's numbers are those of a
+        report with that baseline alone and the others as runs.
     cutoffs
         As for `evaluate`: without `measures` or `preset`, nDCG at these cut-offs (default
         1,3,5,10,20,100,1000).
@@ -202,16 +208,16 @@ def compare_runs(
     qrels_read = next(iter(named_sets.values())) if named_sets else load_qrels(qrels)
     membership = None if groups is None else checked_groups(groups, qrels_read)
     others = dict(list(named_sets.items())[1:])
-    baseline_run = load_run(baseline)
-    base_name = check_name(baseline_name, "baseline_name") if baseline_name else derived_name(
-        baseline_run.tag, baseline_run.path, 0)
+    (first_name, first), more = given_baselines(baseline, baseline_name)
+    baseline_run = load_run(first)
+    base_name = first_name or derived_name(baseline_run.tag, baseline_run.path, 0)
     policies = averaging(preset, missing, no_relevant, identical_ids)
     derive = _Derive(qrels_read, dict(gain=gain, missing=policies.missing, no_relevant=policies.no_relevant,
                                       identical_ids=policies.identical_ids, measures=asked.measures,
                                       max_retrieved=max_retrieved or None,
                                       rel_level=asked.rel_level), int(drilldown_depth), others)
     store = InputStore()  # each input given as an object, written once for report(): never held in memory
-    kept_baseline = store.keep(baseline, _run_columns(baseline_run))
+    kept_baseline = store.keep(first, _run_columns(baseline_run))
     names = _Names(base_name, baseline_run.path)
     systems, kept_runs = [], []
     while (pair := next(pairs, None)) is not None:  # one run at a time: read, named, evaluated, then let go
@@ -222,14 +228,24 @@ def compare_runs(
         del run
     if not systems:
         raise ParameterError("give at least one run to compare with the baseline")
+    kept_more = []
+    for position, (given_name, other) in enumerate(more, start=2):  # the other baselines, after the runs
+        name, run = names.add(given_name, other, f"baseline {position}")
+        kept_more.append((name, store.keep(other, _run_columns(run))))
+        systems.append(derive(name, run))
+        del run
+    del more
     systems.append(derive(base_name, baseline_run))
     del baseline_run
     evaluations = {system.name: system.evaluation for system in systems}
     warn_relevance_level(evaluations[base_name], "compare_runs")  # the same queries in every system: once
     comparisons = compare_systems({name: evaluations[name] for name in names.names}, evaluations[base_name],
                                   base_name, seed, n_resamples, confidence, large_n)
+    with_others = {other: compare_systems({name: evaluations[name] for name in (*names.names, base_name) if name != other},
+                                          evaluations[other], other, seed, n_resamples, confidence, large_n)
+                   for other, _ in kept_more}  # each in its own Holm family: as a report with that baseline alone
     sources = Sources(
-        runs=tuple(kept_runs), baseline=kept_baseline, topics=path_or_none(given_topics),
+        runs=tuple(kept_runs), baseline=kept_baseline, more_baselines=tuple(kept_more), topics=path_or_none(given_topics),
         groups=path_or_none(groups), store=store,
         qrels={name: store.keep(value, named_sets[name].table.select(["qid", "docid", "rel"]))
                for name, value in qrels.items()} if named_sets else path_or_none(qrels),  # type: ignore[union-attr]
@@ -254,7 +270,7 @@ def compare_runs(
         rankings={system.name: system.rankings for system in systems}, topics=topics, seed=int(seed),
         n_resamples=int(n_resamples), confidence=confidence, alpha=alpha, headline=chosen_headline, preset=preset,
         drilldown_depth=int(drilldown_depth), large_n=int(large_n), averaging=policies, judgments=judgments,
-        groups=membership, sources=sources,
+        groups=membership, sources=sources, more_baselines=with_others,
     )
 
 
@@ -310,20 +326,49 @@ class _Names:
         self.derived: list[str] = []
         self.paths: list[tuple[Path, str]] = []
         self.names: list[str] = []
+        self.roles: list[str] = []
 
-    def add(self, given: str, run_like: RunLike) -> tuple[str, Run]:
-        """(name, the run read) of the next run under test."""
+    def add(self, given: str, run_like: RunLike, role: str = "") -> tuple[str, Run]:
+        """(name, the run read) of the next run under test (role: what a message calls it, 'run N' by default;
+        'baseline 2' for another baseline)."""
         run = load_run(run_like)
         position = len(self.given) + 1
+        role = role or f"run {position}"
         if run.path:
-            self.paths.append((Path(run.path), f"run {position}"))
+            self.paths.append((Path(run.path), role))
         known = self.paths + ([(Path(self.baseline_path), "the baseline")] if self.baseline_path else [])
         check_distinct_paths([path for path, _ in known], [role for _, role in known])
         self.given.append(given)
         self.derived.append(derived_name(run.tag, run.path, position))
+        self.roles.append(role)
         # a clash is an error, never a silent rename
-        self.names = unique_names(self.given, self.derived, reserved=[self.baseline_name])
+        self.names = unique_names(self.given, self.derived, reserved=[self.baseline_name], roles=self.roles)
         return self.names[-1], run
+
+
+def given_baselines(baseline: object, baseline_name: str = "") -> tuple[tuple[str, object], Iterator[tuple[str, object]]]:
+    """((name or '', run) of the first baseline, (name or '', run) of each other, as they are asked for) of
+    compare_runs' `baseline`: one run, a list of runs or (name, run) pairs, a mapping of names to runs, or
+    an iterator of either. baseline_name names the first where it has no name of its own; ParameterError if
+    it has another, or if no baseline is given."""
+    pairs = given_pairs(baseline)
+    if pairs is None:  # an iterator of baselines: the first taken now, the others each read when its turn comes
+        given = _checked_pairs(baseline)  # type: ignore[arg-type]
+        found = next(given, None)
+        if found is None:
+            raise ParameterError("give a baseline run to compare the runs with")
+        (name, first), more = found, given
+    elif not pairs:
+        raise ParameterError("give a baseline run to compare the runs with")
+    else:
+        (name, first), more = pairs[0], iter([(check_name(str(n), "baseline") if n else "", run) for n, run in pairs[1:]])
+        name = check_name(str(name), "baseline") if name else ""
+    if baseline_name:
+        own = check_name(baseline_name, "baseline_name")
+        if name and name != own:
+            raise ParameterError(f"the first baseline is named twice ({name!r} and baseline_name {own!r}); give one name")
+        name = own
+    return (name, first), more
 
 
 def _run_columns(run: Run) -> "pa.Table":

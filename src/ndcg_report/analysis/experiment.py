@@ -7,7 +7,7 @@ evaluated and ranked once, and the experiment keeps what it derived, never the r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -33,11 +33,10 @@ if TYPE_CHECKING:
     from ndcg_report.analysis.judgments.comparison import JudgmentComparison
     from ndcg_report.analysis.sources import Sources
     from ndcg_report.build.from_objects import BuildResult  # the page's one import upward, as report() below
-from ndcg_report.stats.letters import compact_letters
-from ndcg_report.stats.paired import stream_label
+from ndcg_report.stats.paired import significance_signs, stream_label
 from ndcg_report.stats.resampling import LARGE_N, mean_interval
 from ndcg_report.stats.streams import stream
-from ndcg_report.stats.tukey_hsd import tukey_hsd
+from ndcg_report.stats.pairwise import PairwiseTest, pairwise_test
 
 
 
@@ -50,28 +49,6 @@ class RunInfo:
 
     path: str
     tag: str
-
-
-@dataclass(frozen=True, eq=False)
-class PairwiseTest:
-    """Randomized Tukey HSD between every pair of systems (the baseline included) on one measure."""
-
-    measure: Measure
-    names: tuple[str, ...]  # by mean, best first
-    means: pd.Series  # mean over the queries every system is averaged on
-    pvalues: pd.DataFrame  # names x names, symmetric, diagonal 1
-    letters: pd.Series  # compact letter display: same letter = not significantly different
-    n_queries: int
-    n_resamples: int
-    alpha: float
-    method: str = "monte carlo"  # or, over many queries, "studentized range limit" (stats.tukey_hsd)
-
-    @property
-    def label(self) -> str:
-        return self.measure.label
-
-    def significant(self, first: str, second: str) -> bool:
-        return bool(self.pvalues.at[first, second] < self.alpha)
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,6 +112,9 @@ class Experiment(ExperimentFigures):
     sources
         The inputs compare_runs was given, as it keeps them (analysis.sources: paths, objects weakly):
         what `report(out_dir)` builds the HTML report from.
+    more_baselines
+        With several baselines: per baseline other than the first (each also among `names`, after the
+        runs), every other system against it, as `comparisons` (its own Holm family).
 
     Examples
     --------
@@ -174,6 +154,7 @@ class Experiment(ExperimentFigures):
     judgments: JudgmentComparison | None = None  # other judgment sets compared with qrels (analysis.judgments)
     groups: pd.Series | None = None  # the group of each qid (query groups: analysis.tables.groups.group_table)
     sources: Sources | None = None  # compare_runs' inputs as kept, for report() (analysis.sources)
+    more_baselines: Mapping[str, pd.DataFrame] = field(default_factory=dict)  # other baseline: comparisons with it
 
     # --- shape -----------------------------------------------------------------------------
 
@@ -185,6 +166,27 @@ class Experiment(ExperimentFigures):
     @property
     def baseline(self) -> Evaluation:
         return self.evaluations[self.baseline_name]
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """Every baseline, the first (the headline's: `baseline_name`) first."""
+        return (self.baseline_name, *self.more_baselines)
+
+    def comparisons_with(self, baseline: str | None = None) -> pd.DataFrame:
+        """The paired statistics of every other system against one baseline (default: the first), index
+        (system, measure, k), Holm-adjusted over the systems compared with it."""
+        if baseline in (None, self.baseline_name):
+            return self.comparisons
+        if baseline not in self.more_baselines:
+            raise ParameterError(f"no baseline is named {baseline!r}; the baselines are {', '.join(map(repr, self.baselines))}")
+        return self.more_baselines[baseline]
+
+    def significance_with(self, baseline: str | None = None) -> pd.DataFrame:
+        """`significance` against one baseline (default: the first): its compared systems x measures."""
+        table = self.comparisons_with(baseline)
+        return pd.DataFrame(significance_signs(table, self.alpha, len(self.measures)),
+                            index=list(table.index.get_level_values(0).unique()),
+                            columns=pd.Index(self.labels, name="measure"))
 
     @property
     def measures(self) -> tuple[Measure, ...]:
@@ -299,27 +301,8 @@ class Experiment(ExperimentFigures):
     @cached_property
     def pairwise(self) -> PairwiseTest:
         """Randomized Tukey HSD between all systems (baseline included) on the headline measure."""
-        measure = self.headline
-        table = self.scores(measure)
-        rng = stream(self.seed, "tukey-hsd", stream_label(measure), *sorted(table.columns))
-        means = table.mean()
-        table = table[sorted(table.columns, key=lambda name: (-means[name], name))]  # not the given order: the
-        # permutations are drawn over the columns, so the same systems must always stand in the same order
-        method = "monte carlo"
-        if len(table):
-            pvalues, method = tukey_hsd(table.to_numpy(), rng, self.n_resamples, self.large_n)
-        else:  # no query is averaged in every system (missing="skip" and runs of different queries)
-            pvalues = np.full((table.shape[1],) * 2, np.nan)
-            np.fill_diagonal(pvalues, 1.0)
-        names = tuple(table.columns)
-        means = table.mean()
-        return PairwiseTest(
-            measure=measure, names=names, means=means,
-            pvalues=pd.DataFrame(pvalues, index=pd.Index(names), columns=pd.Index(names)),
-            letters=pd.Series(compact_letters(means.to_numpy(), pvalues, self.alpha) if len(table) else [""] * len(names),
-                              index=pd.Index(names)),
-            n_queries=len(table), n_resamples=self.n_resamples, alpha=self.alpha, method=method,
-        )
+        return pairwise_test(self.scores(self.headline), self.headline, self.seed, self.n_resamples, self.alpha,
+                             self.large_n)
 
     @cached_property
     def mean_intervals(self) -> pd.DataFrame:
@@ -404,10 +387,7 @@ class Experiment(ExperimentFigures):
         """Systems under test x measures (labelled as the leaderboard's columns): +1 significantly above
         the baseline, -1 below, 0 neither (randomization test, Holm-adjusted over the systems for that
         (measure, k), at alpha)."""
-        table = self.comparisons  # rows: systems in order, each with every measure in order
-        signs = np.sign(table["delta"].to_numpy()) * (table["holm_randomization_pvalue"].to_numpy() < self.alpha)
-        return pd.DataFrame(signs.astype(int).reshape(len(self.names), len(self.measures)), index=list(self.names),
-                            columns=pd.Index(self.labels, name="measure"))
+        return self.significance_with(None)
 
     @with_options_of("latex")
     def to_latex(self, **options: object) -> str:
@@ -435,7 +415,8 @@ class Experiment(ExperimentFigures):
         from ndcg_report.analysis.html import leaderboard_html
 
         return leaderboard_html(self.leaderboard, self.significance, self.baseline_name, self.headline,
-                                self.pairwise.letters if len(self.names) > 1 else None, measures=self.measures)
+                                self.pairwise.letters if len(self.names) > 1 else None, measures=self.measures,
+                                others={name: self.significance_with(name) for name in self.more_baselines})
 
     def __repr__(self) -> str:
         return (f"Experiment({len(self.names)} system(s) against {self.baseline_name!r}, "

@@ -125,34 +125,41 @@ def details_html(summary: str, body_html: str) -> str:
 def leaderboard_html(
     means: pd.DataFrame, significance: pd.DataFrame, baseline_name: str, headline: Measure,
     letters: pd.Series | None = None, shallow: Mapping[str, Collection[Measure]] | None = None, *,
-    measures: Sequence[Measure],
+    measures: Sequence[Measure], others: Mapping[str, pd.DataFrame] | None = None,
 ) -> str:
     """Systems x measures (the columns of means and significance, in the order of `measures`):
     systems by the headline measure (best first), the baseline last; the header groups a family's
     cut-offs under its name; ▲/▼ where a system is significantly above/below the baseline, the best
     of each column in bold, † where k is deeper than the system's retrieval (`shallow`: name ->
-    measures), and the letter groups of the pairwise test (on the headline) if given."""
-    shallow = shallow or {}
+    measures), and the letter groups of the pairwise test (on the headline) if given. others: with
+    several baselines, the significance against each other one (by name, in order): the baselines are
+    then the last rows, in order, and each mark carries its baseline's number (▲₁ ▼₂)."""
+    shallow, others = shallow or {}, dict(others or {})
+    baselines = [baseline_name, *others]
+    against = {baseline_name: significance, **others}
+    numbered = len(baselines) > 1
     measures = list(measures)
     values = means.to_numpy(dtype=float)
     rows_of = {name: position for position, name in enumerate(means.index)}
-    signs = significance.to_numpy()
-    sign_rows = {name: position for position, name in enumerate(significance.index)}
     head_column = measures.index(headline)
-    given = [name for name in means.index if name != baseline_name]
+    given = [name for name in means.index if name not in baselines]
     systems = sorted(given, key=lambda name: (-values[rows_of[name], head_column], given.index(name)))
     best = [np.nanmax(values[:, j]) if np.isfinite(values[:, j]).any() else np.nan for j in range(len(measures))]
     header = _leaderboard_header(measures, letters is not None, headline)
     rows = []
-    for name in [*systems, baseline_name]:
-        cells = [f'<th class="text">{escape(name)}' + (" <small>(baseline)</small>" if name == baseline_name else "") + "</th>"]
+    for name in [*systems, *(baselines[1:] + baselines[:1] if not numbered else baselines)]:
+        role = (f"baseline {baselines.index(name) + 1}" if numbered else "baseline") if name in baselines else ""
+        cells = [f'<th class="text">{escape(name)}' + (f" <small>({role})</small>" if role else "") + "</th>"]
         for j, measure in enumerate(measures):
             value = values[rows_of[name], j]
             text = "–" if np.isnan(value) else f"{value:.4f}"
             mark = ""
-            if name != baseline_name:
-                sign = signs[sign_rows[name], j]
-                mark = f' <span class="sig">{ABOVE}</span>' if sign > 0 else f' <span class="sig">{BELOW}</span>' if sign < 0 else ""
+            for number, base in enumerate(baselines, start=1):
+                table = against[base]
+                sign = table.iat[table.index.get_loc(name), j] if name in table.index else 0
+                if sign:
+                    sub = f"<sub>{number}</sub>" if numbered else ""
+                    mark += f' <span class="sig">{ABOVE if sign > 0 else BELOW}{sub}</span>'
             if not np.isnan(value) and value == best[j]:
                 text = f"<strong>{text}</strong>"
             if measure in shallow.get(name, ()):

@@ -56,6 +56,9 @@ def summary_record(report: Report) -> dict:
         "parameters": {
             "runs": [{"name": name, "file": item.path.name} for name, item in zip(experiment.names, p.runs)],
             "baseline": p.baseline.name, "baseline_name": experiment.baseline_name, "qrels": p.qrels.name,
+            **({"more_baselines": [{"name": name, "file": item.path.name}
+                                   for name, item in zip(experiment.more_baselines, p.more_baselines)]}
+               if p.more_baselines else {}),
             "judgment_sets": [{"name": item.name, "file": item.path.name} for item in p.judgment_sets] or None,
             "fill_unjudged_from": p.fill_unjudged_from or None, "groups": p.groups.name if p.groups else None,
             "topics": p.topics.name if p.topics else None, "corpus": p.corpus.name if p.corpus else None,
@@ -79,6 +82,7 @@ def summary_record(report: Report) -> dict:
             "description": family_note(experiment),
         },
         "comparisons": comparisons,
+        **({"more_baselines": _more_baselines(experiment)} if experiment.more_baselines else {}),
         "pairwise": {
             "method": "randomized Tukey HSD", "measure": test.label, "n_queries": test.n_queries,
             "n_resamples": test.n_resamples, "null_distribution": test.method, "alpha": test.alpha,
@@ -102,6 +106,20 @@ def summary_record(report: Report) -> dict:
         "warnings": report.warnings,
         "command": report.command,
     }
+
+
+def _more_baselines(experiment) -> dict:
+    """Per baseline after the first, in order: its Holm family (the other systems, the first baseline too) and
+    every system's comparison with it, as `comparison_family` and `comparisons` are for the first."""
+    record = {}
+    for base in experiment.more_baselines:
+        table = experiment.comparisons_with(base)
+        systems = list(table.index.get_level_values(0).unique())
+        record[base] = {
+            "family": {"adjustment": "holm", "over": "systems", "size": len(systems), "systems": systems},
+            "comparisons": {name: _records(table.loc[name], experiment.measures) for name in systems},
+        }
+    return record
 
 
 def _judgments(experiment) -> dict | None:

@@ -39,7 +39,7 @@ class ReportParameters:
 
     runs: tuple[RunInput, ...]
     qrels: Path
-    baseline: Path | None  # None until the BM25 baseline of `corpus` is built
+    baseline: Path | None  # None until the BM25 baseline of `corpus` is built; the first (the headline's) of several
     topics: Path | None
     cutoffs: tuple | None  # the -k given (None: not given)
     measures: tuple[Measure, ...]  # every measure computed, in order (the preset's first)
@@ -70,6 +70,12 @@ class ReportParameters:
     gate_measures: str = ""  # the measures gated against it ('' = the headline)
     gate_margin: float = 0.0
     gate_alpha: float = 0.05
+    more_baselines: tuple[RunInput, ...] = ()  # every baseline after the first, each also compared as a system
+
+    @property
+    def compared_runs(self) -> tuple[RunInput, ...]:
+        """The runs, then the other baselines: every run file evaluated besides the first baseline, in order."""
+        return (*self.runs, *self.more_baselines)
 
     @property
     def averaging(self) -> Averaging:
@@ -82,13 +88,28 @@ class ReportParameters:
         return self.docs or self.corpus
 
 
-def default_title(names: Sequence[str], baseline_name: str) -> str:
-    """'A against B', 'A, B and C against D', or 'N systems against D'."""
+def baseline_inputs(params: ReportParameters) -> tuple[RunInput, ...]:
+    """Every baseline given as a file, the first first (by baseline_name, '' = its file's name); () while a
+    corpus BM25 is still to be built."""
+    first = (RunInput(params.baseline_name, params.baseline),) if params.baseline is not None else ()
+    return (*first, *params.more_baselines)
+
+
+def default_title(names: Sequence[str], baseline_name: str, more_baselines: Sequence[str] = ()) -> str:
+    """'A against B', 'A, B and C against D', or 'N systems against D'; with several baselines, the systems
+    other than them against them all ('A and B against D and E')."""
+    names = [name for name in names if name not in more_baselines]
+    against = _listed([baseline_name, *more_baselines])
     if len(names) == 1:
-        return f"{names[0]} against {baseline_name}"
+        return f"{names[0]} against {against}"
     if len(names) <= 3:
-        return f"{', '.join(names[:-1])} and {names[-1]} against {baseline_name}"
-    return f"{len(names)} systems against {baseline_name}"
+        return f"{_listed(names)} against {against}"
+    return f"{len(names)} systems against {against}"
+
+
+def _listed(names: Sequence[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 MEASURE_OPTIONS = ("measures", "cutoffs", "rel_level", "preset", "judged_only", "headline")  # said by measure_words
@@ -111,10 +132,14 @@ def build_command(params: ReportParameters, out: str = "REPORT_FOLDER") -> str:
     the measure options (measure_words), then every other option not at the table's default."""
     runs = [(item.name, item.path) for item in params.runs]
     qrels = [(item.name, item.path) for item in params.judgment_sets or (RunInput("", params.qrels),)]
-    files = {"corpus": params.corpus, "baseline": None if params.corpus else params.baseline, "topics": params.topics,
-             "docs": params.docs, "groups": params.groups}
-    names = [option.name for option in on("cli", paths=False) if option.name not in MEASURE_OPTIONS]
-    words = [*input_words(runs, qrels, files), *measure_words(params), *option_words(option_values(params), names)]
+    several = bool(params.more_baselines)  # then each baseline as --baseline=NAME=PATH, the first named there
+    files = {"corpus": params.corpus, "baseline": None if params.corpus or several else params.baseline,
+             "topics": params.topics, "docs": params.docs, "groups": params.groups}
+    names = [option.name for option in on("cli", paths=False) if option.name not in MEASURE_OPTIONS
+             and not (several and option.name == "baseline_name")]
+    baselines = [(item.name, item.path) for item in baseline_inputs(params)] if several else []
+    words = [*input_words(runs, qrels, files, baselines), *measure_words(params),
+             *option_words(option_values(params), names)]
     return shlex.join(["ndcg-report", "build", *words, "--out", out])  # the folder last, alone: to replace
 
 
@@ -161,7 +186,9 @@ class Report:
 
     @property
     def title(self) -> str:
-        return self.params.title or default_title(self.experiment.names, self.experiment.baseline_name)
+        experiment = self.experiment
+        return self.params.title or default_title(experiment.names, experiment.baseline_name,
+                                                  tuple(experiment.more_baselines))
 
     @property
     def command(self) -> str:

@@ -14,9 +14,10 @@ import pandas as pd
 from ndcg_report.core.measures.names import DEPTH_RATIO, Measure, level_text
 from ndcg_report.analysis.drilldown import MAX_DRILLDOWNS, anchor, drilldown_queries
 from ndcg_report.analysis.experiment import Experiment
+from ndcg_report.analysis.tables.comparisons import compared_pairs, comparison_table, randomization_floors
 from ndcg_report.analysis.tables.groups import NO_GROUP
-from ndcg_report.analysis.html import DEEPER, details_html, escape, leaderboard_html, text_html
-from ndcg_report.analysis.text import count_phrase, format_p, number, p_pair, p_phrase, percent, signed, tint
+from ndcg_report.analysis.html import details_html, escape, leaderboard_html, text_html
+from ndcg_report.analysis.text import count_phrase, format_p, number, p_phrase, percent, signed, tint
 from ndcg_report.stats.resampling import MONTE_CARLO, NORMAL_LIMIT, pvalue_floor
 from ndcg_report.stats.tukey_hsd import STUDENTIZED_RANGE_LIMIT
 
@@ -54,14 +55,6 @@ def verdicts(experiment: Experiment) -> list[str]:
             + depth_note(experiment, name)
         )
     return lines
-
-
-def randomization_floors(experiment: Experiment, method: str) -> tuple[float | None, float | None]:
-    """The smallest randomization p-value and Holm-adjusted one that experiment's Monte Carlo gives
-    (stats.resampling.pvalue_floor); (None, None) for a p-value from the normal limit, which has none."""
-    if method != MONTE_CARLO:
-        return None, None
-    return pvalue_floor(experiment.n_resamples), pvalue_floor(experiment.n_resamples, multiplier=experiment.family_size)
 
 
 def depth_note(experiment: Experiment, name: str) -> str:
@@ -139,10 +132,24 @@ def comparisons_note(report: "Report") -> str:
     note = (f"Each table: one system against {experiment.baseline_name} on every measure, over the queries "
             f"averaged in both. Its {confidence} CI of delta is the bootstrap interval of the mean delta")
     if m == 1:
-        return note + ", the verdict's interval too."
-    return (note + f" of that one comparison, unadjusted (the batch index shows it too). The verdict at the top "
-            f"gives the headline delta a {_level(family_level(experiment))} CI instead, Bonferroni-adjusted over "
-            f"the {m} systems so that it matches the verdict's family-wise (Holm-adjusted) test: wider, on purpose.")
+        note += ", the verdict's interval too."
+    else:
+        note += (f" of that one comparison, unadjusted (the batch index shows it too). The verdict at the top "
+                 f"gives the headline delta a {_level(family_level(experiment))} CI instead, Bonferroni-adjusted over "
+                 f"the {m} systems so that it matches the verdict's family-wise (Holm-adjusted) test: wider, on purpose.")
+    return note + several_baselines_note(experiment)
+
+
+def several_baselines_note(experiment: Experiment) -> str:
+    """With several baselines, the sentence saying that each system is compared with each, and each baseline's
+    Holm family; '' with one."""
+    if not experiment.more_baselines:
+        return ""
+    families = "; ".join(f"{base}: the {len(experiment.systems) - 1} other systems" for base in experiment.baselines)
+    return (f" With {len(experiment.baselines)} baselines ({', '.join(experiment.baselines)}), every system is compared "
+            f"with each, and each baseline is its own Holm family ({families}), so each baseline's p-values are "
+            f"those of a report against it alone; the verdicts, the figures, the groups and the judges compare with "
+            f"the first, {experiment.baseline_name}.")
 
 
 # --- leaderboard -------------------------------------------------------------------------------
@@ -153,7 +160,8 @@ def leaderboard(report: "Report") -> str:
     experiment = report.experiment
     letters = experiment.pairwise.letters if len(experiment.names) > 1 else None
     return leaderboard_html(experiment.leaderboard, experiment.significance, experiment.baseline_name,
-                            experiment.headline, letters, experiment.shallow_measures(), measures=experiment.measures)
+                            experiment.headline, letters, experiment.shallow_measures(), measures=experiment.measures,
+                            others={name: experiment.significance_with(name) for name in experiment.more_baselines})
 
 
 def leaderboard_note(report: "Report") -> str:
@@ -163,8 +171,8 @@ def leaderboard_note(report: "Report") -> str:
     over = (f"the {counts[0]:,} queries every system is averaged on" if len(counts) == 1
             else "the queries every system is averaged on for that measure")
     note = (f"Mean of each measure over {over}; binary measures count a label >= {level_text(experiment.rel_level)} "
-            f"as relevant, nDCG uses the graded labels. ▲/▼: significantly above/below {experiment.baseline_name}; "
-            f"bold: the best of its column. {family_note(experiment)}")
+            f"as relevant, nDCG uses the graded labels. {marks_legend(experiment)}; "
+            f"bold: the best of its column. {family_note(experiment)}{several_baselines_note(experiment)}")
     if any(experiment.shallow_measures().values()):
         note += " †: k is deeper than the system retrieves for the median query (see the data checks)."
     if len(experiment.names) > 1:
@@ -180,6 +188,14 @@ def leaderboard_note(report: "Report") -> str:
     own = own_means_note(experiment)
     statistics = statistics_note(experiment)
     return note + (" " + own if own else "") + (" " + statistics if statistics else "")
+
+
+def marks_legend(experiment: Experiment) -> str:
+    """What ▲/▼ say: against the baseline, or with several, against the baseline of each mark's number."""
+    if not experiment.more_baselines:
+        return f"▲/▼: significantly above/below {experiment.baseline_name}"
+    numbered = ", ".join(f"{i} {name}" for i, name in enumerate(experiment.baselines, start=1))
+    return f"▲n/▼n: significantly above/below baseline n ({numbered})"
 
 
 def marked_sharing_a_letter(experiment: Experiment) -> list[str]:
@@ -250,40 +266,6 @@ def statistics_note(experiment: Experiment) -> str:
 
 
 # --- comparison tables -------------------------------------------------------------------------
-
-
-def comparison_table(report: "Report", name: str) -> pd.DataFrame:
-    """One system against the baseline per measure, with every statistic, rounded for display.
-
-    Column labels are fixed ("system", "baseline"): the heading above the table names both, and a
-    system called "delta" or "n" cannot collide with a statistic.
-    """
-    experiment = report.experiment
-    c = experiment.comparison(name)
-    columns = {
-        "n": c["n"].astype(int), "system": c["run_mean"], "baseline": c["baseline_mean"],
-        "delta": c["delta"], "relative": [percent(v) for v in c["relative_delta"]],
-        f"{experiment.confidence:.0%} CI of delta" + (" (unadjusted)" if experiment.family_size > 1 else ""):
-            [f"[{signed(lo)}, {signed(hi)}]" for lo, hi in zip(c["ci_low"], c["ci_high"])],
-        "W/T/L": [f"{int(w)}/{int(t)}/{int(l)}" for w, t, l in zip(c["wins"], c["ties"], c["losses"])],
-        "t-test p (Holm)": [p_pair(p, h) for p, h in zip(c["t_pvalue"], c["holm_t_pvalue"])],
-        "Wilcoxon p (Holm)": [p_pair(p, h) for p, h in zip(c["wilcoxon_pvalue"], c["holm_wilcoxon_pvalue"])],
-        "randomization p (Holm)": [p_pair(p, h, *randomization_floors(experiment, method)) for p, h, method in
-                                   zip(c["randomization_pvalue"], c["holm_randomization_pvalue"],
-                                       c["randomization_method"])],
-        "effect size d_z": c["effect_size"],
-    }
-    shallow = experiment.shallow_measures()
-    too_deep = [[who for who, system in (("system", name), ("baseline", experiment.baseline_name))
-                 if measure in shallow[system]] for measure in experiment.measures]
-    if any(too_deep):
-        depth = experiment.depth()["median"]
-        medians = {"system": depth[name], "baseline": depth[experiment.baseline_name]}
-        columns["depth"] = ["; ".join(f"{DEEPER}\u00a0{who}\u00a0{number(medians[who])}\u00a0deep" for who in whose)
-                            for whose in too_deep]  # no-break spaces: the note stays on one line
-    table = pd.DataFrame({key: list(values) for key, values in columns.items()},
-                         index=pd.Index(experiment.labels))
-    return table.round(4)
 
 
 def medians_table(report: "Report") -> pd.DataFrame:

@@ -87,6 +87,7 @@ class Sources:
     runs: tuple[object, ...]  # each run as kept, in order
     qrels: object  # the path of one set of judgements (else None: the Experiment holds it), or {name: set as kept}
     baseline: object
+    more_baselines: tuple[tuple[str, object], ...] = ()  # (name, as kept) of every other baseline, in order
     topics: str | Path | None = None
     groups: str | Path | None = None
     options: Mapping[str, object] = field(default_factory=dict)

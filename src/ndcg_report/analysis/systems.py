@@ -94,12 +94,15 @@ def stem_name(path: str | Path) -> str:
     return name
 
 
-def unique_names(given: Sequence[str], derived: Sequence[str], reserved: Sequence[str] = ()) -> list[str]:
+def unique_names(given: Sequence[str], derived: Sequence[str], reserved: Sequence[str] = (),
+                 roles: Sequence[str] | None = None) -> list[str]:
     """Final names: given[i] if set, else derived[i] (a name made from a file name). Names are never
     changed to make them unique: two systems with one name (ignoring case), given or made, or a run
-    named like the baseline (reserved) is a ParameterError saying how to name them apart."""
-    if len(given) != len(derived):
-        raise ValueError("given and derived names must have the same length")
+    named like the baseline (reserved) is a ParameterError saying how to name them apart. roles: what
+    each is called in a message ('run 2', 'baseline 2'; default 'run N')."""
+    if len(given) != len(derived) or (roles is not None and len(roles) != len(given)):
+        raise ValueError("given and derived names (and roles) must have the same length")
+    roles = list(roles) if roles is not None else [f"run {i}" for i in range(1, len(given) + 1)]
     baseline = {name.casefold(): name for name in reserved if name}
     taken: dict[str, tuple[int, bool]] = {}
     names = []
@@ -107,14 +110,18 @@ def unique_names(given: Sequence[str], derived: Sequence[str], reserved: Sequenc
         final, is_given = (name, True) if name else (made, False)
         key = final.casefold()
         how = "" if is_given else " (from its file name)"
+        role = roles[position - 1]
         if key in baseline:
-            raise ParameterError(f"run {position} is named {final!r}{how} like the baseline; give the run or the baseline "
-                                 "another name (--run NAME=PATH, --baseline-name)")
+            raise ParameterError(f"{role} is named {final!r}{how} like the baseline; give the {role.split()[0]} or the "
+                                 "baseline another name (--run NAME=PATH, --baseline NAME=PATH or --baseline-name)")
         if key in taken:
             first, first_given = taken[key]
+            runs = role.startswith("run ") and roles[first - 1].startswith("run ")
             if is_given and first_given:
-                raise ParameterError(f"two runs are named {final!r}; give each run its own name (NAME=PATH)")
-            raise ParameterError(f"runs {first} and {position} would both be named {final!r} (a run given without a "
+                both = "two runs" if runs else f"{roles[first - 1]} and {role}"
+                raise ParameterError(f"{both} are named {final!r}; give each its own name (NAME=PATH)")
+            both = f"runs {first} and {position}" if runs else f"{roles[first - 1]} and {role}"
+            raise ParameterError(f"{both} would both be named {final!r} (a run given without a "
                                  "name is named by its file name); name them apart with NAME=PATH")
         taken[key] = (position, is_given)
         names.append(final)

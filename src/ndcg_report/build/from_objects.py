@@ -18,13 +18,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ndcg_report.analysis.compare import given_baselines
 from ndcg_report.analysis.experiment import Experiment
 from ndcg_report.stats.paired import ALPHA
 from ndcg_report.analysis.options.table import ALIASES, BY_NAME, names
 from ndcg_report.analysis.report_model import ReportParameters, RunInput, build_command
 from ndcg_report.analysis.judgments.sets import is_named_sets
 from ndcg_report.analysis.sources import given, given_pairs
-from ndcg_report.analysis.systems import check_name, derived_name
+from ndcg_report.analysis.systems import derived_name
 from ndcg_report.build.parameters import validate_parameters
 from ndcg_report.build.publish import INPUTS_FOLDER
 from ndcg_report.build.pipeline import BuildResult, build_notebook, check_timeout, report_job
@@ -54,6 +55,7 @@ class _Inputs:
     topics: object | None
     groups: object | None
     options: Mapping[str, object]
+    more_baselines: tuple[tuple[str, object], ...] = ()  # (name, run) of every baseline after the first
 
 
 def build_report(source: Experiment | Mapping[str, object], out_dir: str | Path, *, progress: bool = False,
@@ -146,7 +148,8 @@ def _experiment_inputs(experiment: Experiment, options: Mapping[str, object]) ->
     return _Inputs(runs=tuple((name, given(run, f"run {name!r}")) for name, run in zip(experiment.names, sources.runs)),
                    qrels=_qrels_sets(qrels), baseline=given(sources.baseline, "baseline"),
                    baseline_name=experiment.baseline_name, topics=topics, groups=groups,
-                   options={**settings, "baseline_name": experiment.baseline_name})
+                   options={**settings, "baseline_name": experiment.baseline_name},
+                   more_baselines=tuple((name, given(run, f"baseline {name!r}")) for name, run in sources.more_baselines))
 
 
 def _mapping_inputs(source: object, options: Mapping[str, object]) -> _Inputs:
@@ -169,11 +172,11 @@ def _mapping_inputs(source: object, options: Mapping[str, object]) -> _Inputs:
     if pairs is None:
         raise ParameterError("build_report's runs: give a mapping of names to runs or a list, not an iterator "
                              "(the report reads them again)")
-    baseline_name = options.get("baseline_name") or ""
-    return _Inputs(runs=tuple(pairs), qrels=_qrels_sets(source["qrels"]), baseline=source["baseline"],
-                   baseline_name=check_name(str(baseline_name), "baseline_name") if baseline_name else "",
-                   topics=source.get("topics"), groups=source.get("groups"),
-                   options={key: value for key, value in options.items() if ALIASES.get(key, key) in ANALYSIS_OPTIONS})
+    (baseline_name, baseline), more = given_baselines(source["baseline"], str(options.get("baseline_name") or ""))
+    return _Inputs(runs=tuple(pairs), qrels=_qrels_sets(source["qrels"]), baseline=baseline,
+                   baseline_name=baseline_name, topics=source.get("topics"), groups=source.get("groups"),
+                   options={key: value for key, value in options.items() if ALIASES.get(key, key) in ANALYSIS_OPTIONS},
+                   more_baselines=tuple(more))
 
 
 def _check_report_defaults(options: Mapping[str, object]) -> None:
@@ -227,6 +230,10 @@ def _files(inputs: _Inputs, folder: Path) -> tuple[dict, list[Path]]:
         shown, path = run_entry(name, run, position, f"run-{position}.parquet")
         runs.append({"name": shown, "path": path})
     baseline_name, baseline = run_entry(inputs.baseline_name, inputs.baseline, 0, "baseline.parquet")
+    if inputs.more_baselines:  # every baseline by name, the first first
+        more = [run_entry(name, run, position, f"baseline-{position}.parquet")
+                for position, (name, run) in enumerate(inputs.more_baselines, start=len(runs) + 1)]
+        baseline = [{"name": name, "path": path} for name, path in [(baseline_name, baseline), *more]]  # type: ignore[assignment]
     if isinstance(inputs.qrels, tuple):
         qrels: object = [{"name": name, "path": qrels_path(value, f"qrels-{number}.parquet")}
                          for number, (name, value) in enumerate(inputs.qrels, start=1)]
@@ -285,6 +292,7 @@ def _with_paths(params: ReportParameters, shown: Mapping[Path, Path]) -> ReportP
         return shown.get(value, value) if value is not None else None
 
     return replace(params, runs=tuple(RunInput(item.name, path(item.path)) for item in params.runs),
+                   more_baselines=tuple(RunInput(item.name, path(item.path)) for item in params.more_baselines),
                    judgment_sets=tuple(RunInput(item.name, path(item.path)) for item in params.judgment_sets),
                    qrels=path(params.qrels), baseline=path(params.baseline), topics=path(params.topics),
                    groups=path(params.groups))

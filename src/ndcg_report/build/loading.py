@@ -30,7 +30,7 @@ def parsed_inputs(params: ReportParameters) -> dict[Path, str]:
     corpus or the documents file: they are read where they are."""
     inputs = {params.qrels: "qrels", **{item.path: "qrels" for item in params.judgment_sets[1:]}}
     inputs.update({params.groups: "groups"} if params.groups is not None else {})
-    inputs.update({item.path: "run" for item in params.runs})
+    inputs.update({item.path: "run" for item in params.compared_runs})
     inputs.update({path: kind for path, kind in ((params.baseline, "run"), (params.topics, "topics"))
                    if path is not None})
     return inputs
@@ -59,11 +59,12 @@ class Averaged:
 def checked_runs(params: ReportParameters, qrels: Qrels, cache: Path | None = None,
                  digests: dict[Path, str] | None = None,
                  paired_with: Averaged | None = None) -> Iterator[tuple[str, Run]]:
-    """(name, run) of each run under test in turn, read as input_run does and checked to share a query
-    with the qrels and, given the baseline's Averaged, to share an averaged query with the baseline
-    (InputError if not). Nothing here holds a run once the next is asked for."""
-    for item in params.runs:
-        yield item.name, _paired(_common_query(input_run(item.path, cache, digests), "run", qrels), qrels, params,
+    """(name, run) of each run under test in turn, then of each other baseline, read as input_run does and
+    checked to share a query with the qrels and, given the baseline's Averaged, to share an averaged query
+    with the baseline (InputError if not). Nothing here holds a run once the next is asked for."""
+    roles = ["run"] * len(params.runs) + ["baseline"] * len(params.more_baselines)
+    for item, role in zip(params.compared_runs, roles):
+        yield item.name, _paired(_common_query(input_run(item.path, cache, digests), role, qrels), qrels, params,
                                  paired_with)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from itertools import chain, islice
 from pathlib import Path
 
 import pandas as pd
@@ -42,7 +43,7 @@ def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
     """Read the inputs (in a build, from the build's copies, parsed once before any kernel: build.input_snapshots,
     build.input_cache), evaluate every system and compare each with the baseline. keep_figures: keep each
     figure's SVG for save_outputs (never in the build's nbval re-execution, which writes no file)."""
-    hashed = ([item.path for item in params.runs] + [item.path for item in params.judgment_sets[1:]]
+    hashed = ([item.path for item in params.compared_runs] + [item.path for item in params.judgment_sets[1:]]
               + [path for path in (params.baseline, params.qrels) if path])
     digests = {path: input_sha256(path) for path in hashed}  # shown in the files table, and the cache's key
     cache = cache_folder()
@@ -51,19 +52,24 @@ def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
     sets = judgment_sets(params, qrels, cache, digests)
     baseline, averaged = checked_baseline(params, qrels, cache, digests)  # evaluated last, after the runs
     topics = read_topics(params.topics) if params.topics else None
+    compared = checked_runs(params, qrels, cache, digests, paired_with=averaged)  # the runs, then the other baselines
+    runs = islice(compared, len(params.runs))  # compare_runs reads the other baselines after the runs: each in its turn
+    baselines = chain([("", baseline)], compared) if params.more_baselines else baseline
     with warnings.catch_warnings():  # the report's data checks say it, in the report
         warnings.simplefilter("ignore", RelevanceLevelWarning)
         experiment = compare_runs(  # takes the runs one at a time from the generator: never two in memory
-            checked_runs(params, qrels, cache, digests, paired_with=averaged), sets or qrels, baseline,
+            runs, sets or qrels, baselines,
             fill_unjudged_from=params.fill_unjudged_from,
             baseline_name=params.baseline_name, measures=params.measures, rel_level=params.rel_level,
             preset=params.preset, headline=params.headline, judged_only=params.judged_only,
             drilldown_depth=params.drilldown_depth, gain=params.gain, missing=params.missing, no_relevant=params.no_relevant,
             identical_ids=params.identical_ids, max_retrieved=params.max_retrieved, seed=params.seed, topics=topics, groups=params.groups,
         )
-    del baseline
+    del baseline, baselines
     records = [file_record(f"run: {name}", item.path, digests[item.path])
                for name, item in zip(experiment.names, params.runs)]
+    records += [file_record(f"baseline: {name}", item.path, digests[item.path])
+                for name, item in zip(experiment.more_baselines, params.more_baselines)]
     baseline = file_record(f"baseline: {experiment.baseline_name}", params.baseline, digests[params.baseline])
     if params.corpus is not None:  # the run is a cache entry named by its 64-hex key
         baseline["file"] = f"BM25 of {params.corpus.name} (cached run)"

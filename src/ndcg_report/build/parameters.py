@@ -66,7 +66,7 @@ def _documents_file(path: Path | None) -> Path | None:
 
 
 def validate_parameters(
-    runs: Sequence = (), run: str = "", qrels: str | Sequence = "", baseline: str = "", topics: str = "",
+    runs: Sequence = (), run: str = "", qrels: str | Sequence = "", baseline: str | Sequence = "", topics: str = "",
     corpus: str = "", docs: str = "", groups: str = "", against: str = "", command: str = "", bm25_settings: str = "",
     **options: object,
 ) -> ReportParameters:
@@ -77,7 +77,8 @@ def validate_parameters(
     runs: paths, `NAME=PATH` texts or {name, path} mappings; `run` (with the option `run_name`) is one
     run. qrels: a path, or a list of judgment sets as runs are given (the first the reference, each
     named by its file's name if not named). The baseline is a run file, or (baseline '') a BM25 run
-    still to be built from corpus + topics. With no run, qrels, baseline or corpus at all, the
+    still to be built from corpus + topics; or several baselines as runs are given, the first the
+    headline's (named by baseline_name if not named). With no run, qrels, baseline or corpus at all, the
     parameters are those of the default demo.
     """
     checked = checked_options(options, NOTEBOOK_OPTIONS)
@@ -85,7 +86,7 @@ def validate_parameters(
     return _gated(params, against, checked)
 
 
-def _validated(runs: Sequence, run: str, qrels: str | Sequence, baseline: str, topics: str, corpus: str, docs: str,
+def _validated(runs: Sequence, run: str, qrels: str | Sequence, baseline: str | Sequence, topics: str, corpus: str, docs: str,
                groups: str, command: str, bm25_settings: str, checked: dict) -> ReportParameters:
     """validate_parameters past the checks of its options (`checked`, by name): the inputs and what
     the options decide together."""
@@ -112,15 +113,17 @@ def _validated(runs: Sequence, run: str, qrels: str | Sequence, baseline: str, t
     if corpus and not topics:
         raise ParameterError("topics are required with a corpus: BM25 needs the query text")
     run_inputs = tuple(_run_input(entry, position) for position, entry in enumerate(entries, start=1))
-    base_name = baseline_name
-    baseline_path = resolve_path(baseline, "baseline", required=False, folder_ok=True)
+    base_name, baseline_path, more_baselines = _baselines(baseline, baseline_name, corpus)
     paths = [item.path for item in run_inputs] + ([baseline_path] if baseline_path else [])
     roles = [f"run {i}" for i in range(1, len(run_inputs) + 1)] + (["the baseline"] if baseline_path else [])
-    check_distinct_paths(paths, roles)
+    check_distinct_paths([*paths, *(item.path for item in more_baselines)],
+                         [*roles, *(f"baseline {i}" for i in range(2, len(more_baselines) + 2))])
     shown_base = base_name or (derived_name("", baseline_path, 0) if baseline_path else CORPUS_BASELINE_NAME)
-    unique_names([item.name for item in run_inputs],  # the names the report will show: a clash fails now
-                 [derived_name("", item.path, position) for position, item in enumerate(run_inputs, start=1)],
-                 reserved=[shown_base])
+    compared = (*run_inputs, *more_baselines)
+    unique_names([item.name for item in compared],  # the names the report will show: a clash fails now
+                 [derived_name("", item.path, position) for position, item in enumerate(compared, start=1)],
+                 reserved=[shown_base], roles=[*(f"run {i}" for i in range(1, len(run_inputs) + 1)),
+                                               *(f"baseline {i}" for i in range(2, len(more_baselines) + 2))])
     drilldown, drilldown_depth = checked["drilldown"], checked["drilldown_depth"]
     if drilldown * drilldown_depth > MAX_DRILLDOWN_ROWS:
         raise ParameterError(f"drilldown {drilldown:,} x drilldown_depth {drilldown_depth:,} asks for "
@@ -136,7 +139,7 @@ def _validated(runs: Sequence, run: str, qrels: str | Sequence, baseline: str, t
     return ReportParameters(
         runs=run_inputs, qrels=qrels_path, judgment_sets=judgment_sets, fill_unjudged_from=fill_unjudged_from,
         groups=resolve_path(groups, "groups", required=False),
-        baseline=baseline_path,
+        baseline=baseline_path, more_baselines=more_baselines,
         topics=resolve_path(topics, "topics", required=False), corpus=resolve_path(corpus, "corpus", required=False),
         cutoffs=cutoffs, measures=asked.measures, rel_level=asked.rel_level,
         headline=choose_headline(checked["headline"] or None, preset, asked.measures), preset=preset,
@@ -212,6 +215,29 @@ def _judgment_sets(qrels: str | Sequence, fill_from: str) -> tuple[Path, tuple[R
         raise ParameterError(f"--fill-unjudged-from {fill_from!r}: name a judgment set other than the reference "
                              f"{reference!r}: {others}")
     return named[reference].path, tuple(named.values())
+
+
+def _baselines(baseline: str | Sequence, baseline_name: str, corpus: str) -> tuple[str, Path | None, tuple[RunInput, ...]]:
+    """(the first baseline's name, '' = its file's; its path, None with a corpus; every other baseline) of
+    validate_parameters' baseline: a path, or a list of paths, `NAME=PATH` texts or {name, path} mappings.
+    ParameterError for the first named twice (NAME= and baseline_name) or other baselines with a corpus."""
+    if isinstance(baseline, (str, Path)):  # one path, as it always was: no NAME= is read in it
+        return baseline_name, resolve_path(baseline, "baseline", required=False, folder_ok=True) if baseline else None, ()
+    entries = list(baseline) if isinstance(baseline, Sequence) else None
+    if entries is None:
+        raise ParameterError(f"baseline must be a path or a list of baselines (NAME=PATH or {{name, path}}); got {baseline!r}")
+    if not entries:
+        return baseline_name, None, ()
+    if corpus:
+        raise ParameterError("give one of a baseline run and a corpus (to build BM25 from), not both")
+    given = [_run_input(entry, position, "baseline", "--baseline") for position, entry in enumerate(entries, start=1)]
+    if len(given) == 1 and given[0].name and not baseline_name:
+        return given[0].name, given[0].path, ()
+    first, name = given[0], baseline_name
+    if first.name and baseline_name and first.name != baseline_name:
+        raise ParameterError(f"the first baseline is named twice ({first.name!r} and --baseline-name {baseline_name!r}); "
+                             "give one name")
+    return first.name or name, first.path, tuple(given[1:])
 
 
 def _run_input(entry: object, position: int, what: str = "run", option: str = "--run") -> RunInput:

@@ -33,7 +33,7 @@ from ndcg_report.build.steps.nbval_plugin import GO as NBVAL_GO
 from ndcg_report.analysis.options.checks import check
 from ndcg_report.analysis.options.command import FILE_ROLES
 from ndcg_report.analysis.options.table import MAX_TIMEOUT
-from ndcg_report.analysis.report_model import ReportParameters, option_values
+from ndcg_report.analysis.report_model import ReportParameters, baseline_inputs, option_values
 from ndcg_report.build.steps.processes import (REVALIDATION_ENV, ChildProcess, Finished, Steps, in_background,
                                                skip_unused_jsonschema_formats)
 from ndcg_report.build.publish import OUTPUTS, check_out_dir
@@ -103,6 +103,8 @@ def notebook_parameters(params: ReportParameters) -> dict:
         "runs": [{"name": item.name, "path": str(item.path)} for item in params.runs],
         "qrels": [{"name": item.name, "path": str(item.path)} for item in params.judgment_sets] or str(params.qrels),
         **{name: path(getattr(params, name)) for name in FILE_ROLES},
+        **({"baseline": [{"name": item.name, "path": str(item.path)} for item in baseline_inputs(params)]}
+           if params.more_baselines else {}),
         **option_values(params),
         "command": params.command, "output_dir": ".", "bm25_settings": params.bm25_settings,
     }
@@ -261,7 +263,7 @@ def _check_outputs(job: NotebookJob, folder: Path) -> None:
 
 def input_paths(params: ReportParameters) -> list[Path]:
     """Every input file of a report."""
-    return ([item.path for item in params.runs] + [item.path for item in params.judgment_sets[1:]]
+    return ([item.path for item in params.compared_runs] + [item.path for item in params.judgment_sets[1:]]
             + [path for path in (params.qrels, params.baseline, params.topics, params.corpus, params.docs, params.groups)
                if path is not None])
 

@@ -51,7 +51,7 @@ def given_values(args: argparse.Namespace, names: Iterable[str]) -> dict[str, ob
         value = getattr(args, name, None)
         if value is None:
             continue
-        values[name] = " ".join(value) if BY_NAME[name].repeat and name not in ("runs", "qrels") else value
+        values[name] = " ".join(value) if BY_NAME[name].repeat and name not in ("runs", "qrels", "baseline") else value
     return values
 
 

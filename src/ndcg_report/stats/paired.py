@@ -200,3 +200,10 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
         steps = pvalues[order] * np.arange(len(order), 0, -1)
         adjusted[order] = np.minimum(np.maximum.accumulate(steps), 1.0)
     return adjusted
+
+
+def significance_signs(comparisons: pd.DataFrame, alpha: float, n_measures: int) -> np.ndarray:
+    """Systems x measures of a compare_systems table (its rows in order): +1 significantly above the baseline,
+    -1 below, 0 neither (the sign of the delta where the Holm-adjusted randomization p-value is below alpha)."""
+    signs = np.sign(comparisons["delta"].to_numpy()) * (comparisons["holm_randomization_pvalue"].to_numpy() < alpha)
+    return signs.astype(int).reshape(-1, n_measures)

@@ -10,11 +10,13 @@ FILE_ROLES = ("baseline", "corpus", "topics", "docs", "groups", "against")  # th
 
 
 def input_words(runs: Sequence[tuple[str, object]], qrels: Sequence[tuple[str, object]],
-                files: Mapping[str, object]) -> list[str]:
+                files: Mapping[str, object], baselines: Sequence[tuple[str, object]] = ()) -> list[str]:
     """`--run=[NAME=]PATH` for each run, `--qrels=[NAME=]PATH` for each judgment set (the reference first),
-    then `--baseline=PATH` or `--corpus=PATH` and the other files given (None: not given)."""
+    `--baseline=[NAME=]PATH` for each of several baselines (the first first), then `--baseline=PATH` or
+    `--corpus=PATH` and the other files given (None: not given)."""
     words = [f"--run={name}={path}" if name else f"--run={path}" for name, path in runs]
     words += [f"--qrels={name}={path}" if name else f"--qrels={path}" for name, path in qrels]
+    words += [f"--baseline={name}={path}" if name else f"--baseline={path}" for name, path in baselines]
     return words + [f"{BY_NAME[role].cli_flag}={files[role]}" for role in FILE_ROLES if files.get(role) is not None]
 
 

@@ -86,7 +86,7 @@ def _as_report_option(option: ReportOption) -> ReportOption:
                    default_text=option.default_text if option.default == "" else "")
 
 
-PATH_KINDS = ("runs", "judgment_sets", "run_path", "path")  # checked where they are given (paths are relative to it)
+PATH_KINDS = ("runs", "judgment_sets", "baselines", "path")  # checked where they are given (paths are relative to it)
 
 OPTIONS: tuple[ReportOption, ...] = (
     ReportOption(name="runs", kind="runs", default=(), flag="--run", metavar="[NAME=]PATH", repeat=True,
@@ -103,7 +103,12 @@ OPTIONS: tuple[ReportOption, ...] = (
     ReportOption(name="fill_unjudged_from", kind="text", default="", metavar="NAME",
                  help="with several --qrels: one more set, the reference's labels where it has them and NAME's for "
                       "the pairs it lacks"),
-    ReportOption(name="baseline", kind="run_path", default="", help="the baseline run (e.g. Anserini BM25)"),
+    ReportOption(name="baseline", kind="baselines", default="", metavar="[NAME=]PATH", repeat=True,
+                 notebook_help="the baseline run (e.g. Anserini BM25); or several baselines, a list of {name, path} "
+                               "(the first the headline's)",
+                 help="the baseline run (e.g. Anserini BM25); repeat as NAME=PATH for several: the first is the "
+                      "headline's (verdicts, figures), every system is compared with each, each baseline in its own "
+                      "Holm family"),
     ReportOption(name="corpus", kind="path", default="", surfaces=frozenset(("cli", "yaml", "notebook")),
                  help="JSON-lines corpus: build (and cache) a BM25 baseline from it"),
     ReportOption(name="topics", kind="path", default="",

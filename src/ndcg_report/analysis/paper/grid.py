@@ -20,7 +20,7 @@ ABOVE, BELOW = "▲", "▼"
 @dataclass(frozen=True)
 class Cell:
     """One cell: its number as shown ('' where missing), bold, the mark against the baseline (+1 above,
-    -1 below, 0 neither), the letters of the rows it is significantly better than, and whether the
+    -1 below, 0 neither; with several baselines, against the first, and more_marks against the others), the letters of the rows it is significantly better than, and whether the
     measure looks past the depth the row's system retrieved (analysis.html.DEEPER, †)."""
 
     text: str = ""
@@ -28,6 +28,7 @@ class Cell:
     mark: int = 0
     letters: str = ""
     shallow: bool = False
+    more_marks: tuple[int, ...] = ()  # with several baselines: the mark against each after the first, in order
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Row:
     cells: tuple[Cell, ...]
     letter: str = ""
     baseline: bool = False
+    role: str = ""  # with several baselines: 'baseline 2' after the name ('' = '(baseline)' if baseline)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,12 @@ class Grid:
     caption: str
     notes: tuple[str, ...] = ()
     letters: bool = False
+    numbered: bool = False  # several baselines: each mark carries its baseline's number (▲1 ▼2)
+
+    @staticmethod
+    def marks(cell: Cell) -> list[tuple[int, int]]:
+        """(sign, baseline number from 1) of each mark of a cell, in the baselines' order."""
+        return [(sign, number) for number, sign in enumerate((cell.mark, *cell.more_marks), start=1) if sign]
 
     @property
     def grouped(self) -> bool:

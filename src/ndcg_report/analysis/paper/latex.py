@@ -62,9 +62,9 @@ def latex_grid(grid: Grid, *, label: str = "tab:leaderboard") -> str:
         lines.append(rf"  \label{{{latex_escape(label)}}}")
     lines += [rf"  \begin{{tabular}}{{{spec}}}", r"    \toprule", *_header(grid, lead), r"    \midrule"]
     for position, row in enumerate(grid.rows):
-        if row.baseline and position:
+        if row.baseline and position and not grid.rows[position - 1].baseline:
             lines.append(r"    \midrule")
-        lines.append("    " + _row(row, grid.letters))
+        lines.append("    " + _row(row, grid))
     lines += [r"    \bottomrule", r"  \end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
@@ -92,17 +92,18 @@ def _header(grid: Grid, lead: int) -> list[str]:
     return ["    " + " & ".join(top) + r" \\", "    " + " ".join(rules), "    " + " & ".join(bottom) + r" \\"]
 
 
-def _row(row: Row, letters: bool) -> str:
-    name = latex_escape(row.name) + (" (baseline)" if row.baseline else "")
-    cells = ([latex_escape(row.letter)] if letters else []) + [name] + [_cell(cell) for cell in row.cells]
+def _row(row: Row, grid: Grid) -> str:
+    name = latex_escape(row.name) + (f" ({row.role})" if row.role else " (baseline)" if row.baseline else "")
+    cells = ([latex_escape(row.letter)] if grid.letters else []) + [name] + [_cell(cell, grid.numbered) for cell in row.cells]
     return " & ".join(cells) + r" \\"
 
 
-def _cell(cell: Cell) -> str:
+def _cell(cell: Cell, numbered: bool = False) -> str:
     if not cell.text:
         return MISSING
     text = latex_escape(cell.text)
     text = rf"\textbf{{{text}}}" if cell.bold else text
-    marks = (([MARKS[cell.mark]] if cell.mark else []) + ([SHALLOW] if cell.shallow else [])
+    signs = [MARKS[sign] + (f"_{{{number}}}" if numbered else "") for sign, number in Grid.marks(cell)]
+    marks = (signs + ([SHALLOW] if cell.shallow else [])
              + ([rf"\mathrm{{{cell.letters}}}"] if cell.letters else []))
     return text + ("$^{" + THIN_SPACE.join(marks) + "}$" if marks else "")

@@ -10,7 +10,7 @@ Summaries of schema 3 on hold every key read here; an older one is refused namin
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -55,6 +55,12 @@ class Leaderboard:
     rel_level: float | None
     pairwise: Mapping
     depths: Mapping[str, float]
+    more: Mapping[str, Mapping] = field(default_factory=dict)  # summary.json's more_baselines: per other baseline
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """Every baseline, the first (the headline's) first."""
+        return (self.baseline, *self.more)
 
     @property
     def shallow(self) -> dict[str, list[Measure]]:
@@ -64,12 +70,21 @@ class Leaderboard:
 
     @property
     def systems(self) -> tuple[str, ...]:
-        """The rows: the systems under test, then the baseline."""
+        """The rows: the systems under test, then the baseline; with several baselines, every baseline in order."""
+        if self.more:
+            return (*(name for name in self.names if name not in self.more), *self.baselines)
         return (*self.names, self.baseline)
 
-    def mark(self, name: str, label: str) -> int:
-        """+1 significantly above the baseline, -1 below, 0 neither (the report's ▲/▼)."""
-        record = self.comparisons[name][label]
+    def mark(self, name: str, label: str, baseline: str | None = None) -> int:
+        """+1 significantly above a baseline (default: the first), -1 below, 0 neither (the report's ▲/▼)."""
+        if baseline not in (None, self.baseline):
+            found = self.more[baseline]["comparisons"].get(name)
+            return self._sign(found[label]) if found else 0
+        if name == self.baseline:
+            return 0
+        return self._sign(self.comparisons[name][label])
+
+    def _sign(self, record: Mapping) -> int:
         p, delta = record.get("holm_randomization_pvalue"), record.get("delta")
         if p is None or delta is None or not p < self.alpha:
             return 0
@@ -107,6 +122,7 @@ def _read(summary: Mapping, measures: Iterable[str] | None, systems: Sequence[st
     if baseline not in records:
         raise ParameterError(f"summary.json names the baseline {baseline!r} but lists no system of that name")
     own = records[baseline]["summary"]
+    more = summary.get("more_baselines") or {}
     every = tuple(Measure(own[label]["measure"], own[label]["k"]) for label in p["measures"])
     chosen = _chosen_measures(measures, every)
     headline = measure_of(p["headline"], every)
@@ -118,7 +134,8 @@ def _read(summary: Mapping, measures: Iterable[str] | None, systems: Sequence[st
         counts={n: {m.label: records[n]["summary"][m.label]["n"] for m in chosen} for n in (*names, baseline)},
         comparisons={name: summary["comparisons"][name] for name in names}, alpha=float(p["alpha"]),
         n_resamples=int(p["n_resamples"]), family_size=int(summary["comparison_family"]["size"]),
-        rel_level=p.get("rel_level"), pairwise=summary["pairwise"], depths=_depths(summary["systems"]))
+        rel_level=p.get("rel_level"), pairwise=summary["pairwise"], depths=_depths(summary["systems"]),
+        more={base: more[base] for base in more if base in names})
 
 
 def _depths(systems: Sequence[Mapping]) -> dict[str, float]:
@@ -169,37 +186,49 @@ def leaderboard_grid(board: Leaderboard, *, letters: bool = False, digits: int =
     best = list(zip(*[best_shown(column) for column in zip(*texts)])) if board.measures else [()] * len(systems)
     rows = []
     for i, name in enumerate(systems):
-        tested = name != board.baseline
         above = set(board.better_than(name)) if letters else set()
-        cells = tuple(Cell(text=texts[i][j], bold=best[i][j], mark=board.mark(name, m.label) if tested else 0,
+        cells = tuple(Cell(text=texts[i][j], bold=best[i][j], mark=board.mark(name, m.label),
                            letters="".join(letter_of[o] for o in systems if o in above) if m == board.headline else "",
-                           shallow=m in shallow[name] and texts[i][j] != "")
+                           shallow=m in shallow[name] and texts[i][j] != "",
+                           more_marks=tuple(board.mark(name, m.label, base) for base in board.more))
                       for j, m in enumerate(board.measures))
-        rows.append(Row(name=name, cells=cells, letter=letter_of.get(name, ""), baseline=not tested))
+        role = f"baseline {board.baselines.index(name) + 1}" if board.more and name in board.baselines else ""
+        rows.append(Row(name=name, cells=cells, letter=letter_of.get(name, ""), baseline=name in board.baselines,
+                        role=role))
     columns = tuple(Column(m.label, m.measure, f"@{cutoff_text(m.k)}") if m.k is not None else Column(m.label)
                     for m in board.measures)
     title = caption if caption is not None else board.title or "Leaderboard"
     return Grid(stub="System", columns=columns, rows=tuple(rows), caption=_sentence(title),
-                notes=tuple(_notes(board, letters)), letters=letters)
+                notes=tuple(_notes(board, letters)), letters=letters, numbered=bool(board.more))
 
 
 def leaderboard_rows(board: Leaderboard) -> pd.DataFrame:
-    """One row per (system, measure): CSV_COLUMNS, the baseline's without delta, p_holm and significance."""
+    """One row per (system, measure): CSV_COLUMNS, the baseline's without delta, p_holm and significance; with
+    several baselines, role 'baseline N' and, after them, delta, p_holm and significance against each other
+    baseline (columns suffixed ' vs NAME'), empty against itself."""
     rows = []
     for name in board.systems:
         tested = name != board.baseline
+        role = ("run" if tested else "baseline") if name not in board.more else f"baseline {board.baselines.index(name) + 1}"
         for m in board.measures:
             found = board.comparisons[name][m.label] if tested else {}
-            rows.append({"system": name, "role": "run" if tested else "baseline", "measure": m.measure, "k": m.k,
-                         "n": board.counts[name][m.label], "mean": board.means[name][m.label],
-                         "delta": found.get("delta"), "p_holm": found.get("holm_randomization_pvalue"),
-                         "significance": board.mark(name, m.label) if tested else None})
-    frame = pd.DataFrame(rows, columns=list(CSV_COLUMNS))
+            row = {"system": name, "role": role, "measure": m.measure, "k": m.k,
+                   "n": board.counts[name][m.label], "mean": board.means[name][m.label],
+                   "delta": found.get("delta"), "p_holm": found.get("holm_randomization_pvalue"),
+                   "significance": board.mark(name, m.label) if tested else None}
+            for base in board.more:
+                other = (board.more[base]["comparisons"].get(name) or {}).get(m.label, {})
+                row.update({f"delta vs {base}": other.get("delta"), f"p_holm vs {base}": other.get("holm_randomization_pvalue"),
+                            f"significance vs {base}": board.mark(name, m.label, base) if other else None})
+            rows.append(row)
+    more = [f"{column} vs {base}" for base in board.more for column in ("delta", "p_holm", "significance")]
+    frame = pd.DataFrame(rows, columns=[*CSV_COLUMNS, *more])
     frame["k"] = pd.array(frame["k"], dtype=cutoff_dtype(board.measures))
-    for column in ("n", "significance"):
-        frame[column] = frame[column].astype("Int64")
-    for column in ("mean", "delta", "p_holm"):
-        frame[column] = frame[column].astype(float)
+    for column in frame.columns:
+        if column in ("n", "significance") or column.startswith("significance vs "):
+            frame[column] = frame[column].astype("Int64")
+        elif column in ("mean", "delta", "p_holm") or column.startswith(("delta vs ", "p_holm vs ")):
+            frame[column] = frame[column].astype(float)
     return frame
 
 
@@ -219,8 +248,14 @@ def _notes(board: Leaderboard, letters: bool) -> list[str]:
             flips += " or, over many queries, their normal limit"
         family = (f"Holm-adjusted over the {m} systems compared with {base} on each measure" if m > 1
                   else f"one comparison with {base} per measure, so no correction")
-        notes.append(f"{ABOVE}/{BELOW}: significantly better/worse than {base} (paired randomization test, {flips}; "
-                     f"{family}; α = {board.alpha:g}).")
+        if board.more:
+            numbered = ", ".join(f"{i}: {name}" for i, name in enumerate(board.baselines, start=1))
+            notes.append(f"{ABOVE}n/{BELOW}n: significantly better/worse than baseline n ({numbered}; paired "
+                         f"randomization test, {flips}; Holm-adjusted over the systems compared with that baseline on "
+                         f"each measure, each baseline its own family; α = {board.alpha:g}).")
+        else:
+            notes.append(f"{ABOVE}/{BELOW}: significantly better/worse than {base} (paired randomization test, {flips}; "
+                         f"{family}; α = {board.alpha:g}).")
     deep = {name: board.depths[name] for name in board.systems if board.shallow[name]}
     if deep:
         notes.append(f"{DEEPER}: measured past the depth the system retrieved ("

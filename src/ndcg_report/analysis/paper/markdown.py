@@ -34,24 +34,28 @@ def markdown_grid(grid: Grid) -> str:
     lead = len(head)
     head += [markdown_escape(column.label) for column in grid.columns]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join([LEFT] * lead + [RIGHT] * len(grid.columns)) + "|"]
-    lines += [_row(row, grid.letters) for row in grid.rows]
+    lines += [_row(row, grid) for row in grid.rows]
     legend = " ".join([markdown_escape(grid.caption), *(markdown_escape(note) for note in grid.notes)])
     return "\n".join(lines) + "\n\n" + legend + "\n"
 
 
-def _row(row: Row, letters: bool) -> str:
-    name = markdown_escape(row.name) + (" (baseline)" if row.baseline else "")
-    cells = ([markdown_escape(row.letter)] if letters else []) + [name] + [_cell(cell) for cell in row.cells]
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")  # a mark's baseline number, with several baselines
+
+
+def _row(row: Row, grid: Grid) -> str:
+    name = markdown_escape(row.name) + (f" ({row.role})" if row.role else " (baseline)" if row.baseline else "")
+    cells = ([markdown_escape(row.letter)] if grid.letters else []) + [name] + [_cell(cell, grid.numbered)
+                                                                                for cell in row.cells]
     return "| " + " | ".join(cells) + " |"
 
 
-def _cell(cell: Cell) -> str:
+def _cell(cell: Cell, numbered: bool = False) -> str:
     if not cell.text:
         return MISSING
     text = markdown_escape(cell.text)
     text = f"**{text}**" if cell.bold else text
-    if cell.mark:
-        text += " " + (ABOVE if cell.mark > 0 else BELOW)
+    for sign, number in Grid.marks(cell):
+        text += " " + (ABOVE if sign > 0 else BELOW) + (str(number).translate(SUBSCRIPTS) if numbered else "")
     if cell.shallow:
         text += " " + DEEPER
     if cell.letters:

@@ -42,6 +42,8 @@ def experiment_record(experiment: Any) -> dict:
         "comparison_family": {"adjustment": "holm", "over": "systems", "size": experiment.family_size},
         "comparisons": {name: _records(experiment.comparison(name), measures, COMPARISON_COLUMNS)
                         for name in experiment.names},
+        **({"more_baselines": {base: _more_baseline(experiment.comparisons_with(base), measures)
+                               for base in experiment.more_baselines}} if experiment.more_baselines else {}),
         "pairwise": {
             "method": "randomized Tukey HSD", "measure": test.label, "n_queries": test.n_queries,
             "n_resamples": test.n_resamples, "null_distribution": test.method, "alpha": test.alpha,
@@ -49,6 +51,13 @@ def experiment_record(experiment: Any) -> dict:
             "pvalues": {a: {b: _number(test.pvalues.at[a, b]) for b in test.names} for a in test.names},
         },
     }
+
+
+def _more_baseline(table: Any, measures: tuple) -> dict:
+    """summary.json's record of the comparisons with a baseline after the first: its family and comparisons."""
+    systems = list(dict.fromkeys(table.index.get_level_values(0)))
+    return {"family": {"adjustment": "holm", "over": "systems", "size": len(systems), "systems": systems},
+            "comparisons": {name: _records(table.loc[name], measures, COMPARISON_COLUMNS) for name in systems}}
 
 
 def _records(frame: Any, measures: tuple, columns: tuple[str, ...]) -> dict:
