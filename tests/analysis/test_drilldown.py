@@ -249,6 +249,37 @@ def test_a_drilldown_block_against_a_hand_computation(tmp_path):
     assert '<a class="qlink" href="#q-q1">q1</a>' in table and "RBO: S" in table
 
 
+def test_with_many_systems_a_block_sets_side_by_side_those_that_moved_most_on_its_query(tmp_path):
+    """8 systems: system k puts the relevant document at rank k+1 on q1 (nDCG@3 falls with k), and every one
+    ties the baseline on q2; q1's block shows the baseline and the 6 furthest from it, q2's the first 6 given."""
+    from ndcg_report.analysis.drilldown import MAX_DRILL_SYSTEMS, drilldown_html
+
+    assert MAX_DRILL_SYSTEMS == 6
+    (tmp_path / "qrels.txt").write_text("q1 0 r 1\nq2 0 r 1\n")
+    (tmp_path / "base.txt").write_text("".join(f"q1 Q0 d{i} {i} {10 - i} b\n" for i in range(5))
+                                       + "q2 Q0 r 1 1 b\n")
+    runs = {}
+    for k in range(8):  # s0 has r first (nDCG@3 1), s1 second, s2 third, s3..s7 not in the top 3 (nDCG@3 0)
+        docs = [f"d{i}" for i in range(4)]
+        docs.insert(k, "r")
+        (tmp_path / f"s{k}.txt").write_text("".join(f"q1 Q0 {d} {i} {10 - i} s\n" for i, d in enumerate(docs))
+                                            + "q2 Q0 r 1 1 s\n")
+        runs[f"s{k}"] = tmp_path / f"s{k}.txt"
+    experiment = compare_runs(runs, tmp_path / "qrels.txt", tmp_path / "base.txt", baseline_name="B", cutoffs="3",
+                              n_resamples=50, drilldown_depth=3)
+    values = experiment.scores().loc["q1"]
+    assert [round(float(values[f"s{k}"]), 4) for k in range(4)] == [1.0, 0.6309, 0.5, 0.0]
+    page = drilldown_html(experiment, ["q1", "q2"])
+    for qid, shown in (("q1", ["s0", "s1", "s2", "s3", "s4", "s5"]), ("q2", ["s0", "s1", "s2", "s3", "s4", "s5"])):
+        block = page[page.index(f'id="q-{qid}"'):page.index("</details>", page.index(f'id="q-{qid}"'))]
+        header = block[block.index("<thead>"):block.index("</thead>")]
+        assert [name for name in runs if f'<th class="text">{name}</th>' in header] == shown, qid
+        assert "the 6 of the 8 systems whose nDCG@3 on this query is furthest from B's" in block
+        head = block.split("</summary>")[0]
+        assert all(f" · {name} " in head for name in runs)  # every system's value, above
+        assert "Rank-biased overlap with B's top 3: s0" in block and ", s7 " in block  # every system's RBO
+
+
 def test_anchors_are_stable_tokens():
     from ndcg_report.analysis.drilldown import anchor
 

@@ -30,6 +30,7 @@ MAX_DRILLDOWNS = 200  # queries with a drill-down block; above it the largest wi
 # (200,000 of them took 1.3 GB more in a build); a deeper pool is `ndcg-report pool`.
 MAX_DRILLDOWN_ROWS = 50_000
 SNIPPET_CHARACTERS = 140
+MAX_DRILL_SYSTEMS = 6  # systems side by side in a block: above it, those that moved most on that query
 
 
 def anchor(qid: str) -> str:
@@ -122,6 +123,17 @@ def drilldown_html(experiment: "Experiment", qids: list[str], texts: dict[str, s
     return legend + "".join(blocks)
 
 
+def moved_most(systems: list[str], values: pd.Series, limit: int = MAX_DRILL_SYSTEMS) -> list[str]:
+    """The baseline (systems[0]) and, of the others, all if at most `limit`, else the `limit` whose value on the
+    query is furthest from the baseline's (the first given of a tie), in the order given."""
+    base, others = systems[0], systems[1:]
+    if len(others) <= limit:
+        return list(systems)
+    moves = {name: abs(float(values[name]) - float(values[base])) for name in others}
+    kept = set(sorted(others, key=lambda name: (-moves[name], others.index(name)))[:limit])
+    return [base, *(name for name in others if name in kept)]
+
+
 def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dict[str, list[dict] | None],
            relevants: dict[str, list[dict] | None],
            overlap: pd.Series | None, texts: dict[str, str], depth: int, label: str) -> str:
@@ -131,6 +143,11 @@ def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dic
     summary = (f'<summary><span class="qid">{escape(qid)}</span>'
                + (f' <span class="qtext">{escape(text)}</span>' if text else "")
                + f' <span class="heads">{escape(label)}: {head}</span></summary>')
+    every, systems = systems, moved_most(systems, values)
+    chosen = "" if len(systems) == len(every) else (
+        f'<p class="note">Side by side: {escape(base)} and the {len(systems) - 1} of the {len(every) - 1} systems whose '
+        f"{escape(label)} on this query is furthest from {escape(base)}'s; every system's value is in the line above and "
+        "its rank overlap with the baseline's list below.</p>")
     base_ranks = {row["docid"]: row["rank"] for row in tops[base] or []}
     header = '<th class="num">rank</th>' + "".join(
         f'<th class="text">{escape(name)}' + (" <small>(baseline)</small>" if name == base else "") + "</th>"
@@ -145,11 +162,11 @@ def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dic
     changed = ""
     if overlap is not None:
         changed = ("<p class=\"note\">Rank-biased overlap with " + escape(base) + "'s top " + str(depth) + ": "
-                   + ", ".join(f"{escape(name)} {_number(overlap[name])}" for name in systems[1:]) + ".</p>")
+                   + ", ".join(f"{escape(name)} {_number(overlap[name])}" for name in every[1:]) + ".</p>")
     documents = [f"<tr><td><code>{escape(docid)}</code></td><td>{escape(_short(texts[docid]))}</td></tr>"
                  for docid in shown if docid in texts]
     listed = f'<table class="texts"><tbody>{"".join(documents)}</tbody></table>' if documents else ""
-    return (f'<details class="drill" id="{anchor(qid)}">{summary}<div class="drill-body">'
+    return (f'<details class="drill" id="{anchor(qid)}">{summary}<div class="drill-body">{chosen}'
             f'<table class="ndcg-table drill"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
             f'{listed}{missed}{changed}</div></details>')
 
