@@ -96,7 +96,7 @@ if processes is not None:
     if original_terminate is not None:  # the fork server (since kernels are forked) is ended so
         processes.ChildProcess.terminate = ended(original_terminate)
 build.notebook_to_html = timed("nbconvert: offline HTML", build.notebook_to_html)
-publish = "publish" if hasattr(build, "publish") else "_publish"
+publish = next(name for name in ("publish_staging", "publish", "_publish") if hasattr(build, name))
 setattr(build, publish, timed("publish (rename into --out)", getattr(build, publish)))
 build_report = build.build_report
 cli_build = timed("build_report (all of the steps above)", build_report)
