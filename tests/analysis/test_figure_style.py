@@ -42,3 +42,31 @@ def test_the_svg_warns_nothing_and_the_png_what_its_drawing_warns():
     assert _warnings_of(lambda: figure_style.figure_to_svg(cramped)) == []
     collapsed = _warnings_of(lambda: cramped.get_layout_engine().execute(cramped))
     assert any("collapsed" in text for text in collapsed)  # the case the two silence
+
+
+def _titled(title: str):
+    figure, _ = figure_style.new_figure()
+    figure.axes[0].set_title(title)
+    figure.axes[0].plot([0, 1], [0, 1], label=title)
+    figure.axes[0].legend()
+    return figure
+
+
+def test_a_figure_laid_out_but_not_drawn_warns_what_the_drawn_one_warns_and_the_png_and_svg_share_a_layout():
+    """The build's re-execution lays a figure out without drawing it (nbval compares no image/png): its
+    warnings must be the drawing execution's, or nbval would fail the build on them; and one layout serves
+    the PNG and the SVG, the PNG byte for byte figure_to_png_bytes's."""
+    for title in ("检索 system", "plain"):
+        drawn = _warnings_of(lambda: figure_style.rendered(_titled(title), svg=True, png=True))
+        laid_out = _warnings_of(lambda: figure_style.rendered(_titled(title), svg=False, png=False))
+        assert drawn == laid_out
+        assert bool(drawn) == (title != "plain")
+    assert figure_style.rendered(_titled("plain"), svg=False, png=False) == (None, None)
+    png, svg = figure_style.rendered(_titled("plain"))
+    assert png == figure_style.figure_to_png_bytes(_titled("plain")) and svg.startswith("<?xml")
+    assert 'id="text_' in svg or "<path" in svg
+    unlaid, _ = figure_style.new_figure()
+    unlaid.set_layout_engine(None)
+    unlaid.axes[0].set_title("检索")  # no layout to measure the text: it is drawn, to warn the same
+    shown, _ = figure_style.rendered(unlaid, svg=False, png=False)
+    assert shown is not None and shown.startswith(b"\x89PNG")

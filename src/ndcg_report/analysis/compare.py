@@ -262,7 +262,7 @@ def compare_runs(
                  **{name: {system.name: system.under[name] for system in systems} for name in others}}
         judgments = compare_judgments(under, named_sets, baseline=base_name, alpha=alpha, seed=seed,
                                       n_resamples=n_resamples, confidence=confidence, large_n=large_n,
-                                      filled=named_sets.filled)
+                                      filled=named_sets.filled, reference_comparisons=comparisons)
     return Experiment(
         names=tuple(names.names), baseline_name=base_name, evaluations=evaluations,
         runs={system.name: system.info for system in systems}, qrels=qrels_read, comparisons=comparisons,

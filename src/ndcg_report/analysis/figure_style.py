@@ -143,9 +143,20 @@ def figure_to_png_bytes(figure: Figure) -> bytes:
     output to run the layout engine, then draws it again; here the engine runs by itself (what that first
     draw is for) and savefig draws once, which takes about a third off (tests/analysis/test_plots.py checks the
     bytes against savefig's own)."""
+    return rendered(figure, svg=False)[0]  # type: ignore[return-value]
+
+
+def rendered(figure: Figure, svg: bool = True, png: bool = True) -> tuple[bytes | None, str | None]:
+    """(figure_to_png_bytes's PNG, or None without png; the SVG of the same laid-out figure, or None
+    without svg): the layout engine runs once for both (after the drawing itself it is most of a figure's
+    cost), then each is drawn once. The layout warns what the figure's text warns (a glyph missing from
+    the font), the drawing after it nothing more; the SVG has text as paths, a fixed hash salt and no date
+    (figure_to_svg). With neither, the figure is laid out only: what the build's re-execution does, whose
+    warnings are then the same as the execution that draws (a figure without a layout engine is drawn)."""
     import warnings
 
     buffer = io.BytesIO()
+    text, drawn = None, False
     with matplotlib.rc_context({**rc(), "figure.autolayout": False, "figure.constrained_layout.use": False}), \
             warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*constrained_layout not applied.*")
@@ -158,10 +169,27 @@ def figure_to_png_bytes(figure: Figure) -> bytes:
                 pass
             figure.set_layout_engine(None)
         try:
-            figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
+            drawn = png or engine is None
+            if drawn:
+                with warnings.catch_warnings():
+                    if engine is not None:
+                        warnings.simplefilter("ignore")  # the layout measured every text: it has warned
+                    figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
+            text = _svg_text(figure) if svg else None
         finally:
             if engine is not None:
                 figure.set_layout_engine(engine)
+    return (buffer.getvalue() if drawn else None), text
+
+
+def _svg_text(figure: Figure) -> str:
+    """The figure as SVG as it is laid out now, under rc(), warning nothing."""
+    import warnings
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context(rc()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 
 
@@ -175,13 +203,7 @@ def figure_to_svg(figure: Figure) -> str:
     nothing: only the execution that writes the report's files draws the SVGs, and a warning (a glyph
     missing from the font, a layout not fitted) printed by one of the two executions nbval compares
     would fail the build; figure_to_png_bytes, which both run, warns what the figure's drawing warns."""
-    import warnings
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context(rc()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
+    return _svg_text(figure)
 
 
 def new_figure(size: tuple[float, float] = FIGSIZE) -> tuple[Figure, Axes]:
@@ -202,6 +224,20 @@ def panels(count: int, square: bool) -> tuple[Figure, list[Axes]]:
     for ax in axes[count:]:
         ax.set_visible(False)
     return figure, axes[:count]
+
+
+def outer_labels(axes: Sequence[Axes]) -> None:
+    """Small multiples on common scales (panels' order and PANEL_COLUMNS): tick labels and axis labels only on
+    the outer panels, x on a panel with none below it, y on the first column; the text to lay out and draw
+    then grows with the rows and columns, not with the panels."""
+    columns = min(len(axes), PANEL_COLUMNS)
+    for position, ax in enumerate(axes):
+        if position + columns < len(axes):  # a panel below this one shows the x axis
+            ax.tick_params(labelbottom=False)
+            ax.set_xlabel("")
+        if position % columns:
+            ax.tick_params(labelleft=False)
+            ax.set_ylabel("")
 
 
 def panel_title(ax: Axes, name: str, detail: str) -> None:

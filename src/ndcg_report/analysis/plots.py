@@ -23,7 +23,7 @@ from matplotlib.patches import Patch
 
 from ndcg_report.analysis.figure_style import (
     DELTA_COLOURS, FIGSIZE, LOSS_COLOUR, MAX_LABEL, TIE_COLOUR, WIN_COLOUR, label, legend, literal, name_ticks,
-    new_figure, panel_title, panels, qid_label, set_title, system_styles,
+    new_figure, outer_labels, panel_title, panels, qid_label, set_title, system_styles,
 )
 from ndcg_report.analysis import figure_style  # figure_style.rc() looked up at each call (tests replace it)
 
@@ -81,6 +81,7 @@ def by_cutoff(
             panel_title(ax, name, f"and {label(baseline_name)} (dashed)")
             ax.set_xlabel("cut-off k", fontsize=8)
             ax.set_ylabel(f"mean {literal(family)}@k", fontsize=8)
+        outer_labels(axes)  # every panel: the same k and 0 to 1
         figure.suptitle(title, fontsize=10)
     return figure
 
@@ -273,6 +274,7 @@ def per_query_scatter(table: pd.DataFrame, names: Sequence[str], baseline_name: 
             ax.tick_params(labelsize=7)
             ax.grid(alpha=0.3)
             panel_title(ax, name, f"{above:,} better, {below:,} worse, {n - above - below:,} equal")
+        outer_labels(axes)  # every panel: 0 to 1 on both axes
         if histogram:
             colourbar = figure.colorbar(image, ax=axes, location="bottom", shrink=0.6, aspect=40)
             colourbar.set_label(f"queries per cell ({SCATTER_BINS} x {SCATTER_BINS} cells; log scale)", fontsize=8)
@@ -342,6 +344,8 @@ def per_query_delta(deltas: pd.DataFrame, baseline_name: str, measure: str, max_
                 panel_title(ax, name, counts)
             else:
                 ax.set_title(f"{label(name)} − {label(baseline_name)}: {counts}", fontsize=10)
+        if len(names) > 1:
+            outer_labels(axes)  # every panel: the same queries (ranks) and the same limits of the difference
         if len(names) == 1:
             axes[0].legend(handles=[
                 Patch(color=WIN_COLOUR, label=f"{label(names[0])} better: {wins:,}"),

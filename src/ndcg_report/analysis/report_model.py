@@ -183,6 +183,7 @@ class Report:
     group_rows: pd.DataFrame | None = None  # with query groups: analysis.tables.groups.group_table's rows
     figure_names: list[str] = field(default_factory=list)  # figures/NN-name.svg of each figure shown, in order
     figure_files: dict[str, bytes] | None = None  # their SVG, when the report's files are written (else None)
+    figure_pixels: bool = True  # False: figures laid out, not drawn (the build's re-execution: nbval skips image/png)
 
     @property
     def title(self) -> str:

@@ -80,9 +80,9 @@ def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
                 if path is not None]
     records += [file_record("groups", params.groups)] if params.groups is not None else []
     group_rows = group_table(experiment) if experiment.groups is not None else None
-    keep = keep_figures and not os.environ.get(REVALIDATION_ENV)
+    revalidation = bool(os.environ.get(REVALIDATION_ENV))  # nbval's re-execution: it compares no image/png
     report = Report(params, experiment, qrels, pd.DataFrame(records), group_rows=group_rows,
-                    figure_files={} if keep else None)
+                    figure_files={} if keep_figures and not revalidation else None, figure_pixels=not revalidation)
     report.warnings.extend(data_warnings(report))
     return report
 

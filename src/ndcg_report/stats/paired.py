@@ -27,6 +27,8 @@ COLUMNS = (
     "family_size", "family_confidence", "family_ci_low", "family_ci_high", "randomization_method", "ci_method",
 )
 TESTS = ("t", "wilcoxon", "randomization")
+VERDICT_COLUMNS = ("n", "run_mean", "baseline_mean", "delta", "randomization_pvalue", "holm_randomization_pvalue",
+                   "family_size", "randomization_method")  # compare_systems(verdicts_only=True)
 N_RESAMPLES = 10_000
 CONFIDENCE = 0.95
 ALPHA = 0.05  # the significance level of the verdicts and letters
@@ -84,6 +86,7 @@ def compare_systems(
     n_resamples: int = N_RESAMPLES,
     confidence: float = CONFIDENCE,
     large_n: int = LARGE_N,
+    verdicts_only: bool = False,
 ) -> pd.DataFrame:
     """Every system against the baseline: one row per (system, measure, k) with the COLUMNS statistics.
 
@@ -95,6 +98,8 @@ def compare_systems(
     the Bonferroni-adjusted level 1 - (1 - confidence) / family_size, the interval that matches a
     family-wise test. Above large_n paired queries the randomization test and the bootstrap use
     their normal limits where accurate (see stats.resampling); the *_method columns say which.
+    verdicts_only: only what a verdict needs (VERDICT_COLUMNS: the means, the delta and the randomization
+    test, Holm-adjusted), each from the same stream, so with the same values as the full table's.
     """
     if not systems:
         raise ParameterError("give at least one system to compare with the baseline")
@@ -111,19 +116,32 @@ def compare_systems(
                                  "the baseline")
         for measure, (_, x, y) in pairs.items():
             label = stream_label(measure)
-            rows.append({"system": name, "measure": measure.measure, "k": measure.k, **compare_arrays(
-                x, y, flip_rng=stream(seed, "randomization", name, baseline_name, label),
-                boot_rng=stream(seed, "bootstrap", name, baseline_name, label),
+            flips = stream(seed, "randomization", name, baseline_name, label)
+            found = verdict_statistics(x, y, flips, n_resamples, large_n) if verdicts_only else compare_arrays(
+                x, y, flip_rng=flips, boot_rng=stream(seed, "bootstrap", name, baseline_name, label),
                 n_resamples=n_resamples, confidence=confidence, large_n=large_n,
-                family_confidence=family_confidence,
-            ), "family_size": family_size, "family_confidence": family_confidence})
+                family_confidence=family_confidence)
+            rows.append({"system": name, "measure": measure.measure, "k": measure.k, **found,
+                         "family_size": family_size, "family_confidence": family_confidence})
     table = pd.DataFrame(rows)
     table["k"] = pd.array(table["k"], dtype=cutoff_dtype(m for e in systems.values() for m in e.measures))
-    for test in TESTS:
+    for test in ("randomization",) if verdicts_only else TESTS:
         table[f"holm_{test}_pvalue"] = table.groupby(["measure", "k"], sort=False, dropna=False)[
             f"{test}_pvalue"].transform(lambda p: holm(p.to_numpy()))
     table = table.set_index(["system", "measure", "k"])
-    return table[list(COLUMNS)]
+    return table[list(VERDICT_COLUMNS if verdicts_only else COLUMNS)]
+
+
+def verdict_statistics(x: np.ndarray, y: np.ndarray, flip_rng: np.random.Generator, n_resamples: int = N_RESAMPLES,
+                       large_n: int = LARGE_N) -> dict[str, float | str]:
+    """compare_arrays' values of VERDICT_COLUMNS (no Holm), drawing the randomization test from flip_rng as it does."""
+    if len(x) == 0:
+        return {"n": 0, "run_mean": np.nan, "baseline_mean": np.nan, "delta": np.nan, "randomization_pvalue": np.nan,
+                "randomization_method": MONTE_CARLO}
+    d = x - y
+    p, method = randomization_test(d, flip_rng, n_resamples, large_n)
+    return {"n": len(d), "run_mean": float(x.mean()), "baseline_mean": float(y.mean()), "delta": float(d.mean()),
+            "randomization_pvalue": p, "randomization_method": method}
 
 
 def compare(

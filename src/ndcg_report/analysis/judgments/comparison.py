@@ -177,6 +177,7 @@ def compare_judgments(
     large_n: int = LARGE_N,
     filled: Mapping[str, tuple[str, int]] | None = None,
     most_queries: int = MOST_QUERIES,
+    reference_comparisons: object | None = None,
 ) -> JudgmentComparison:
     """Every judgment set other than the reference compared with it, on the labels and on the systems.
 
@@ -187,7 +188,9 @@ def compare_judgments(
     filled: {set: (the set it was filled from, pairs filled)} for sets made by fill_unjudged. The
     verdicts are the report's (stats.paired.compare_systems with seed, n_resamples, confidence and
     large_n; Holm over the systems, at alpha); tau-b's interval resamples the queries n_resamples times
-    at `confidence` (orders.tau_interval, its stream named by the set and the measure). Raises InputError for a set sharing no query or pair
+    at `confidence` (orders.tau_interval, its stream named by the set and the measure). reference_comparisons:
+    the reference's compare_systems table of the systems against the baseline with these settings, if known
+    (compare_runs passes its own: not computed twice). Raises InputError for a set sharing no query or pair
     with the reference, ParameterError for evaluations that do not match.
     """
     sets = {name: load_qrels(value) for name, value in qrels.items()}
@@ -196,8 +199,9 @@ def compare_judgments(
     systems, chosen = _check_evaluations(evaluations, sets, baseline, measures)
     filled = dict(filled or {})
     means = {name: system_means(evaluations.get(name, {}), chosen) for name in sets}
+    known = {reference: reference_comparisons} if reference_comparisons is not None else {}
     tables = verdict_tables(evaluations, baseline, seed=seed, n_resamples=n_resamples, confidence=confidence,
-                            large_n=large_n) if baseline is not None else {}
+                            large_n=large_n, known=known) if baseline is not None else {}
     evaluated = next(iter(evaluations[reference].values())).measures if systems else ()
     comparisons = []
     for name, shared in aligned.items():

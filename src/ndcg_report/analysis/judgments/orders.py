@@ -170,14 +170,20 @@ def _best(names: list[str], values: np.ndarray) -> tuple[str, ...]:
 
 
 def verdict_tables(evaluations: Mapping[str, Mapping[str, Evaluation]], baseline: str, *, seed: int = 42,
-                   n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE, large_n: int = LARGE_N) -> dict:
-    """{set: compare_systems of every system but the baseline against it, under that set}: the same
-    statistics (and random streams) as the report's comparisons."""
+                   n_resamples: int = N_RESAMPLES, confidence: float = CONFIDENCE, large_n: int = LARGE_N,
+                   known: Mapping[str, object] | None = None) -> dict:
+    """{set: compare_systems of every system but the baseline against it, under that set, with what a
+    verdict needs (verdicts_only)}: the same statistics (and random streams) as the report's comparisons.
+    known: a set's table already computed with these settings (the reference's: the report's own comparisons),
+    taken as it is."""
     tables = {}
     for set_name, systems in evaluations.items():
         tested = {name: e for name, e in systems.items() if name != baseline}
+        if known and set_name in known:
+            tables[set_name] = known[set_name]
+            continue
         tables[set_name] = compare_systems(tested, systems[baseline], baseline, seed, n_resamples, confidence,
-                                           large_n) if tested else None
+                                           large_n, verdicts_only=True) if tested else None
     return tables
 
 
