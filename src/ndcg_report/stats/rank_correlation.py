@@ -82,11 +82,20 @@ def kendall_tau_b_rows(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
     """Kendall's tau-b of each row pair (rows: resamples, columns: systems): (concordant - discordant) over
     the root of the pairs untied in each, as scipy.stats.kendalltau's variant 'b'; NaN where a row is constant."""
     x, y = np.asarray(reference, dtype=np.float64), np.asarray(other, dtype=np.float64)
-    upper = np.triu_indices(x.shape[-1], k=1)
-    sx = np.sign(x[..., :, None] - x[..., None, :])[..., upper[0], upper[1]]
-    sy = np.sign(y[..., :, None] - y[..., None, :])[..., upper[0], upper[1]]
+    first, second = np.triu_indices(x.shape[-1], k=1)
+    sx, sy = _pair_signs(x[..., first], x[..., second]), _pair_signs(y[..., first], y[..., second])
+    # every count is a whole number, exact in any order: the value is the float formula's, bit for bit
+    concordant = (sx * sy).sum(-1, dtype=np.int64).astype(np.float64)
+    untied = np.count_nonzero(sx, axis=-1).astype(np.float64) * np.count_nonzero(sy, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (sx * sy).sum(-1) / np.sqrt(np.abs(sx).sum(-1) * np.abs(sy).sum(-1))
+        tau = concordant / np.sqrt(untied)
+    missing = np.isnan(x).any(-1) | np.isnan(y).any(-1)  # a mean undefined: its pairs' signs are NaN
+    return np.where(missing, np.nan, tau) if missing.any() else tau
+
+
+def _pair_signs(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """sign(left - right) as int8 (0 where either is NaN: the caller makes those rows NaN)."""
+    return (left > right).astype(np.int8) - (left < right).astype(np.int8)
 
 
 def tau_b_interval(reference: np.ndarray, other: np.ndarray, rng: np.random.Generator, n_resamples: int,
