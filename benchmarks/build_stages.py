@@ -70,7 +70,8 @@ def cell_times(executed, *args, **kwargs):
     for index, cell in enumerate(notebook.cells):
         seconds = cell.metadata.get("papermill", {}).get("duration")
         if cell.cell_type == "code" and seconds is not None:
-            first = next((line for line in cell.source.splitlines() if line.strip() and not line.startswith("#")), "")
+            first = ("(papermill's injected parameters)" if "injected-parameters" in cell.metadata.get("tags", [])
+                     else next((line for line in cell.source.splitlines() if line.strip() and not line.startswith("#")), ""))
             cells.append((index, first[:60], seconds))
     return original_drop(executed, *args, **kwargs)
 
@@ -164,7 +165,8 @@ def command_table(command: list[str], rounds: int) -> dict[str, float]:
     print(f"papermill's execution, cell by cell (median of {rounds} rounds):")
     for index, first, _ in runs[0][1]["cells"]:
         seconds = median(d for _, r in runs for i, f, d in r["cells"] if (i, f) == (index, first))
-        medians[f"cell {index}: {first}"] = seconds
+        key = f"cell: {first}"  # by its first line, not its number: the same in every checkout
+        medians[key if key not in medians else f"cell {index}: {first}"] = seconds
         print(f"  cell {index:<3} {first:<56} {seconds:6.2f} s")
     return {f"command: {label}": seconds for label, seconds in medians.items()}
 
