@@ -74,24 +74,20 @@ def figure_part(report: Report, caption: str, figure: "Figure") -> tuple[str, by
     Laid out once for both (figure_style.rendered); without report.figure_pixels laid out only, NOT_DRAWN shown."""
     import re
 
-    from ndcg_report.analysis.figure_style import rendered
+    from ndcg_report.analysis.figure_style import NOT_DRAWN, rendered
     from ndcg_report.analysis.html import escape
 
     words = re.sub(r"[^a-z0-9]+", "-", caption.lower()).strip("-")[:48].rstrip("-") or "figure"
     name = f"{FIGURES_FOLDER}/{len(report.figure_names) + 1:02d}-{words}.svg"
     report.figure_names.append(name)
-    png, svg = rendered(figure, svg=report.figure_files is not None, png=report.figure_pixels)
-    if report.figure_files is not None and svg is not None:
-        report.figure_files[name] = svg.encode("utf-8")
+    png, _ = rendered(figure, svg=False, png=report.figure_pixels)
+    if report.figure_files is not None:
+        report.figure_files.add(name, figure)
     heading = f'<h4>{escape(caption)} <a class="svg" href="{escape(name)}">SVG</a></h4>'
     return heading, png if png is not None else NOT_DRAWN
 
 
 FIGURES_FOLDER = "figures"  # beside report.html: every figure of the report as SVG
-# The PNG a figure shows where it is laid out but not drawn (Report.figure_pixels false: the build's
-# re-execution, whose image/png nbval does not compare): a valid 1 x 1 transparent PNG.
-NOT_DRAWN = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
-                          "0000000d49444154789c6360606060000000050001a5f645400000000049454e44ae426082")
 
 
 def figure_drawers(report: Report) -> list[tuple[str, Callable[[], Figure]]]:

@@ -182,6 +182,19 @@ def rendered(figure: Figure, svg: bool = True, png: bool = True) -> tuple[bytes 
     return (buffer.getvalue() if drawn else None), text
 
 
+def laid_out_svg(figure: Figure) -> str:
+    """The SVG of a figure rendered() has laid out, without laying it out again: the SVG rendered() gives."""
+    engine = figure.get_layout_engine()
+    if engine is not None:
+        figure.set_layout_engine(None)
+    try:
+        with matplotlib.rc_context({**rc(), "figure.autolayout": False, "figure.constrained_layout.use": False}):
+            return _svg_text(figure)
+    finally:
+        if engine is not None:
+            figure.set_layout_engine(engine)
+
+
 def _svg_text(figure: Figure) -> str:
     """The figure as SVG as it is laid out now, under rc(), warning nothing."""
     import warnings
@@ -264,3 +277,25 @@ def legend(ax: Axes, handles: list, labels: list[str], inside: str = "best") -> 
         ax.legend(handles, labels, loc=inside, fontsize=9)
     else:
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)
+
+
+class FigureFiles:
+    """The SVG of each figure a report shows, by its name (figures/NN-....svg), written when the report's
+    files are: each rendered as it is added, from the layout its PNG was drawn with (figure_style.laid_out_svg)."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+
+    def add(self, name: str, figure: "Figure") -> None:
+        """Keep the SVG of a figure laid out by figure_style.rendered."""
+        self._files[name] = laid_out_svg(figure).encode("utf-8")
+
+    def files(self) -> dict[str, bytes]:
+        """{name: SVG bytes} of every figure added, in order."""
+        return dict(self._files)
+
+
+# The PNG a figure shows where it is laid out but not drawn (Report.figure_pixels false: the build's
+# re-execution, whose image/png nbval does not compare): a valid 1 x 1 transparent PNG.
+NOT_DRAWN = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+                          "0000000d49444154789c6360606060000000050001a5f645400000000049454e44ae426082")

@@ -21,6 +21,7 @@ from ndcg_report.core.presets import choose_headline, measure_set, preset as fin
 if TYPE_CHECKING:  # not imported at run time: the parameters are read where pandas is not needed (a batch)
     import pandas as pd
 
+    from ndcg_report.analysis.figure_style import FigureFiles
     from ndcg_report.analysis.experiment import Experiment
     from ndcg_report.inputs.reading import Qrels
 
@@ -182,7 +183,7 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     group_rows: pd.DataFrame | None = None  # with query groups: analysis.tables.groups.group_table's rows
     figure_names: list[str] = field(default_factory=list)  # figures/NN-name.svg of each figure shown, in order
-    figure_files: dict[str, bytes] | None = None  # their SVG, when the report's files are written (else None)
+    figure_files: FigureFiles | None = None  # their SVG, when the report's files are written (else None)
     figure_pixels: bool = True  # False: figures laid out, not drawn (the build's re-execution: nbval skips image/png)
 
     @property

@@ -26,6 +26,7 @@ from ndcg_report.analysis.report_model import Report, ReportParameters
 from ndcg_report.analysis.tables.groups import group_table
 from ndcg_report.analysis.tables.report_groups import per_group_csv_chunks
 from ndcg_report.build.input_cache import cache_folder
+from ndcg_report.build.kernels.forked_svgs import ForkedFigureFiles
 from ndcg_report.build.loading import baseline_path, checked_baseline, checked_runs, input_qrels, judgment_sets
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
 from ndcg_report.core.relevance_level import RelevanceLevelWarning
@@ -82,7 +83,8 @@ def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
     group_rows = group_table(experiment) if experiment.groups is not None else None
     revalidation = bool(os.environ.get(REVALIDATION_ENV))  # nbval's re-execution: it compares no image/png
     report = Report(params, experiment, qrels, pd.DataFrame(records), group_rows=group_rows,
-                    figure_files={} if keep_figures and not revalidation else None, figure_pixels=not revalidation)
+                    figure_files=ForkedFigureFiles() if keep_figures and not revalidation else None,
+                    figure_pixels=not revalidation)
     report.warnings.extend(data_warnings(report))
     return report
 
@@ -139,9 +141,10 @@ def save_outputs(report: Report, folder: str | Path, record: dict | None = None,
     with open(folder / "per_query.csv", "wb") as out:
         for chunk in per_query_csv_chunks(report):
             out.write(chunk)
-    if report.figure_files:
+    figures = report.figure_files.files() if report.figure_files is not None else {}
+    if figures:
         (folder / FIGURES_FOLDER).mkdir(exist_ok=True)
-        for name, svg in report.figure_files.items():
+        for name, svg in figures.items():
             (folder / name).write_bytes(svg)
     if report.group_rows is not None:
         with open(folder / "per_group.csv", "wb") as out:

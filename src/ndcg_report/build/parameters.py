@@ -157,12 +157,12 @@ def _gated(params: ReportParameters, against: str, checked: dict) -> ReportParam
     ParameterError), on measures both reports computed; unchanged without one."""
     from dataclasses import replace
 
-    from ndcg_report.analysis.gate.built import read_report
-    from ndcg_report.analysis.gate.verdict import asked_labels
-
     gate = {name: checked[name] for name in ("gate_measures", "gate_margin", "gate_alpha")}
     if not against:
         return replace(params, **gate)
+    from ndcg_report.analysis.gate.built import read_report  # scipy.stats with it: not for a build not gated
+    from ndcg_report.analysis.gate.verdict import asked_labels
+
     if not isinstance(against, (str, Path)):
         raise ParameterError(f"against must be the folder of an earlier build; got {against!r}")
     folder = Path(os.path.abspath(Path(against).expanduser()))

@@ -195,8 +195,7 @@ def serve(listening: int) -> None:
 
 
 class _Preload:
-    """PRELOAD imported in a thread, then the kernels' first calls made (warm_up); finish() joins it (so that
-    no thread runs when a kernel is forked)."""
+    """PRELOAD imported in a thread; finish() joins it (so that no thread runs when a kernel is forked)."""
 
     def __init__(self) -> None:
         self.failure: BaseException | None = None
@@ -210,10 +209,6 @@ class _Preload:
                 importlib.import_module(name)
         except BaseException as exc:  # noqa: BLE001 - raised in the serving thread by finish()
             self.failure = exc
-            return
-        from ndcg_report.build.kernels.warm_up import warm_up
-
-        warm_up()  # the kernels' first calls (fonts, lazy imports, first-call set-up), paid once here
 
     def done(self) -> bool:
         return not self.thread.is_alive()
