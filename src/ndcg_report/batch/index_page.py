@@ -106,7 +106,7 @@ img {{ max-width: 100%; height: auto; }}
 <p class="note">Numbers are those of the last good build of each report, on its headline measure (nDCG@10
 unless the report names another; shown under each value), for the report's best system there (the only one
 in a one-run report). p: paired randomization test against the baseline, Holm-adjusted over the report's
-systems on that measure; <span class="sig up">▲</span> the system is significantly above the baseline (p below
+systems on that measure (≤: the smallest its resamples can give, so at most that); <span class="sig up">▲</span> the system is significantly above the baseline (p below
 {SIGNIFICANCE}), <span class="sig down">▼</span> significantly below it. Above and below baseline: how many of the
 report's systems are significantly above it, and below it, on that measure. The interval under the delta is the
 95% bootstrap CI of that one comparison (unadjusted, as in the report's comparison table); in a report of
