@@ -294,39 +294,34 @@ def check_measure_options(values: dict, where: str):
 def _parse_baselines(value: object, where: str, base: Path) -> tuple[InputFile, ...]:
     """`baseline: PATH` (one baseline), or `baseline:` a mapping NAME: PATH of several, the first the
     headline's (InputFiles `baseline NAME`): every system is compared with each."""
-    if not isinstance(value, dict):
-        return (InputFile("baseline", _locate(_text(value, f"{where} key 'baseline'", path=True), base)),)
-    if not value:
-        raise ParameterError(f"{where} key 'baseline': give a path, or a mapping NAME: PATH of baselines")
-    found, paths = [], {}
-    for name, path_text in value.items():
-        at = f"{where} key 'baseline' baseline {_shown(name)}"
-        name = check_name(_name_text(name, at), at)
-        path = _locate(_text(path_text, at, path=True), base)
-        if path in paths:
-            raise ParameterError(f"{at}: {path} is already baseline {paths[path]!r}; give each baseline once")
-        paths[path] = name
-        found.append(InputFile(f"baseline {name}", path, name))
-    return tuple(found)
+    return _named_files(value, "baseline", "baseline", where, base)
 
 
 def _parse_judgment_sets(value: object, where: str, base: Path) -> tuple[InputFile, ...]:
     """`qrels: PATH` (one set), or `qrels:` a mapping NAME: PATH of judgment sets to compare, the first
     the reference (InputFiles `qrels NAME`)."""
+    return _named_files(value, "qrels", "set", where, base)
+
+
+def _named_files(value: object, key: str, what: str, where: str, base: Path) -> tuple[InputFile, ...]:
+    """`KEY: PATH` (InputFile KEY), or `KEY:` a mapping NAME: PATH, in order (InputFiles `KEY NAME`), each
+    path once; what: what one of them is called in a message ('set', 'baseline')."""
+    plural = {"set": "judgment sets", "baseline": "baselines"}.get(what, what + "s")
     if not isinstance(value, dict):
-        return (InputFile("qrels", _locate(_text(value, f"{where} key 'qrels'", path=True), base)),)
+        return (InputFile(key, _locate(_text(value, f"{where} key '{key}'", path=True), base)),)
     if not value:
-        raise ParameterError(f"{where} key 'qrels': give a path, or a mapping NAME: PATH of judgment sets")
-    sets, paths = [], {}
+        raise ParameterError(f"{where} key '{key}': give a path, or a mapping NAME: PATH of {plural}")
+    found, paths = [], {}
     for name, path_text in value.items():
-        at = f"{where} key 'qrels' set {_shown(name)}"
+        at = f"{where} key '{key}' {what} {_shown(name)}"
         name = check_name(_name_text(name, at), at)
         path = _locate(_text(path_text, at, path=True), base)
         if path in paths:
-            raise ParameterError(f"{at}: {path} is already set {paths[path]!r}; give each judgment set once")
+            one = "judgment set" if what == "set" else what
+            raise ParameterError(f"{at}: {path} is already {what} {paths[path]!r}; give each {one} once")
         paths[path] = name
-        sets.append(InputFile(f"qrels {name}", path, name))
-    return tuple(sets)
+        found.append(InputFile(f"{key} {name}", path, name))
+    return tuple(found)
 
 
 def _parse_runs(entry: dict, where: str, base: Path) -> tuple[InputFile, ...]:
