@@ -3,6 +3,7 @@ warns nothing."""
 
 from __future__ import annotations
 
+import io
 import warnings
 
 from ndcg_report.analysis import figure_style
@@ -28,14 +29,18 @@ def _warnings_of(draw) -> list[str]:
     return [str(warning.message) for warning in caught]
 
 
-def test_the_svg_warns_nothing_and_the_png_what_its_drawing_warns():
-    """Only the execution that writes the report's files draws the SVG: a warning of its own would be
-    output that nbval's re-execution lacks. A glyph missing from the font is warned by the PNG (drawn by
-    both); a layout that cannot be fitted by neither."""
+def test_no_figure_warns_and_the_glyphs_the_font_lacks_are_named_instead():
+    """A warning printed by one of the two executions nbval compares would fail the build, and the
+    re-execution does not draw the figures: so drawing warns nothing, neither a glyph missing from the font
+    nor a layout that cannot be fitted, and missing_glyphs names the characters matplotlib would warn of."""
     missing, _ = figure_style.new_figure()
     missing.axes[0].set_title("检索")
     assert _warnings_of(lambda: figure_style.figure_to_svg(missing)) == []
-    assert any("missing from font" in text for text in _warnings_of(lambda: figure_style.figure_to_png_bytes(missing)))
+    assert _warnings_of(lambda: figure_style.figure_to_png_bytes(missing)) == []
+    drawn, _ = figure_style.new_figure()
+    drawn.axes[0].set_title("检索")
+    assert any("missing from font" in text for text in _warnings_of(lambda: drawn.savefig(io.BytesIO(), format="png")))
+    assert figure_style.missing_glyphs(["monoT5", "检索 system", "été", "检"]) == {"检索 system": "检索", "检": "检"}
     cramped, _ = figure_style.new_figure((1.0, 1.0))
     cramped.axes[0].set_xticks([0], ["x" * 200], rotation=90)
     assert _warnings_of(lambda: figure_style.figure_to_png_bytes(cramped)) == []
@@ -52,21 +57,15 @@ def _titled(title: str):
     return figure
 
 
-def test_a_figure_laid_out_but_not_drawn_warns_what_the_drawn_one_warns_and_the_png_and_svg_share_a_layout():
-    """The build's re-execution lays a figure out without drawing it (nbval compares no image/png): its
-    warnings must be the drawing execution's, or nbval would fail the build on them; and one layout serves
-    the PNG and the SVG, the PNG byte for byte figure_to_png_bytes's."""
-    for title in ("检索 system", "plain"):
-        drawn = _warnings_of(lambda: figure_style.rendered(_titled(title), svg=True, png=True))
-        laid_out = _warnings_of(lambda: figure_style.rendered(_titled(title), svg=False, png=False))
-        assert drawn == laid_out
-        assert bool(drawn) == (title != "plain")
-    assert figure_style.rendered(_titled("plain"), svg=False, png=False) == (None, None)
+def test_the_png_and_svg_share_one_layout_and_a_figure_not_drawn_is_not_laid_out_either():
+    """One layout serves the PNG and the SVG, the PNG byte for byte figure_to_png_bytes's; the build's
+    re-execution asks for neither, and the figure is left as drawn (nbval compares no image/png)."""
+    figure = _titled("plain")
+    before = [ax.get_position().bounds for ax in figure.axes]
+    assert figure_style.rendered(figure, svg=False, png=False) == (None, None)
+    assert [ax.get_position().bounds for ax in figure.axes] == before  # not laid out
     png, svg = figure_style.rendered(_titled("plain"))
     assert png == figure_style.figure_to_png_bytes(_titled("plain")) and svg.startswith("<?xml")
-    assert 'id="text_' in svg or "<path" in svg
-    unlaid, _ = figure_style.new_figure()
-    unlaid.set_layout_engine(None)
-    unlaid.axes[0].set_title("检索")  # no layout to measure the text: it is drawn, to warn the same
-    shown, _ = figure_style.rendered(unlaid, svg=False, png=False)
-    assert shown is not None and shown.startswith(b"\x89PNG")
+    laid_out = _titled("plain")
+    figure_style.rendered(laid_out, svg=False)
+    assert figure_style.laid_out_svg(laid_out) == svg  # the SVG of the PNG's layout, as the build's children draw it

@@ -144,7 +144,23 @@ def data_warnings(report: "Report") -> list[str]:
                         "so there are no figures or pairwise tests; each system's comparison with the baseline stands.")
     warnings += _relevance_warnings(report)
     warnings += averaging_warnings(experiment)
+    warnings += glyph_warnings(report)
     return warnings
+
+
+def glyph_warnings(report: "Report") -> list[str]:
+    """A line per name shown in the figures (systems, judgment sets, query groups) with characters the
+    figures' font cannot draw: there they are empty boxes (the tables show them)."""
+    from ndcg_report.analysis.figure_style import missing_glyphs
+
+    experiment = report.experiment
+    names = list(experiment.systems)
+    if experiment.judgments is not None:
+        names += [judgment_set.name for judgment_set in experiment.judgments.sets]
+    if experiment.groups is not None:
+        names += [str(group) for group in dict.fromkeys(experiment.groups.to_numpy().tolist())]
+    return [f"{name}: the figures' font has no glyph for {' '.join(chars)}, drawn there as an empty box (the tables "
+            "show the name as given)." for name, chars in missing_glyphs(names).items()]
 
 
 def averaging_warnings(experiment: Experiment) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import matplotlib
@@ -136,8 +136,8 @@ def system_styles(systems: Sequence[str], baseline_name: str) -> dict[str, tuple
 
 def figure_to_png_bytes(figure: Figure) -> bytes:
     """PNG of `figure` at its dpi, with no Software/date metadata: identical bytes for identical figures.
-    matplotlib's warning that a layout could not be fitted is not let into the report (the figure is
-    drawn all the same).
+    It warns nothing (rendered): a layout that cannot be fitted is drawn all the same, and a glyph missing
+    from the font is said by the report's data checks (missing_glyphs).
 
     The bytes are savefig's, drawn once instead of twice: savefig first draws the whole figure without
     output to run the layout engine, then draws it again; here the engine runs by itself (what that first
@@ -149,18 +149,19 @@ def figure_to_png_bytes(figure: Figure) -> bytes:
 def rendered(figure: Figure, svg: bool = True, png: bool = True) -> tuple[bytes | None, str | None]:
     """(figure_to_png_bytes's PNG, or None without png; the SVG of the same laid-out figure, or None
     without svg): the layout engine runs once for both (after the drawing itself it is most of a figure's
-    cost), then each is drawn once. The layout warns what the figure's text warns (a glyph missing from
-    the font), the drawing after it nothing more; the SVG has text as paths, a fixed hash salt and no date
-    (figure_to_svg). With neither, the figure is laid out only: what the build's re-execution does, whose
-    warnings are then the same as the execution that draws (a figure without a layout engine is drawn)."""
+    cost), then each is drawn once; the SVG has text as paths, a fixed hash salt and no date (figure_to_svg).
+    Nothing here warns (a glyph missing from the font: the data checks name it, missing_glyphs), so a
+    figure warns nothing whether it is drawn or not; with neither png nor svg it is not even laid out (the
+    build's re-execution, whose image/png nbval does not compare)."""
     import warnings
 
+    if not png and not svg:
+        return None, None
     buffer = io.BytesIO()
-    text, drawn = None, False
+    text = None
     with matplotlib.rc_context({**rc(), "figure.autolayout": False, "figure.constrained_layout.use": False}), \
             warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*constrained_layout not applied.*")
-        warnings.filterwarnings("ignore", message=".*[Tt]ight.layout.*")
+        warnings.simplefilter("ignore")
         engine = figure.get_layout_engine()
         if engine is not None:
             try:
@@ -169,17 +170,41 @@ def rendered(figure: Figure, svg: bool = True, png: bool = True) -> tuple[bytes 
                 pass
             figure.set_layout_engine(None)
         try:
-            drawn = png or engine is None
-            if drawn:
-                with warnings.catch_warnings():
-                    if engine is not None:
-                        warnings.simplefilter("ignore")  # the layout measured every text: it has warned
-                    figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
+            if png:
+                figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
             text = _svg_text(figure) if svg else None
         finally:
             if engine is not None:
                 figure.set_layout_engine(engine)
-    return (buffer.getvalue() if drawn else None), text
+    return (buffer.getvalue() if png else None), text
+
+
+def missing_glyphs(texts: Iterable[str]) -> dict[str, str]:
+    """{text: its characters the figures' font has no glyph for, each once, in order} of the texts that have
+    any (drawn as empty boxes): what matplotlib would warn while drawing them, found by measuring each
+    character not in ASCII once in the figures' font, not by drawing a figure."""
+    import warnings
+
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.font_manager import FontProperties
+
+    measure, font, lacking = RendererAgg(1, 1, DPI).get_text_width_height_descent, FontProperties(), {}
+    found: dict[str, str] = {}
+    with matplotlib.rc_context(rc()):
+        for text in texts:
+            missing = ""
+            for char in dict.fromkeys(str(text)):
+                if char.isascii() or not char.isprintable():
+                    continue
+                if char not in lacking:
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        measure(char, font, ismath=False)
+                    lacking[char] = any("missing from" in str(warning.message) for warning in caught)
+                missing += char if lacking[char] else ""
+            if missing:
+                found[str(text)] = missing
+    return found
 
 
 def laid_out_svg(figure: Figure) -> str:
@@ -213,9 +238,8 @@ def figure_to_data_uri(figure: Figure) -> str:
 
 def figure_to_svg(figure: Figure) -> str:
     """SVG text of `figure` with text as paths, fixed hash salt and no date: deterministic. It warns
-    nothing: only the execution that writes the report's files draws the SVGs, and a warning (a glyph
-    missing from the font, a layout not fitted) printed by one of the two executions nbval compares
-    would fail the build; figure_to_png_bytes, which both run, warns what the figure's drawing warns."""
+    nothing, as no figure of the report does: a warning printed by one of the two executions nbval
+    compares would fail the build (a glyph missing from the font: the data checks, missing_glyphs)."""
     return _svg_text(figure)
 
 
