@@ -52,7 +52,9 @@ PRELOAD = ("ipykernel.kernelapp", "IPython.display", "ndcg_report.analysis.check
 REAP_SECONDS = 0.05
 # every build child's (server, kernels, papermill, nbval), read at import too; PYTHONSAFEPATH: `python -m`
 # puts no working folder first on sys.path, so no module of the caller's folder runs as code
-KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg", "PYTHONSAFEPATH": "1"}
+KERNEL_ENVIRONMENT = {"PYTHONHASHSEED": "0", "MPLBACKEND": "agg", "PYTHONSAFEPATH": "1",
+                      # one thread per BLAS: two kernels run at once, and spinning threads would fight them
+                      "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # what the caller's environment may hold that would run code in a build's children or change a report:
 # pytest's options (nbval's run), the user's Jupyter config paths, Python's warnings filters, start-up
 # hooks and inspect mode (a step would end in its REPL), and the variable the build sets for nbval's re-execution only
