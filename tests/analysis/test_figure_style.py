@@ -66,6 +66,3 @@ def test_the_png_and_svg_share_one_layout_and_a_figure_not_drawn_is_not_laid_out
     assert [ax.get_position().bounds for ax in figure.axes] == before  # not laid out
     png, svg = figure_style.rendered(_titled("plain"))
     assert png == figure_style.figure_to_png_bytes(_titled("plain")) and svg.startswith("<?xml")
-    laid_out = _titled("plain")
-    figure_style.rendered(laid_out, svg=False)
-    assert figure_style.laid_out_svg(laid_out) == svg  # the SVG of the PNG's layout, as the build's children draw it

@@ -63,28 +63,38 @@ def files_table(report: Report) -> pd.DataFrame:
 
 def report_figures(report: Report) -> list[tuple[str, bytes]]:
     """The report's figures as (caption HTML with its SVG link, PNG bytes); the multi-system ones only
-    with two or more systems."""
-    return [figure_part(report, caption, draw()) for caption, draw in figure_drawers(report)]
+    with two or more systems. Each is handed to report.figures as it is drawn, the PNGs taken at the end
+    (so that figures forked to be drawn beside the kernel are drawn at once: build.kernels.forked_figures)."""
+    pending = [_figure_pending(report, caption, draw()) for caption, draw in figure_drawers(report)]
+    return [(heading, _shown(png)) for heading, png in pending]
 
 
 def figure_part(report: Report, caption: str, figure: "Figure") -> tuple[str, bytes]:
     """(the caption as an <h4> linking the figure's SVG, its PNG): the figure is numbered in the report's
-    order as `figures/NN-words-of-its-caption.svg`, and its SVG kept in report.figure_files when the
-    report's files are written (the link is the same either way, so both executions show the same).
-    Laid out once for both (figure_style.rendered); without report.figure_pixels laid out only, NOT_DRAWN shown."""
+    order as `figures/NN-words-of-its-caption.svg`, drawn by report.figures (its PNG and, when the report's
+    files are written, its SVG, of one layout: figure_style.rendered); the link is the same either way, so
+    both executions show the same. Without pixels (the build's re-execution) figure_style.NOT_DRAWN is shown."""
+    heading, png = _figure_pending(report, caption, figure)
+    return heading, _shown(png)
+
+
+def _figure_pending(report: Report, caption: str, figure: "Figure") -> tuple[str, Callable[[], bytes | None]]:
     import re
 
-    from ndcg_report.analysis.figure_style import NOT_DRAWN, rendered
     from ndcg_report.analysis.html import escape
 
     words = re.sub(r"[^a-z0-9]+", "-", caption.lower()).strip("-")[:48].rstrip("-") or "figure"
     name = f"{FIGURES_FOLDER}/{len(report.figure_names) + 1:02d}-{words}.svg"
     report.figure_names.append(name)
-    png, _ = rendered(figure, svg=False, png=report.figure_pixels)
-    if report.figure_files is not None:
-        report.figure_files.add(name, figure)
     heading = f'<h4>{escape(caption)} <a class="svg" href="{escape(name)}">SVG</a></h4>'
-    return heading, png if png is not None else NOT_DRAWN
+    return heading, report.figures.add(name, figure)
+
+
+def _shown(png: Callable[[], bytes | None]) -> bytes:
+    from ndcg_report.analysis.figure_style import NOT_DRAWN
+
+    drawn = png()
+    return drawn if drawn is not None else NOT_DRAWN
 
 
 FIGURES_FOLDER = "figures"  # beside report.html: every figure of the report as SVG

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 import matplotlib
@@ -207,19 +207,6 @@ def missing_glyphs(texts: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def laid_out_svg(figure: Figure) -> str:
-    """The SVG of a figure rendered() has laid out, without laying it out again: the SVG rendered() gives."""
-    engine = figure.get_layout_engine()
-    if engine is not None:
-        figure.set_layout_engine(None)
-    try:
-        with matplotlib.rc_context({**rc(), "figure.autolayout": False, "figure.constrained_layout.use": False}):
-            return _svg_text(figure)
-    finally:
-        if engine is not None:
-            figure.set_layout_engine(engine)
-
-
 def _svg_text(figure: Figure) -> str:
     """The figure as SVG as it is laid out now, under rc(), warning nothing."""
     import warnings
@@ -304,22 +291,28 @@ def legend(ax: Axes, handles: list, labels: list[str], inside: str = "best") -> 
 
 
 class FigureFiles:
-    """The SVG of each figure a report shows, by its name (figures/NN-....svg), written when the report's
-    files are: each rendered as it is added, from the layout its PNG was drawn with (figure_style.laid_out_svg)."""
+    """Each figure a report shows, drawn: its PNG (unless pixels is false: the build's re-execution, whose
+    image/png nbval does not compare) and, with svg (the report's files are written), its SVG by name,
+    both of one layout (rendered). Here each is drawn as it is added; build.kernels.forked_figures draws them
+    in forked children."""
 
-    def __init__(self) -> None:
+    def __init__(self, pixels: bool = True, svg: bool = False) -> None:
+        self.pixels, self.svg = pixels, svg
         self._files: dict[str, bytes] = {}
 
-    def add(self, name: str, figure: "Figure") -> None:
-        """Keep the SVG of a figure laid out by figure_style.rendered."""
-        self._files[name] = laid_out_svg(figure).encode("utf-8")
+    def add(self, name: str, figure: Figure) -> Callable[[], bytes | None]:
+        """Draw a figure; a function giving its PNG (None without pixels), once drawn."""
+        png, svg = rendered(figure, svg=self.svg, png=self.pixels)
+        if svg is not None:
+            self._files[name] = svg.encode("utf-8")
+        return lambda: png
 
     def files(self) -> dict[str, bytes]:
-        """{name: SVG bytes} of every figure added, in order."""
+        """{name: SVG bytes} of every figure added (with svg), in order."""
         return dict(self._files)
 
 
-# The PNG a figure shows where it is laid out but not drawn (Report.figure_pixels false: the build's
+# The PNG a figure shows where it is not drawn (FigureFiles without pixels: the build's
 # re-execution, whose image/png nbval does not compare): a valid 1 x 1 transparent PNG.
 NOT_DRAWN = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
                           "0000000d49444154789c6360606060000000050001a5f645400000000049454e44ae426082")

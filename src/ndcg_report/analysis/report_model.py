@@ -96,6 +96,13 @@ def baseline_inputs(params: ReportParameters) -> tuple[RunInput, ...]:
     return (*first, *params.more_baselines)
 
 
+def _figure_files() -> "FigureFiles":
+    """A report's figures drawn as they are added, PNG only (figure_style.FigureFiles)."""
+    from ndcg_report.analysis.figure_style import FigureFiles
+
+    return FigureFiles()
+
+
 def default_title(names: Sequence[str], baseline_name: str, more_baselines: Sequence[str] = ()) -> str:
     """'A against B', 'A, B and C against D', or 'N systems against D'; with several baselines, the systems
     other than them against them all ('A and B against D and E')."""
@@ -183,8 +190,7 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     group_rows: pd.DataFrame | None = None  # with query groups: analysis.tables.groups.group_table's rows
     figure_names: list[str] = field(default_factory=list)  # figures/NN-name.svg of each figure shown, in order
-    figure_files: FigureFiles | None = None  # their SVG, when the report's files are written (else None)
-    figure_pixels: bool = True  # False: figures laid out, not drawn (the build's re-execution: nbval skips image/png)
+    figures: FigureFiles = field(default_factory=lambda: _figure_files())  # draws each figure; its SVGs when written
 
     @property
     def title(self) -> str:

@@ -26,7 +26,7 @@ from ndcg_report.analysis.report_model import Report, ReportParameters
 from ndcg_report.analysis.tables.groups import group_table
 from ndcg_report.analysis.tables.report_groups import per_group_csv_chunks
 from ndcg_report.build.input_cache import cache_folder
-from ndcg_report.build.kernels.forked_svgs import ForkedFigureFiles
+from ndcg_report.build.kernels.forked_figures import ForkedFigureFiles
 from ndcg_report.build.loading import baseline_path, checked_baseline, checked_runs, input_qrels, judgment_sets
 from ndcg_report.build.steps.processes import REVALIDATION_ENV
 from ndcg_report.core.relevance_level import RelevanceLevelWarning
@@ -83,8 +83,7 @@ def load_report(params: ReportParameters, keep_figures: bool = False) -> Report:
     group_rows = group_table(experiment) if experiment.groups is not None else None
     revalidation = bool(os.environ.get(REVALIDATION_ENV))  # nbval's re-execution: it compares no image/png
     report = Report(params, experiment, qrels, pd.DataFrame(records), group_rows=group_rows,
-                    figure_files=ForkedFigureFiles() if keep_figures and not revalidation else None,
-                    figure_pixels=not revalidation)
+                    figures=ForkedFigureFiles(pixels=not revalidation, svg=keep_figures and not revalidation))
     report.warnings.extend(data_warnings(report))
     return report
 
@@ -141,7 +140,7 @@ def save_outputs(report: Report, folder: str | Path, record: dict | None = None,
     with open(folder / "per_query.csv", "wb") as out:
         for chunk in per_query_csv_chunks(report):
             out.write(chunk)
-    figures = report.figure_files.files() if report.figure_files is not None else {}
+    figures = report.figures.files()
     if figures:
         (folder / FIGURES_FOLDER).mkdir(exist_ok=True)
         for name, svg in figures.items():

@@ -1,0 +1,53 @@
+"""A report's figures drawn by forked children (build/kernels/forked_figures.py): the PNG and SVG bytes the
+kernel would draw itself, in the order added, none without pixels or files, and a child that fails is drawn
+again in the kernel."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ndcg_report.analysis import figure_style
+from ndcg_report.analysis.figure_style import FigureFiles
+from ndcg_report.build.kernels.forked_figures import ForkedFigureFiles
+
+
+def _figures():
+    found = []
+    for title in ("one", "two", "检索"):
+        figure, ax = figure_style.new_figure()
+        ax.plot([0, 1], [1, 0], label=title)
+        ax.set_title(title)
+        ax.legend()
+        found.append(figure)
+    return found
+
+
+def _drawn(files: FigureFiles) -> tuple[list, dict]:
+    pending = [files.add(f"figures/{number:02d}.svg", figure) for number, figure in enumerate(_figures())]
+    return [png() for png in pending], files.files()
+
+
+@pytest.mark.parametrize("pixels, svg", [(True, True), (True, False), (False, False)])
+def test_the_children_draw_the_bytes_the_kernel_would_in_the_order_added(pixels, svg):
+    forked, inline = _drawn(ForkedFigureFiles(pixels, svg)), _drawn(FigureFiles(pixels, svg))
+    assert forked == inline
+    pngs, svgs = forked
+    assert all(png.startswith(b"\x89PNG") for png in pngs) if pixels else pngs == [None, None, None]
+    assert list(svgs) == (["figures/00.svg", "figures/01.svg", "figures/02.svg"] if svg else [])
+    assert all(text.startswith(b"<?xml") for text in svgs.values())
+
+
+def test_a_child_that_fails_is_drawn_again_in_the_kernel(monkeypatch):
+    expected = _drawn(FigureFiles(True, True))
+    real_fork = os.fork
+
+    def failing_fork():
+        pid = real_fork()
+        if pid == 0:
+            os._exit(3)  # as a child killed before it wrote anything
+        return pid
+
+    monkeypatch.setattr(os, "fork", failing_fork)
+    assert _drawn(ForkedFigureFiles(True, True)) == expected
