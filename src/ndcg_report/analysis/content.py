@@ -65,8 +65,8 @@ def report_figures(report: Report) -> list[tuple[str, bytes]]:
     """The report's figures as (caption HTML with its SVG link, PNG bytes); the multi-system ones only
     with two or more systems. Each is handed to report.figures as it is drawn, the PNGs taken at the end
     (so that figures forked to be drawn beside the kernel are drawn at once: build.kernels.forked_figures)."""
-    pending = [_figure_pending(report, caption, draw()) for caption, draw in figure_drawers(report)]
-    return [(heading, _shown(png)) for heading, png in pending]
+    pending = [figure_pending(report, caption, draw()) for caption, draw in figure_drawers(report)]
+    return [(heading, shown_png(png)) for heading, png in pending]
 
 
 def figure_part(report: Report, caption: str, figure: "Figure") -> tuple[str, bytes]:
@@ -74,11 +74,13 @@ def figure_part(report: Report, caption: str, figure: "Figure") -> tuple[str, by
     order as `figures/NN-words-of-its-caption.svg`, drawn by report.figures (its PNG and, when the report's
     files are written, its SVG, of one layout: figure_style.rendered); the link is the same either way, so
     both executions show the same. Without pixels (the build's re-execution) figure_style.NOT_DRAWN is shown."""
-    heading, png = _figure_pending(report, caption, figure)
-    return heading, _shown(png)
+    heading, png = figure_pending(report, caption, figure)
+    return heading, shown_png(png)
 
 
-def _figure_pending(report: Report, caption: str, figure: "Figure") -> tuple[str, Callable[[], bytes | None]]:
+def figure_pending(report: Report, caption: str, figure: "Figure") -> tuple[str, Callable[[], bytes | None]]:
+    """figure_part's (heading, a function giving its PNG): the figure handed to report.figures, which may draw
+    it beside the kernel; take the PNG (shown_png) once every figure of a cell is handed over."""
     import re
 
     from ndcg_report.analysis.html import escape
@@ -90,7 +92,8 @@ def _figure_pending(report: Report, caption: str, figure: "Figure") -> tuple[str
     return heading, report.figures.add(name, figure)
 
 
-def _shown(png: Callable[[], bytes | None]) -> bytes:
+def shown_png(png: Callable[[], bytes | None]) -> bytes:
+    """The PNG a pending figure shows: its own, or figure_style.NOT_DRAWN where it is not drawn."""
     from ndcg_report.analysis.figure_style import NOT_DRAWN
 
     drawn = png()

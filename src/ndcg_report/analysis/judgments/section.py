@@ -27,7 +27,7 @@ def parts(report: Report) -> list[Part]:
     """The section's parts in order: heading and note, the sets, label agreement, per other set its
     confusion matrix and per-label table, the systems' means and orders, the grid of verdicts under
     each set, the queries the sets disagree on most; [] without several judgment sets."""
-    from ndcg_report.analysis.content import figure_part
+    from ndcg_report.analysis.content import figure_pending, shown_png
     from ndcg_report.analysis.judgments.figures import confusion_heatmap, means_scatter
 
     comparison = report.experiment.judgments
@@ -42,7 +42,7 @@ def parts(report: Report) -> list[Part]:
     for other in comparison.comparisons:
         if _filled(comparison, other.name):
             continue  # the reference's labels wherever it has one: agreement 1 by construction
-        found.append(("png", *figure_part(report, f"Labels: {comparison.reference} (rows) against {other.name} (columns)",
+        found.append(("png", *figure_pending(report, f"Labels: {comparison.reference} (rows) against {other.name} (columns)",
                                           confusion_heatmap(other.agreement, comparison.reference, other.name))))
         found.append(("html", html.table_html(per_label_table(other, comparison.reference), index=False)))
     if comparison.systems:
@@ -52,7 +52,7 @@ def parts(report: Report) -> list[Part]:
                   ("html", html.text_html("System orders: the reference's against each other set's", "h4")),
                   ("html", html.table_html(orders_table(comparison), index=False)),
                   ("html", html.text_html(ORDERS_NOTE, "p", "note"))]
-        found.append(("png", *figure_part(
+        found.append(("png", *figure_pending(
             report, f"Mean {headline} of each system: {comparison.reference} (x) against each other set (y)",
             means_scatter(comparison.measure_means(headline), comparison.reference, headline))))
         grid = verdict_grid(comparison, [m.label for m in comparison.measures], holm_floor(report))
@@ -67,7 +67,8 @@ def parts(report: Report) -> list[Part]:
             found += [("html", html.text_html(f"Queries where the sets disagree most on {headline}", "h4")),
                       ("html", html.table_html(queries, index=False, html_columns=("set", "qid"))),
                       ("html", html.text_html(QUERIES_NOTE, "p", "note"))]
-    return found
+    # every figure handed over before any PNG is taken, so that they are drawn at once (content.figure_pending)
+    return [("png", part[1], shown_png(part[2])) if part[0] == "png" else part for part in found]
 
 
 ORDERS_NOTE = ("Kendall's tau-b and Spearman's rho of the systems' means under the two sets (1: the same order), tau-b "
