@@ -1,6 +1,6 @@
-"""A report's figures drawn by forked children (build/kernels/forked_figures.py): the PNG and SVG bytes the
-kernel would draw itself, in the order added, none without pixels or files, and a child that fails is drawn
-again in the kernel."""
+"""A report's figures made and drawn by forked children (build/kernels/forked_figures.py): the PNG and SVG
+bytes the kernel would draw itself, in the order added, none without pixels or files; a child that fails is
+drawn again in the kernel, and a figure whose code raises raises there."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def _figures():
 
 
 def _drawn(files: FigureFiles) -> tuple[list, dict]:
-    pending = [files.add(f"figures/{number:02d}.svg", figure) for number, figure in enumerate(_figures())]
+    pending = [files.add(f"figures/{number:02d}.svg", lambda figure=figure: figure)
+               for number, figure in enumerate(_figures())]
     return [png() for png in pending], files.files()
 
 
@@ -51,3 +52,15 @@ def test_a_child_that_fails_is_drawn_again_in_the_kernel(monkeypatch):
 
     monkeypatch.setattr(os, "fork", failing_fork)
     assert _drawn(ForkedFigureFiles(True, True)) == expected
+
+
+def test_a_figure_whose_code_raises_raises_in_the_kernel():
+    def broken():
+        raise ValueError("no data to draw")
+
+    files = ForkedFigureFiles(True, True)
+    png = files.add("figures/01.svg", broken)
+    with pytest.raises(ValueError, match="no data to draw"):
+        png()
+    with pytest.raises(ValueError, match="no data to draw"):  # the re-execution runs the figure's code too
+        FigureFiles(False, False).add("figures/01.svg", broken)

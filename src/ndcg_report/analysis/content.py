@@ -65,7 +65,7 @@ def report_figures(report: Report) -> list[tuple[str, bytes]]:
     """The report's figures as (caption HTML with its SVG link, PNG bytes); the multi-system ones only
     with two or more systems. Each is handed to report.figures as it is drawn, the PNGs taken at the end
     (so that figures forked to be drawn beside the kernel are drawn at once: build.kernels.forked_figures)."""
-    pending = [figure_pending(report, caption, draw()) for caption, draw in figure_drawers(report)]
+    pending = [figure_pending(report, caption, draw) for caption, draw in figure_drawers(report)]
     return [(heading, shown_png(png)) for heading, png in pending]
 
 
@@ -74,13 +74,14 @@ def figure_part(report: Report, caption: str, figure: "Figure") -> tuple[str, by
     order as `figures/NN-words-of-its-caption.svg`, drawn by report.figures (its PNG and, when the report's
     files are written, its SVG, of one layout: figure_style.rendered); the link is the same either way, so
     both executions show the same. Without pixels (the build's re-execution) figure_style.NOT_DRAWN is shown."""
-    heading, png = figure_pending(report, caption, figure)
+    heading, png = figure_pending(report, caption, lambda: figure)
     return heading, shown_png(png)
 
 
-def figure_pending(report: Report, caption: str, figure: "Figure") -> tuple[str, Callable[[], bytes | None]]:
-    """figure_part's (heading, a function giving its PNG): the figure handed to report.figures, which may draw
-    it beside the kernel; take the PNG (shown_png) once every figure of a cell is handed over."""
+def figure_pending(report: Report, caption: str, draw: Callable[[], "Figure"]) -> tuple[str, Callable[[], bytes | None]]:
+    """figure_part's (heading, a function giving its PNG) of the figure `draw` makes, handed to report.figures,
+    which may make and draw it beside the kernel; take the PNG (shown_png) once every figure of a cell is
+    handed over."""
     import re
 
     from ndcg_report.analysis.html import escape
@@ -89,7 +90,7 @@ def figure_pending(report: Report, caption: str, figure: "Figure") -> tuple[str,
     name = f"{FIGURES_FOLDER}/{len(report.figure_names) + 1:02d}-{words}.svg"
     report.figure_names.append(name)
     heading = f'<h4>{escape(caption)} <a class="svg" href="{escape(name)}">SVG</a></h4>'
-    return heading, report.figures.add(name, figure)
+    return heading, report.figures.add(name, draw)
 
 
 def shown_png(png: Callable[[], bytes | None]) -> bytes:

@@ -290,6 +290,16 @@ def legend(ax: Axes, handles: list, labels: list[str], inside: str = "best") -> 
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8)
 
 
+def made(draw: Callable[[], Figure]) -> Figure:
+    """The figure draw makes, warning nothing (as rendered: a figure's code may be run where no one sees its
+    warnings, beside the kernel, so neither execution shows them)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return draw()
+
+
 class FigureFiles:
     """Each figure a report shows, drawn: its PNG (unless pixels is false: the build's re-execution, whose
     image/png nbval does not compare) and, with svg (the report's files are written), its SVG by name,
@@ -300,9 +310,10 @@ class FigureFiles:
         self.pixels, self.svg = pixels, svg
         self._files: dict[str, bytes] = {}
 
-    def add(self, name: str, figure: Figure) -> Callable[[], bytes | None]:
-        """Draw a figure; a function giving its PNG (None without pixels), once drawn."""
-        png, svg = rendered(figure, svg=self.svg, png=self.pixels)
+    def add(self, name: str, draw: Callable[[], Figure]) -> Callable[[], bytes | None]:
+        """Draw a figure (draw makes it: its code runs even where no pixel is drawn); a function giving its
+        PNG (None without pixels), once drawn."""
+        png, svg = rendered(made(draw), svg=self.svg, png=self.pixels)
         if svg is not None:
             self._files[name] = svg.encode("utf-8")
         return lambda: png

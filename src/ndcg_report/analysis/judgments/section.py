@@ -27,6 +27,8 @@ def parts(report: Report) -> list[Part]:
     """The section's parts in order: heading and note, the sets, label agreement, per other set its
     confusion matrix and per-label table, the systems' means and orders, the grid of verdicts under
     each set, the queries the sets disagree on most; [] without several judgment sets."""
+    from functools import partial
+
     from ndcg_report.analysis.content import figure_pending, shown_png
     from ndcg_report.analysis.judgments.figures import confusion_heatmap, means_scatter
 
@@ -43,7 +45,7 @@ def parts(report: Report) -> list[Part]:
         if _filled(comparison, other.name):
             continue  # the reference's labels wherever it has one: agreement 1 by construction
         found.append(("png", *figure_pending(report, f"Labels: {comparison.reference} (rows) against {other.name} (columns)",
-                                          confusion_heatmap(other.agreement, comparison.reference, other.name))))
+                                             partial(confusion_heatmap, other.agreement, comparison.reference, other.name))))
         found.append(("html", html.table_html(per_label_table(other, comparison.reference), index=False)))
     if comparison.systems:
         found += [("html", html.text_html("Each system's mean under each set (as eval prints it on that set)", "h4")),
@@ -54,7 +56,7 @@ def parts(report: Report) -> list[Part]:
                   ("html", html.text_html(ORDERS_NOTE, "p", "note"))]
         found.append(("png", *figure_pending(
             report, f"Mean {headline} of each system: {comparison.reference} (x) against each other set (y)",
-            means_scatter(comparison.measure_means(headline), comparison.reference, headline))))
+            partial(means_scatter, comparison.measure_means(headline), comparison.reference, headline))))
         grid = verdict_grid(comparison, [m.label for m in comparison.measures], holm_floor(report))
         if not grid.empty:
             found += [("html", html.text_html(f"Verdicts against {comparison.baseline} under each set, every measure",

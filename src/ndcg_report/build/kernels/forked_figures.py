@@ -1,25 +1,27 @@
-"""A report's figures drawn beside the kernel: each figure's PNG and SVG by a child forked once its artists are.
+"""A report's figures drawn beside the kernel: each figure made, laid out and drawn by a child forked for it.
 
-Laying a figure out and drawing its PNG and SVG is most of what a figure costs, and the kernel need not
-wait for it figure by figure: the build's first execution forks a child per figure, holding the figure as
-its code left it, which lays it out once and writes its PNG and SVG (figure_style.rendered: the same bytes
-as drawn in the kernel) into a private temporary folder, and exits. Meanwhile the kernel draws the next
-figure's artists, and the other core (where the re-execution draws no pixels) does the drawing. A PNG is
-waited for when it is shown, the SVGs when the report's files are written. A figure is held until its
-child has ended; a child that failed has its figure drawn again in the kernel.
+Making a figure, laying it out and drawing its PNG and SVG is what a figure costs, and the kernel need not
+do it figure by figure: the build's first execution forks a child per figure, which runs the figure's code
+on the kernel's state as it stands (the same figure), lays it out once and writes its PNG and SVG
+(figure_style.rendered: the bytes the kernel would draw) into a private temporary folder, and exits. The
+kernel hands every figure of a cell over, then waits for the PNGs (the SVGs: when the report's files are
+written); meanwhile both cores draw (the re-execution's runs each figure's code but draws no pixel), and
+the kernel itself writes next to nothing while its children run (each page it writes would be copied). A
+child that failed has its figure made and drawn again in the kernel, with the error its code raises.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ndcg_report.analysis.figure_style import FigureFiles, rendered
+from ndcg_report.analysis.figure_style import FigureFiles, made, rendered
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -30,15 +32,16 @@ class ForkedFigureFiles(FigureFiles):
 
     def __init__(self, pixels: bool = True, svg: bool = False) -> None:
         super().__init__(pixels, svg)
-        self._running: dict[str, tuple[int, Path, "Figure"]] = {}  # name: (pid, its files' stem, the figure)
+        self._running: dict[str, tuple[int, Path, Callable[[], "Figure"]]] = {}  # name: (pid, its files' stem, draw)
         self._pngs: dict[str, bytes | None] = {}
         self._order: list[str] = []
         self._folder: Path | None = None
 
-    def add(self, name: str, figure: "Figure") -> Callable[[], bytes | None]:
-        """Fork a child that draws this figure; a function waiting for its PNG (None without pixels)."""
+    def add(self, name: str, draw: Callable[[], "Figure"]) -> Callable[[], bytes | None]:
+        """Fork a child that makes (draw) and draws this figure; a function waiting for its PNG (None without
+        pixels)."""
         if not hasattr(os, "fork") or not (self.pixels or self.svg):
-            return super().add(name, figure)
+            return super().add(name, draw)
         self._order.append(name)
         self._collect(block=False)  # the figures of the children that have ended are let go
         if self._folder is None:
@@ -50,7 +53,8 @@ class ForkedFigureFiles(FigureFiles):
         if pid == 0:  # the child: draw, write, leave at once (no exit handler, no buffer of the kernel's flushed)
             code = 1
             try:
-                png, svg = rendered(figure, svg=self.svg, png=self.pixels)
+                sys.stdout = sys.stderr = open(os.devnull, "w")  # the kernel's streams are its own, not the child's
+                png, svg = rendered(made(draw), svg=self.svg, png=self.pixels)
                 if svg is not None:
                     stem.with_suffix(".svg").write_bytes(svg.encode("utf-8"))
                 if png is not None:
@@ -58,7 +62,7 @@ class ForkedFigureFiles(FigureFiles):
                 code = 0
             finally:
                 os._exit(code)
-        self._running[name] = (pid, stem, figure)
+        self._running[name] = (pid, stem, draw)
         return lambda: self._png(name)
 
     def files(self) -> dict[str, bytes]:
@@ -75,10 +79,10 @@ class ForkedFigureFiles(FigureFiles):
         return self._pngs.pop(name, None)
 
     def _collect(self, block: bool, only: str | None = None) -> None:
-        """Take what each child that has ended wrote (waiting, with block; for one figure, with only) and
-        let its figure go; a child killed or failed has its figure drawn here instead."""
+        """Take what each child that has ended wrote (waiting, with block; for one figure, with only); a child
+        killed or failed has its figure made and drawn here instead."""
         for name in [only] if only is not None else list(self._running):
-            pid, stem, figure = self._running[name]
+            pid, stem, draw = self._running[name]
             ended, status = os.waitpid(pid, 0 if block else os.WNOHANG)
             if not ended:
                 continue
@@ -89,7 +93,7 @@ class ForkedFigureFiles(FigureFiles):
             if done:
                 png, svg = (png_file.read_bytes() if self.pixels else None), (svg_file.read_bytes() if self.svg else None)
             else:
-                drawn, text = rendered(figure, svg=self.svg, png=self.pixels)
+                drawn, text = rendered(made(draw), svg=self.svg, png=self.pixels)
                 png, svg = drawn, (text.encode("utf-8") if text is not None else None)
             self._pngs[name] = png
             if svg is not None:
