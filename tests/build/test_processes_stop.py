@@ -65,3 +65,20 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "Z"
+
+
+def test_a_child_started_niced_runs_at_that_much_lower_priority_and_nbval_is_started_so(tmp_path, monkeypatch):
+    """nbval's process waits on papermill's cells: niced, it leaves the fork server's imports (which both
+    kernels wait for) the cores; a child started without nice keeps this process's priority."""
+    from ndcg_report.build import pipeline
+    from ndcg_report.build.steps.processes import ChildProcess
+
+    show = [sys.executable, "-c", "import os; print(os.nice(0))"]
+    own = os.nice(0)
+    assert ChildProcess(show, dict(os.environ), nice=10).wait().stdout.strip() == str(min(own + 10, 19))
+    assert ChildProcess(show, dict(os.environ)).wait().stdout.strip() == str(own)
+    started = {}
+    monkeypatch.setattr(pipeline, "ChildProcess", lambda command, env, **options: started.update(options))
+    (tmp_path / ".jupyter").mkdir()
+    pipeline._start_nbval(tmp_path / "report.ipynb", {}, 60)
+    assert started["nice"] == 10

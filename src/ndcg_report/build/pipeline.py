@@ -340,6 +340,11 @@ def _drop_run_specific_metadata(executed: Path) -> None:
     nbformat.write(notebook, executed)
 
 
+# nbval's own process (its kernel is the fork server's child) waits on papermill's cells; niced, its start-up
+# does not slow the fork server's imports, which both kernels wait for
+NBVAL_NICE = 10
+
+
 def _start_nbval(executed: Path, env: dict[str, str], timeout: int, progress: bool = False) -> ChildProcess:
     """nbval: re-execute the executed notebook and compare every output with the stored one (pytest
     with only the plugins it needs: autoloading every installed one costs a second). Started with
@@ -358,7 +363,7 @@ def _start_nbval(executed: Path, env: dict[str, str], timeout: int, progress: bo
     ]
     return ChildProcess(command, {**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", REVALIDATION_ENV: "1"},
                         cwd=str(executed.parent),
-                        label="nbval" if progress else "", talk=True, line=2)
+                        label="nbval" if progress else "", talk=True, line=2, nice=NBVAL_NICE)
 
 
 def _check_nbval(result: Finished, executed: Path) -> None:

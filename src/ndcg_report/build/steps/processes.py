@@ -78,6 +78,19 @@ class Finished:
 _PR_SET_PDEATHSIG = 1
 
 
+def _niced(before: Callable[[], None] | None, nice: int) -> Callable[[], None] | None:
+    """A preexec_fn running `before` (if any), then lowering the child's priority by nice (if any)."""
+    if not nice:
+        return before
+
+    def in_child() -> None:
+        if before is not None:
+            before()
+        os.nice(nice)
+
+    return in_child
+
+
 def die_with_starter() -> Callable[[], None] | None:
     """Popen's preexec_fn that has Linux SIGKILL the child when this process dies (killed for memory,
     a SIGKILL: no child outlives it); None elsewhere, or off the main thread (Linux sends the signal
@@ -129,13 +142,14 @@ class ChildProcess:
     over its progress lines. Stopping the parent (Ctrl-C, a stop signal) kills it, as subprocess.run does."""
 
     def __init__(self, command: list[str], env: dict[str, str], cwd: str | None = None, label: str = "",
-                 talk: bool = False, line: int = 1, pass_fds: tuple[int, ...] = ()) -> None:
+                 talk: bool = False, line: int = 1, pass_fds: tuple[int, ...] = (), nice: int = 0) -> None:
         """talk: keep the child's stdin open for send() (else it reads nothing); line: where its bar is
         drawn, counted from the step's line (0), so that bars of children running at once do not mix;
-        pass_fds: file descriptors the child inherits (subprocess.Popen's)."""
+        pass_fds: file descriptors the child inherits (subprocess.Popen's); nice: lower its priority by this
+        (a child that waits on others, so that theirs go first)."""
         self._process = started(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.PIPE if talk else subprocess.DEVNULL, text=True, encoding="utf-8",
-                                errors="replace", pass_fds=pass_fds, preexec_fn=die_with_starter())
+                                errors="replace", pass_fds=pass_fds, preexec_fn=_niced(die_with_starter(), nice))
         self._label = label
         self._line = line
         self._stdout: list[str] = []
