@@ -19,6 +19,7 @@ from ndcg_report.core.toplists import RBO_PERSISTENCE
 from ndcg_report.analysis.drilldown import drilldown_queries
 from ndcg_report.core.measures.names import Measure
 from ndcg_report.analysis.tables.report_groups import groups_record
+from ndcg_report.analysis.paper.record import more_baselines_record
 from ndcg_report.analysis.report_model import Report
 from ndcg_report.analysis.results import family_note, interval_name, verdicts
 from ndcg_report.version import __version__
@@ -82,7 +83,8 @@ def summary_record(report: Report) -> dict:
             "description": family_note(experiment),
         },
         "comparisons": comparisons,
-        **({"more_baselines": _more_baselines(experiment)} if experiment.more_baselines else {}),
+        **({"more_baselines": more_baselines_record(experiment, lambda frame: _records(frame, experiment.measures))}
+           if experiment.more_baselines else {}),
         "pairwise": {
             "method": "randomized Tukey HSD", "measure": test.label, "n_queries": test.n_queries,
             "n_resamples": test.n_resamples, "null_distribution": test.method, "alpha": test.alpha,
@@ -106,20 +108,6 @@ def summary_record(report: Report) -> dict:
         "warnings": report.warnings,
         "command": report.command,
     }
-
-
-def _more_baselines(experiment) -> dict:
-    """Per baseline after the first, in order: its Holm family (the other systems, the first baseline too) and
-    every system's comparison with it, as `comparison_family` and `comparisons` are for the first."""
-    record = {}
-    for base in experiment.more_baselines:
-        table = experiment.comparisons_with(base)
-        systems = list(table.index.get_level_values(0).unique())
-        record[base] = {
-            "family": {"adjustment": "holm", "over": "systems", "size": len(systems), "systems": systems},
-            "comparisons": {name: _records(table.loc[name], experiment.measures) for name in systems},
-        }
-    return record
 
 
 def _judgments(experiment) -> dict | None:

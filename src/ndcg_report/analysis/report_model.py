@@ -190,7 +190,7 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     group_rows: pd.DataFrame | None = None  # with query groups: analysis.tables.groups.group_table's rows
     figure_names: list[str] = field(default_factory=list)  # figures/NN-name.svg of each figure shown, in order
-    figures: FigureFiles = field(default_factory=lambda: _figure_files())  # draws each figure; its SVGs when written
+    figures: FigureFiles = field(default_factory=_figure_files)  # draws each figure; its SVGs when written
 
     @property
     def title(self) -> str:

@@ -169,9 +169,10 @@ def compare_arrays(
     If all deltas are 0, test statistics are NaN and p-values 1.0; with one query, NaN; with none, NaN
     throughout (n 0).
     """
+    verdict = verdict_statistics(x, y, flip_rng, n_resamples, large_n)
     if len(x) == 0:
-        return {"n": 0, **{name: np.nan for name in COLUMNS if name not in ("n", "family_size", "family_confidence")},
-                "wins": 0, "ties": 0, "losses": 0, "randomization_method": MONTE_CARLO, "ci_method": MONTE_CARLO}
+        return {**{name: np.nan for name in COLUMNS if name not in ("family_size", "family_confidence")},
+                **verdict, "wins": 0, "ties": 0, "losses": 0, "ci_method": MONTE_CARLO}
     d = x - y
     n = len(d)
     differs = bool(np.any(d != 0))
@@ -183,24 +184,20 @@ def compare_arrays(
     levels = (confidence,) if family_confidence in (None, confidence) else (confidence, family_confidence)
     intervals, ci_method = (mean_intervals(d, boot_rng, n_resamples, levels, large_n) if n > 1
                             else ([(np.nan, np.nan)] * len(levels), MONTE_CARLO))
-    randomization = randomization_test(d, flip_rng, n_resamples, large_n)
     sd = float(d.std(ddof=1)) if n > 1 else np.nan
     return {
-        "n": n,
-        "run_mean": float(x.mean()), "baseline_mean": baseline_mean,
+        **verdict,
         "run_median": float(np.median(x)), "baseline_median": float(np.median(y)),
-        "delta": float(d.mean()),
         "relative_delta": float(d.mean()) / baseline_mean if baseline_mean != 0 else np.nan,
         "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum()),
         "t_statistic": float(t.statistic) if t is not None else np.nan,
         "t_pvalue": float(t.pvalue) if t is not None else no_test,
         "wilcoxon_statistic": float(w.statistic) if w is not None else np.nan,
         "wilcoxon_pvalue": float(w.pvalue) if w is not None else no_test,
-        "randomization_pvalue": randomization[0],
         "ci_low": intervals[0][0], "ci_high": intervals[0][1],
         "family_ci_low": intervals[-1][0], "family_ci_high": intervals[-1][1],
         "effect_size": float(d.mean()) / sd if sd > 0 else np.nan,  # Cohen's d_z
-        "randomization_method": randomization[1], "ci_method": ci_method,
+        "ci_method": ci_method,
     }
 
 

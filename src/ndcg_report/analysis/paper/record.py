@@ -42,8 +42,8 @@ def experiment_record(experiment: Any) -> dict:
         "comparison_family": {"adjustment": "holm", "over": "systems", "size": experiment.family_size},
         "comparisons": {name: _records(experiment.comparison(name), measures, COMPARISON_COLUMNS)
                         for name in experiment.names},
-        **({"more_baselines": {base: _more_baseline(experiment.comparisons_with(base), measures)
-                               for base in experiment.more_baselines}} if experiment.more_baselines else {}),
+        **({"more_baselines": more_baselines_record(
+            experiment, lambda frame: _records(frame, measures, COMPARISON_COLUMNS))} if experiment.more_baselines else {}),
         "pairwise": {
             "method": "randomized Tukey HSD", "measure": test.label, "n_queries": test.n_queries,
             "n_resamples": test.n_resamples, "null_distribution": test.method, "alpha": test.alpha,
@@ -53,11 +53,16 @@ def experiment_record(experiment: Any) -> dict:
     }
 
 
-def _more_baseline(table: Any, measures: tuple) -> dict:
-    """summary.json's record of the comparisons with a baseline after the first: its family and comparisons."""
-    systems = list(dict.fromkeys(table.index.get_level_values(0)))
-    return {"family": {"adjustment": "holm", "over": "systems", "size": len(systems), "systems": systems},
-            "comparisons": {name: _records(table.loc[name], measures, COMPARISON_COLUMNS) for name in systems}}
+def more_baselines_record(experiment: Any, records: Callable[[Any], dict]) -> dict:
+    """summary.json's `more_baselines`: per baseline after the first, in order, its Holm family (the systems
+    compared with it) and each system's comparison with it, that system's rows (measures in order) made by records."""
+    found = {}
+    for base in experiment.more_baselines:
+        table = experiment.comparisons_with(base)
+        systems = list(dict.fromkeys(table.index.get_level_values(0)))
+        found[base] = {"family": {"adjustment": "holm", "over": "systems", "size": len(systems), "systems": systems},
+                       "comparisons": {name: records(table.loc[name]) for name in systems}}
+    return found
 
 
 def _records(frame: Any, measures: tuple, columns: tuple[str, ...]) -> dict:
