@@ -513,3 +513,21 @@ def test_the_leaderboard_note_carries_the_marks_and_letters_sentence(experiment,
     monkeypatch.setattr(results, "marked_sharing_a_letter", lambda experiment: ["RRF"])
     assert "On nDCG@10, RRF is marked ▲/▼ against BM25 yet shares a letter with it: both are right" in (
         results.leaderboard_note(report))
+
+
+def test_the_intervals_of_some_measures_are_mean_intervals_rows_computed_alone():
+    """intervals_of computes only what a figure asks for (each (system, measure) draws from its own stream),
+    and takes the rows of mean_intervals once that is known: the same numbers either way."""
+    def made():
+        return compare_runs({"monoT5": RUNS["monoT5"]}, QRELS, BM25, baseline_name="BM25",
+                            measures="nDCG@5 nDCG@10 nDCG AP P@10", n_resamples=500)
+
+    alone, known = made(), made()
+    every = known.mean_intervals
+    for family in ("nDCG", "AP"):
+        measures = alone.families[family]
+        expected = every[every.index.get_level_values("measure") == family]
+        pd.testing.assert_frame_equal(alone.intervals_of(measures), expected, check_exact=True)
+        pd.testing.assert_frame_equal(known.intervals_of(measures), expected, check_exact=True)
+    assert "mean_intervals" not in alone.__dict__  # not computed for the figures' sake
+    assert len(every.xs("nDCG", level="measure")) == 2 * 3

@@ -313,8 +313,17 @@ class Experiment(ExperimentFigures):
         gm_bpref), the interval of the mean of the logs taken back (Family.on_mean_scale). Each (system,
         measure) draws from its own stream, derived from (seed, system, measure).
         """
+        return self.intervals_of([measure for measure in self.measures if measure.kind != "count"])
+
+    def intervals_of(self, measures: list[Measure]) -> pd.DataFrame:
+        """mean_intervals' rows of these measures (counts have none): the same numbers, as each draws from its
+        own stream, taken from mean_intervals if it is known, else computed for these measures alone."""
+        if "mean_intervals" in self.__dict__:
+            wanted = {(measure.measure, measure.k) for measure in measures}
+            return self.mean_intervals[[(measure, None if pd.isna(k) else int(k)) in wanted
+                                        for _, measure, k in self.mean_intervals.index]]
         rows = []
-        for measure in self.measures:
+        for measure in measures:
             if measure.kind == "count":
                 continue
             table, family = self.scores(measure), measure.family

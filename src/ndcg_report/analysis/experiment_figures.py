@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 class ExperimentFigures:
     """The plot_* methods of Experiment, which supplies the tables they draw (scores, deltas,
-    mean_intervals, comparisons, pairwise) and the measure lookups."""
+    intervals_of, comparisons, pairwise) and the measure lookups."""
 
     def plot_by_cutoff(self, family: str | None = None) -> "Figure":
         """Mean of a measure family (default: the headline's) against its cut-offs for every system, with
@@ -30,7 +30,7 @@ class ExperimentFigures:
             raise ParameterError(f"no {family} measure was computed; have {', '.join(self.families)}")
         measures = self.families[family]
         self._paired_or_refuse(measures[0])
-        intervals = self.mean_intervals.xs(family, level="measure")
+        intervals = self.intervals_of(measures).xs(family, level="measure")
         intervals.index = pd.MultiIndex.from_tuples([(name, "all" if pd.isna(k) else cutoff_text(k))
                                                      for name, k in intervals.index], names=["system", "k"])
         labels = ["all" if m.k is None else cutoff_text(m.k) for m in measures]

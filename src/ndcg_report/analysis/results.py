@@ -249,10 +249,11 @@ def own_means_note(experiment: Experiment) -> str:
 def statistics_note(experiment: Experiment) -> str:
     """What the resampling statistics became over many queries (more than experiment.large_n): how
     many used their large-sample limits; '' when every one is Monte Carlo over all its queries."""
-    c, bands = experiment.comparisons, experiment.mean_intervals
+    c = experiment.comparisons
     many = [int(c["n"].max()), len(experiment.scores(experiment.headline))]
     if max(many) <= experiment.large_n:
         return ""
+    bands = experiment.mean_intervals
     counts = [f"{int((column == NORMAL_LIMIT).sum())} of {len(column)} {what}" for column, what in (
         (c["randomization_method"], "randomization p-values (the normal limit of the sign flips)"),
         (c["ci_method"], "bootstrap CIs of the delta"), (bands["method"], "bootstrap bands of the means"))]

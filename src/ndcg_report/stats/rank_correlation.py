@@ -82,13 +82,17 @@ def kendall_tau_b_rows(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
     """Kendall's tau-b of each row pair (rows: resamples, columns: systems): (concordant - discordant) over
     the root of the pairs untied in each, as scipy.stats.kendalltau's variant 'b'; NaN where a row is constant."""
     x, y = np.asarray(reference, dtype=np.float64), np.asarray(other, dtype=np.float64)
-    first, second = np.triu_indices(x.shape[-1], k=1)
-    sx, sy = _pair_signs(x[..., first], x[..., second]), _pair_signs(y[..., first], y[..., second])
+    # systems first, each a contiguous vector over the rows: a system's pairs with those after it at once
+    by_system_x, by_system_y = np.ascontiguousarray(np.moveaxis(x, -1, 0)), np.ascontiguousarray(np.moveaxis(y, -1, 0))
+    concordant, untied_x, untied_y = (np.zeros(x.shape[:-1], dtype=np.int64) for _ in range(3))
+    for i in range(x.shape[-1] - 1):
+        sx, sy = _pair_signs(by_system_x[i], by_system_x[i + 1:]), _pair_signs(by_system_y[i], by_system_y[i + 1:])
+        concordant += (sx * sy).sum(0, dtype=np.int64)
+        untied_x += (sx != 0).sum(0, dtype=np.int64)
+        untied_y += (sy != 0).sum(0, dtype=np.int64)
     # every count is a whole number, exact in any order: the value is the float formula's, bit for bit
-    concordant = (sx * sy).sum(-1, dtype=np.int64).astype(np.float64)
-    untied = np.count_nonzero(sx, axis=-1).astype(np.float64) * np.count_nonzero(sy, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        tau = concordant / np.sqrt(untied)
+        tau = concordant.astype(np.float64) / np.sqrt(untied_x.astype(np.float64) * untied_y)
     missing = np.isnan(x).any(-1) | np.isnan(y).any(-1)  # a mean undefined: its pairs' signs are NaN
     return np.where(missing, np.nan, tau) if missing.any() else tau
 
@@ -106,9 +110,7 @@ def tau_b_interval(reference: np.ndarray, other: np.ndarray, rng: np.random.Gene
     (the same query columns in both). Each resample (scipy.stats.bootstrap over the query positions) takes
     n queries with replacement; a system's mean under a set is the mean of its values over the drawn
     queries that set averages. (NaN, NaN) with fewer than two systems or queries, or a tau undefined."""
-    from scipy import stats
-
-    from ndcg_report.stats.resampling import _rng_argument
+    from ndcg_report.stats.resampling import percentile_interval, resampled_positions
 
     x, y = np.asarray(reference, dtype=np.float64), np.asarray(other, dtype=np.float64)
     n = x.shape[1]
@@ -117,8 +119,7 @@ def tau_b_interval(reference: np.ndarray, other: np.ndarray, rng: np.random.Gene
     values_x, kept_x = np.nan_to_num(x), np.isfinite(x).astype(np.float64)
     values_y, kept_y = np.nan_to_num(y), np.isfinite(y).astype(np.float64)
 
-    def tau(positions: np.ndarray, axis: int = -1) -> np.ndarray:
-        positions = np.asarray(positions, dtype=np.int64).reshape(-1, n)
+    def tau(positions: np.ndarray) -> np.ndarray:
         rows = np.arange(len(positions))[:, None] * n
         drawn = np.bincount((positions + rows).ravel(), minlength=len(positions) * n).reshape(-1, n).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -126,8 +127,8 @@ def tau_b_interval(reference: np.ndarray, other: np.ndarray, rng: np.random.Gene
             means_y = drawn @ values_y.T / (drawn @ kept_y.T)
         return kendall_tau_b_rows(means_x, means_y)
 
+    # scipy.stats.bootstrap's resamples of the query positions (one batch) and its percentile interval
+    distribution = np.concatenate([tau(positions) for positions in resampled_positions(n, rng, n_resamples)])
     with warnings.catch_warnings():  # every resample alike (two systems, one order): scipy warns, the interval stands
         warnings.simplefilter("ignore")
-        result = stats.bootstrap((np.arange(n),), tau, n_resamples=n_resamples, vectorized=True,
-                                 confidence_level=confidence, method="percentile", **_rng_argument(stats.bootstrap, rng))
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+        return percentile_interval(distribution, confidence)

@@ -12,7 +12,7 @@ common one (`sparse_bootstrap_interval`, the same distribution as resampling the
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from scipy import stats
@@ -71,16 +71,47 @@ def bootstrap_mean_intervals(
         return [(float("nan"), float("nan"))] * len(confidences)
     if len(values) < 2 or np.all(values == values[0]):
         return [(float(values.mean()), float(values.mean()))] * len(confidences)
-    result = stats.bootstrap(
-        (values,), np.mean, n_resamples=n_resamples, batch=_batch(len(values)), vectorized=True,
-        confidence_level=confidences[0], method="percentile", **_rng_argument(stats.bootstrap, rng),
-    )
-    found = [(float(result.confidence_interval.low), float(result.confidence_interval.high))]
+    means = bootstrap_means(values, rng, n_resamples, _batch(len(values)))
+    found = [percentile_interval(means, confidences[0])]
     for confidence in confidences[1:]:
         alpha = (1 - confidence) / 2
-        low, high = np.percentile(result.bootstrap_distribution, [100 * alpha, 100 * (1 - alpha)])
+        low, high = np.percentile(means, [100 * alpha, 100 * (1 - alpha)])
         found.append((float(low), float(high)))
     return found
+
+
+def resampled_positions(n: int, rng: np.random.Generator, n_resamples: int, batch: int | None = None) -> Iterator[np.ndarray]:
+    """The positions scipy.stats.bootstrap draws to resample n values n_resamples times, batch by batch (None:
+    all at once), each batch rng.integers(0, n, (batch, n)): its resamples to the bit.
+
+    They are drawn as int32 where n allows: numpy draws the same numbers for int32 as for int64 below 2**32
+    (one bounded 32-bit draw each), and they index three times faster.
+    """
+    dtype = np.int32 if n < 2**31 else np.int64
+    step = batch or n_resamples or 1
+    for start in range(0, n_resamples, step):
+        yield rng.integers(0, n, (min(step, n_resamples - start), n), dtype=dtype)
+
+
+def bootstrap_means(values: np.ndarray, rng: np.random.Generator, n_resamples: int, batch: int) -> np.ndarray:
+    """The mean of each resample of values (resampled_positions): scipy.stats.bootstrap's distribution of np.mean."""
+    means = [np.mean(values[positions], axis=-1) for positions in resampled_positions(len(values), rng, n_resamples, batch)]
+    return np.concatenate(means) if means else np.empty(0)
+
+
+def percentile_interval(distribution: np.ndarray, confidence: float) -> tuple[float, float]:
+    """scipy.stats.bootstrap's percentile interval of a bootstrap distribution drawn as it draws them: handed to
+    it as an earlier result's (bootstrap_result), with nothing more to draw (n_resamples=0)."""
+    result = stats.bootstrap((np.zeros(2),), np.mean, n_resamples=0, vectorized=True, confidence_level=confidence,
+                             method="percentile", bootstrap_result=_Distribution(distribution))
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+class _Distribution:
+    """A bootstrap distribution in the shape scipy.stats.bootstrap takes an earlier result's."""
+
+    def __init__(self, distribution: np.ndarray) -> None:
+        self.bootstrap_distribution = distribution
 
 
 def randomization_test(

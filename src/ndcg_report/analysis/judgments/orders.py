@@ -234,18 +234,20 @@ def query_scores(reference: Mapping[str, Evaluation], other: Mapping[str, Evalua
     """The `most` queries where the sets disagree most on one measure (QueryScores.disagreement, largest
     first, then by qid), over the queries both sets judge with a score under both for some system."""
     qids, names, x, y = query_tables(reference, other, measure)
-    found = []
+    found = []  # (disagreement, qid, column): tau-b is computed for the `most` kept only
     for q, qid in enumerate(qids.tolist()):
         both = np.isfinite(x[:, q]) & np.isfinite(y[:, q])
-        if not both.any():
-            continue
-        difference = y[both, q] - x[both, q]
-        found.append(QueryScores(
-            qid=str(qid), measure=measure.label, disagreement=float(np.abs(difference).mean()),
-            mean_difference=float(difference.mean()), kendall_tau=kendall_tau_b(x[both, q], y[both, q]),
+        if both.any():
+            found.append((float(np.abs(y[both, q] - x[both, q]).mean()), str(qid), q))
+    found.sort(key=lambda row: (-row[0], row[1].encode("utf-8")))
+    kept = []
+    for disagreement, qid, q in found[:most]:
+        both = np.isfinite(x[:, q]) & np.isfinite(y[:, q])
+        kept.append(QueryScores(
+            qid=qid, measure=measure.label, disagreement=disagreement,
+            mean_difference=float((y[both, q] - x[both, q]).mean()), kendall_tau=kendall_tau_b(x[both, q], y[both, q]),
             scores=tuple((name, float(x[s, q]), float(y[s, q])) for s, name in enumerate(names) if both[s])))
-    found.sort(key=lambda row: (-row.disagreement, row.qid.encode("utf-8")))
-    return tuple(found[:most])
+    return tuple(kept)
 
 
 def system_queries(reference: Mapping[str, Evaluation], other: Mapping[str, Evaluation],
