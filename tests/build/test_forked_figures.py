@@ -1,6 +1,6 @@
 """A report's figures made and drawn by forked children (build/kernels/forked_figures.py): the PNG and SVG
 bytes the kernel would draw itself, in the order added, none without pixels or files; a child that fails is
-drawn again in the kernel, and a figure whose code raises raises there."""
+drawn again in the kernel, and a figure whose code raises raises there; without pixels or files nothing is made."""
 
 from __future__ import annotations
 
@@ -62,5 +62,35 @@ def test_a_figure_whose_code_raises_raises_in_the_kernel():
     png = files.add("figures/01.svg", broken)
     with pytest.raises(ValueError, match="no data to draw"):
         png()
-    with pytest.raises(ValueError, match="no data to draw"):  # the re-execution runs the figure's code too
-        FigureFiles(False, False).add("figures/01.svg", broken)
+
+
+@pytest.mark.parametrize("files", [FigureFiles(False, False), ForkedFigureFiles(False, False)])
+def test_without_pixels_or_files_a_figures_code_is_not_run(files):
+    """The build's re-execution: nothing a figure makes is compared by nbval or kept, so it is not made."""
+    made = []
+    png = files.add("figures/01.svg", lambda: made.append(1) or figure_style.new_figure()[0])
+    assert png() is None and made == [] and files.files() == {}
+
+
+def test_the_figures_around_one_whose_code_raises_are_still_drawn_by_the_children(tmp_path):
+    figures, makers = _figures(), tmp_path / "made-by"
+
+    def made(number):
+        with open(makers, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        return figures[number]
+
+    def broken():
+        raise ValueError("no data to draw")
+
+    files = ForkedFigureFiles(True, True)
+    pending = [files.add("figures/00.svg", lambda: made(0)), files.add("figures/01.svg", broken),
+               files.add("figures/02.svg", lambda: made(2))]
+    expected_pngs, expected_svgs = _drawn(FigureFiles(True, True))
+    assert pending[0]() == expected_pngs[0]
+    with pytest.raises(ValueError, match="no data to draw"):
+        pending[1]()
+    assert pending[2]() == expected_pngs[2]
+    assert list(files.files()) == ["figures/00.svg", "figures/02.svg"]
+    makers = makers.read_text().split()
+    assert len(makers) == 2 and str(os.getpid()) not in makers  # made in the children, each once
