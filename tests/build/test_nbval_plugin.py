@@ -68,3 +68,22 @@ def test_query_ids_of_every_length_hex_or_not_pass_the_re_execution(tmp_path):
     warned = json.loads((out / "summary.json").read_text(encoding="utf-8"))["warnings"]
     assert "检索: the figures' font has no glyph for 检 索, drawn there as an empty box (the tables show the name " \
            "as given)." in warned  # said once, by the data checks, in both executions alike
+
+
+def test_a_kernel_message_is_pretty_printed_only_when_nbval_logs_it():
+    import logging
+    import pprint
+
+    from ndcg_report.build.steps import nbval_plugin
+
+    message = {"content": {"data": {"text/html": "<table>" + "<tr><td>1</td></tr>" * 200 + "</table>"}}}
+    made = nbval_plugin._PrettyWhenLogged(message)
+    assert str(made) == pprint.pformat(message)
+    records = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())
+    logger = logging.getLogger("nbval.kernel.probe")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.debug("Kernel message (%s):\n%s", "iopub", made)
+    assert records == [f"Kernel message (iopub):\n{pprint.pformat(message)}"]

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import numpy as np
-import pandas as pd
 
 from ndcg_report.core.measures.names import level_text
 from ndcg_report.inputs.documents import document_texts
@@ -21,6 +20,8 @@ from ndcg_report.analysis.html import escape, text_html
 from ndcg_report.analysis.text import signed
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ndcg_report.analysis.experiment import Experiment
     from ndcg_report.analysis.report_model import Report
 
@@ -103,17 +104,18 @@ def drilldown_html(experiment: "Experiment", qids: list[str], texts: dict[str, s
     texts = texts or {}
     systems = [experiment.baseline_name, *experiment.names]
     ranked = experiment.rankings
-    top = {name: _by_query(ranked[name].top, qids) for name in systems}
-    relevant = {name: _by_query(ranked[name].relevant, qids) for name in systems}
     overlap = experiment.rank_overlap()
     scores = experiment.scores()
+    sides = {name for qid in qids for name in moved_most(systems, scores.loc[qid])}  # the lists some block shows
+    top = {name: _by_query(ranked[name].top, qids) for name in systems if name in sides}
+    relevant = {name: _by_query(ranked[name].relevant, qids) for name in systems if name in sides}
     depth, level = experiment.drilldown_depth, level_text(experiment.rel_level)
     topics = experiment.topics
     blocks = []
     for qid in qids:
         blocks.append(_block(qid, topics.get(qid, "") if topics is not None else "", systems, scores.loc[qid],
-                             {name: top[name].get(qid) for name in systems},
-                             {name: relevant[name].get(qid) for name in systems},
+                             {name: top[name].get(qid) for name in top},
+                             {name: relevant[name].get(qid) for name in relevant},
                              overlap.loc[qid] if qid in overlap.index else None, texts, depth,
                              experiment.headline.label))
     legend = (f'<p class="note">In each block: labels <b class="l">2</b> on green are relevant (label {escape(level)} '
@@ -217,7 +219,10 @@ def _by_query(table, qids: list[str]) -> dict[str, list[dict]]:
     import pyarrow.compute as pc
 
     grouped: dict[str, list[dict]] = {}
-    for row in table.filter(pc.is_in(table["qid"], value_set=pa.array(qids, pa.string()))).to_pylist():
+    columns = table.filter(pc.is_in(table["qid"], value_set=pa.array(qids, pa.string()))).to_pydict()
+    names = list(columns)
+    for values in zip(*columns.values()):  # to_pylist's rows, built from the columns: several times faster
+        row = dict(zip(names, values))
         grouped.setdefault(row["qid"], []).append(row)
     return grouped
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ndcg_report.core.measures.names import Measure, cutoff_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ABOVE, BELOW = "▲", "▼"
 DEEPER = "†"  # the cut-off is deeper than the system's retrieval

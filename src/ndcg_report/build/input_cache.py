@@ -14,6 +14,7 @@ import hashlib
 import os
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from ndcg_report.inputs.access.snapshots import INPUT_CACHE_ENV, input_sha256
@@ -44,7 +45,8 @@ def save_parsed(folder: Path, parsed: Run | Qrels, digest: str | None = None) ->
     metadata = {b"kind": kind.encode(), b"row_bits": str(parsed.pairs.row_bits).encode()}
     if isinstance(parsed, Run):
         metadata[b"tag"] = parsed.tag.encode("utf-8", "surrogateescape")
-    table = parsed.table.append_column(_PAIRS, pa.array(parsed.pairs.packed, pa.uint64()))
+    packed = np.ascontiguousarray(parsed.pairs.packed, dtype=np.uint64)  # its buffer as it is (pa.array imports pandas)
+    table = parsed.table.append_column(_PAIRS, pa.Array.from_buffers(pa.uint64(), len(packed), [None, pa.py_buffer(packed)]))
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     target = cache_file(folder, parsed.path, kind, digest or input_sha256(parsed.path))
     partial = target.with_suffix(".partial")

@@ -312,7 +312,25 @@ def pytest_addoption(parser) -> None:
                      help="with --ndcg-report-cells: the executed notebook, complete once `go` is read")
 
 
+class _PrettyWhenLogged:
+    """pprint.pformat(message), made only when a log record is written: nbval's RunningKernel.get_message
+    formats every kernel message for its debug log (a report's whole HTML, a sixth of nbval's process)
+    whether or not anything logs at that level; with debug logging on, the log reads as before."""
+
+    def __init__(self, message: object) -> None:
+        self.message = message
+
+    def __str__(self) -> str:
+        from pprint import pformat
+
+        return pformat(self.message)
+
+
 def pytest_configure(config) -> None:
+    import nbval.kernel
+
+    if getattr(nbval.kernel, "pformat", None) is not None:
+        nbval.kernel.pformat = _PrettyWhenLogged
     config.pluginmanager.register(CellProgress(), "ndcg-report-cell-progress")
     watch = KernelWatch()
     watch.watch()
