@@ -375,3 +375,15 @@ def test_the_reports_pool_holds_the_queries_without_any_judgement_and_says_how_m
     assert "over 2 queries (1 of them with no judgement at all: they are not evaluated)" in note
     assert pool_tsv(pool) == pool_tsv(unjudged_pool({name: experiment.rankings[name].pool_top()
                                                      for name in experiment.systems}))
+
+
+def test_a_block_names_the_first_twenty_relevant_documents_left_out_and_counts_the_rest():
+    from ndcg_report.analysis.drilldown import MISSED_SHOWN, _missed
+
+    relevant = [{"docid": f"d{i}", "label": 1.0, "rank": 10 + i} for i in range(25)]
+    top = [{"docid": "d0", "label": 1.0, "rank": 1}]
+    line = _missed("S", top, relevant, 3)
+    assert line.startswith("<p class=\"missed\"><b>S</b> left 24 relevant documents out of its top 3: ")
+    assert line.count("<code>") == MISSED_SHOWN == 20
+    assert "<code>d1</code> (1, rank 11)" in line and "<code>d20</code>" in line and "<code>d21</code>" not in line
+    assert line.endswith(" and 4 more.</p>")

@@ -31,6 +31,7 @@ MAX_DRILLDOWNS = 200  # queries with a drill-down block; above it the largest wi
 # (200,000 of them took 1.3 GB more in a build); a deeper pool is `ndcg-report pool`.
 MAX_DRILLDOWN_ROWS = 50_000
 SNIPPET_CHARACTERS = 140
+MISSED_SHOWN = 20  # relevant documents a system left out of its top k named in a block; the rest counted
 MAX_DRILL_SYSTEMS = 6  # systems side by side in a block: above it, those that moved most on that query
 
 
@@ -204,13 +205,12 @@ def _missed(name: str, top: list[dict] | None, relevant: list[dict] | None, dept
     left = [row for row in relevant if row["docid"] not in in_top]
     if not left:
         return f'<p class="missed"><b>{escape(name)}</b>: every relevant document is in its top {depth}.</p>'
-    items = [f'<code>{escape(d)}</code> ({_number(l)}, '
+    shown = [f'<code>{escape(d)}</code> ({_number(l)}, '  # the first MISSED_SHOWN; the others counted
              + (f"rank {int(r)}" if r is not None and not (isinstance(r, float) and math.isnan(r)) else "not retrieved")
-             + ")" for d, l, r in ((row["docid"], row["label"], row["rank"]) for row in left)]
-    shown = items[:20]
-    more = f" and {len(items) - 20} more" if len(items) > 20 else ""
-    return (f'<p class="missed"><b>{escape(name)}</b> left {len(items)} relevant document'
-            f'{"s" if len(items) != 1 else ""} out of its top {depth}: {", ".join(shown)}{more}.</p>')
+             + ")" for d, l, r in ((row["docid"], row["label"], row["rank"]) for row in left[:MISSED_SHOWN])]
+    more = f" and {len(left) - MISSED_SHOWN} more" if len(left) > MISSED_SHOWN else ""
+    return (f'<p class="missed"><b>{escape(name)}</b> left {len(left)} relevant document'
+            f'{"s" if len(left) != 1 else ""} out of its top {depth}: {", ".join(shown)}{more}.</p>')
 
 
 def _by_query(table, qids: list[str]) -> dict[str, list[dict]]:
