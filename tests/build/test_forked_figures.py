@@ -94,3 +94,13 @@ def test_the_figures_around_one_whose_code_raises_are_still_drawn_by_the_childre
     assert list(files.files()) == ["figures/00.svg", "figures/02.svg"]
     makers = makers.read_text().split()
     assert len(makers) == 2 and str(os.getpid()) not in makers  # made in the children, each once
+
+
+def test_no_folder_is_left_once_every_png_is_taken(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    files = ForkedFigureFiles(True, False)  # pixels only: a notebook run with no folder for the report's files
+    pending = [files.add(f"figures/{n:02d}.svg", lambda figure=figure: figure) for n, figure in enumerate(_figures())]
+    assert all(png().startswith(b"\x89PNG") for png in pending)
+    assert list(tmp_path.iterdir()) == []

@@ -77,9 +77,6 @@ class ForkedFigureFiles(FigureFiles):
             self._collect(batch)
         for error in self._errors.values():
             raise error
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
-            self._folder = None
         return {name: self._files[name] for name in self._order if name in self._files}
 
     def _png(self, name: str) -> bytes | None:
@@ -148,3 +145,6 @@ class ForkedFigureFiles(FigureFiles):
             self._pngs[figure.name] = png
             if svg is not None:
                 self._files[figure.name] = svg
+        if not self._batches and self._folder is not None:  # nothing left to draw: no folder left behind
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
