@@ -26,6 +26,7 @@ LARGE_N = 5_000  # above this many values, the limits replace Monte Carlo where 
 MONTE_CARLO = "monte carlo"
 NORMAL_LIMIT = "normal limit"
 _ELEMENTS_PER_BATCH = 1 << 21  # resampled values held at once: bounds memory to ~16 MB
+SMALL_RESAMPLE = 128  # below this many values a bootstrap's positions are drawn as int32 (resampled_positions)
 
 
 def pvalue_floor(n_resamples: int, sides: int = 2, multiplier: int = 1) -> float:
@@ -84,10 +85,12 @@ def resampled_positions(n: int, rng: np.random.Generator, n_resamples: int, batc
     """The positions scipy.stats.bootstrap draws to resample n values n_resamples times, batch by batch (None:
     all at once), each batch rng.integers(0, n, (batch, n)): its resamples to the bit.
 
-    They are drawn as int32 where n allows: numpy draws the same numbers for int32 as for int64 below 2**32
-    (one bounded 32-bit draw each), and they index three times faster.
+    Below SMALL_RESAMPLE values they are drawn as int32: numpy draws the same numbers for int32 as for int64
+    below 2**32 (one bounded 32-bit draw each), and half the memory to fault in makes a resampling of 43
+    values a third faster; above, int64 as scipy (an int32 index is cast again as it is read: twice slower
+    at 400 values).
     """
-    dtype = np.int32 if n < 2**31 else np.int64
+    dtype = np.int32 if n < SMALL_RESAMPLE else np.int64
     step = batch or n_resamples or 1
     for start in range(0, n_resamples, step):
         yield rng.integers(0, n, (min(step, n_resamples - start), n), dtype=dtype)
@@ -95,7 +98,8 @@ def resampled_positions(n: int, rng: np.random.Generator, n_resamples: int, batc
 
 def bootstrap_means(values: np.ndarray, rng: np.random.Generator, n_resamples: int, batch: int) -> np.ndarray:
     """The mean of each resample of values (resampled_positions): scipy.stats.bootstrap's distribution of np.mean."""
-    means = [np.mean(values[positions], axis=-1) for positions in resampled_positions(len(values), rng, n_resamples, batch)]
+    means = [np.mean(values[positions] if positions.dtype == np.int32 else np.take(values, positions), axis=-1)
+             for positions in resampled_positions(len(values), rng, n_resamples, batch)]
     return np.concatenate(means) if means else np.empty(0)
 
 
