@@ -69,19 +69,12 @@ def report_figures(report: Report) -> list[tuple[str, bytes]]:
     return [(heading, shown_png(png)) for heading, png in pending]
 
 
-def figure_part(report: Report, caption: str, figure: "Figure") -> tuple[str, bytes]:
-    """(the caption as an <h4> linking the figure's SVG, its PNG): the figure is numbered in the report's
-    order as `figures/NN-words-of-its-caption.svg`, drawn by report.figures (its PNG and, when the report's
-    files are written, its SVG, of one layout: figure_style.rendered); the link is the same either way, so
-    both executions show the same. Without pixels (the build's re-execution) figure_style.NOT_DRAWN is shown."""
-    heading, png = figure_pending(report, caption, lambda: figure)
-    return heading, shown_png(png)
-
-
 def figure_pending(report: Report, caption: str, draw: Callable[[], "Figure"]) -> tuple[str, Callable[[], bytes | None]]:
-    """figure_part's (heading, a function giving its PNG) of the figure `draw` makes, handed to report.figures,
-    which may make and draw it beside the kernel; take the PNG (shown_png) once every figure of a cell is
-    handed over."""
+    """(the caption as an <h4> linking the figure's SVG, a function giving its PNG) of the figure `draw` makes:
+    numbered in the report's order as `figures/NN-words-of-its-caption.svg` and handed to report.figures, which
+    makes and draws it (its PNG and, when the report's files are written, its SVG, of one layout), perhaps beside
+    the kernel, and not at all in the build's re-execution; the link is the same either way, so both executions
+    show the same. Take the PNG (shown_png) once every figure of a cell is handed over."""
     import re
 
     from ndcg_report.analysis.html import escape

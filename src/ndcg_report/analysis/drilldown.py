@@ -107,15 +107,16 @@ def drilldown_html(experiment: "Experiment", qids: list[str], texts: dict[str, s
     ranked = experiment.rankings
     overlap = experiment.rank_overlap()
     scores = experiment.scores()
-    sides = {name for qid in qids for name in moved_most(systems, scores.loc[qid])}  # the lists some block shows
+    side_by_side = {qid: moved_most(systems, scores.loc[qid]) for qid in qids}
+    sides = {name for shown in side_by_side.values() for name in shown}  # the lists some block shows
     top = {name: _by_query(ranked[name].top, qids) for name in systems if name in sides}
     relevant = {name: _by_query(ranked[name].relevant, qids) for name in systems if name in sides}
     depth, level = experiment.drilldown_depth, level_text(experiment.rel_level)
     topics = experiment.topics
     blocks = []
     for qid in qids:
-        blocks.append(_block(qid, topics.get(qid, "") if topics is not None else "", systems, scores.loc[qid],
-                             {name: top[name].get(qid) for name in top},
+        blocks.append(_block(qid, topics.get(qid, "") if topics is not None else "", systems, side_by_side[qid],
+                             scores.loc[qid], {name: top[name].get(qid) for name in top},
                              {name: relevant[name].get(qid) for name in relevant},
                              overlap.loc[qid] if qid in overlap.index else None, texts, depth,
                              experiment.headline.label))
@@ -137,16 +138,18 @@ def moved_most(systems: list[str], values: pd.Series, limit: int = MAX_DRILL_SYS
     return [base, *(name for name in others if name in kept)]
 
 
-def _block(qid: str, text: str, systems: list[str], values: pd.Series, tops: dict[str, list[dict] | None],
-           relevants: dict[str, list[dict] | None],
+def _block(qid: str, text: str, systems: list[str], shown: list[str], values: pd.Series,
+           tops: dict[str, list[dict] | None], relevants: dict[str, list[dict] | None],
            overlap: pd.Series | None, texts: dict[str, str], depth: int, label: str) -> str:
+    """One query's block: every system's value (systems, the baseline first), the lists of those shown side by
+    side (moved_most)."""
     base = systems[0]
     head = " · ".join(f"{escape(name)} {values[name]:.4f}" + (f" ({signed(values[name] - values[base])})"
                                                                if name != base else "") for name in systems)
     summary = (f'<summary><span class="qid">{escape(qid)}</span>'
                + (f' <span class="qtext">{escape(text)}</span>' if text else "")
                + f' <span class="heads">{escape(label)}: {head}</span></summary>')
-    every, systems = systems, moved_most(systems, values)
+    every, systems = systems, shown
     chosen = "" if len(systems) == len(every) else (
         f'<p class="note">Side by side: {escape(base)} and the {len(systems) - 1} of the {len(every) - 1} systems whose '
         f"{escape(label)} on this query is furthest from {escape(base)}'s; every system's value is in the line above and "

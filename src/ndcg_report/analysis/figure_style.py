@@ -172,7 +172,7 @@ def rendered(figure: Figure, svg: bool = True, png: bool = True) -> tuple[bytes 
         try:
             if png:
                 figure.savefig(buffer, format="png", dpi=figure.dpi, metadata={"Software": None})
-            text = _svg_text(figure) if svg else None
+            text = figure_to_svg(figure) if svg else None
         finally:
             if engine is not None:
                 figure.set_layout_engine(engine)
@@ -207,8 +207,16 @@ def missing_glyphs(texts: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def _svg_text(figure: Figure) -> str:
-    """The figure as SVG as it is laid out now, under rc(), warning nothing."""
+def figure_to_data_uri(figure: Figure) -> str:
+    """'data:image/png;base64,...' of figure_to_png_bytes(figure), for embedding in HTML."""
+    return "data:image/png;base64," + base64.b64encode(figure_to_png_bytes(figure)).decode("ascii")
+
+
+def figure_to_svg(figure: Figure) -> str:
+    """SVG text of `figure` (as it is laid out now, if its layout engine is off: rendered) with text as paths,
+    fixed hash salt and no date: deterministic. It warns nothing, as no figure of the report does: a warning
+    printed by one of the two executions nbval compares would fail the build (a glyph missing from the font:
+    the data checks, missing_glyphs)."""
     import warnings
 
     buffer = io.StringIO()
@@ -216,18 +224,6 @@ def _svg_text(figure: Figure) -> str:
         warnings.simplefilter("ignore")
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
-
-
-def figure_to_data_uri(figure: Figure) -> str:
-    """'data:image/png;base64,...' of figure_to_png_bytes(figure), for embedding in HTML."""
-    return "data:image/png;base64," + base64.b64encode(figure_to_png_bytes(figure)).decode("ascii")
-
-
-def figure_to_svg(figure: Figure) -> str:
-    """SVG text of `figure` with text as paths, fixed hash salt and no date: deterministic. It warns
-    nothing, as no figure of the report does: a warning printed by one of the two executions nbval
-    compares would fail the build (a glyph missing from the font: the data checks, missing_glyphs)."""
-    return _svg_text(figure)
 
 
 def new_figure(size: tuple[float, float] = FIGSIZE) -> tuple[Figure, Axes]:
@@ -291,28 +287,24 @@ def legend(ax: Axes, handles: list, labels: list[str], inside: str = "best") -> 
 
 
 def made_and_rendered(draw: Callable[[], Figure], svg: bool, png: bool) -> tuple[bytes | None, str | None]:
-    """rendered(made(draw)), with Python's cyclic garbage collector paused meanwhile: a figure is thousands of
-    small objects made at once, and each collection they set off would walk the whole heap of the process
-    (a kernel's report), a sixth of a figure's cost; what they leave is collected once it runs again."""
+    """rendered() of the figure draw makes, warning nothing (a figure's code may run where no one sees its
+    warnings, beside the kernel, so neither execution shows them), with Python's cyclic garbage collector
+    paused meanwhile: a figure is thousands of small objects made at once, and each collection they set off
+    would walk the whole heap of the process (a kernel's report), a sixth of a figure's cost; what they
+    leave is collected once it runs again."""
     import gc
+    import warnings
 
     paused = gc.isenabled()
     gc.disable()
     try:
-        return rendered(made(draw), svg=svg, png=png)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            figure = draw()
+        return rendered(figure, svg=svg, png=png)
     finally:
         if paused:
             gc.enable()
-
-
-def made(draw: Callable[[], Figure]) -> Figure:
-    """The figure draw makes, warning nothing (as rendered: a figure's code may be run where no one sees its
-    warnings, beside the kernel, so neither execution shows them)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return draw()
 
 
 class FigureFiles:

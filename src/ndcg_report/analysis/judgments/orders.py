@@ -234,15 +234,14 @@ def query_scores(reference: Mapping[str, Evaluation], other: Mapping[str, Evalua
     """The `most` queries where the sets disagree most on one measure (QueryScores.disagreement, largest
     first, then by qid), over the queries both sets judge with a score under both for some system."""
     qids, names, x, y = query_tables(reference, other, measure)
-    found = []  # (disagreement, qid, column): tau-b is computed for the `most` kept only
+    found = []  # (disagreement, qid, column, systems scored under both): tau-b is computed for the `most` kept only
     for q, qid in enumerate(qids.tolist()):
         both = np.isfinite(x[:, q]) & np.isfinite(y[:, q])
         if both.any():
-            found.append((float(np.abs(y[both, q] - x[both, q]).mean()), str(qid), q))
+            found.append((float(np.abs(y[both, q] - x[both, q]).mean()), str(qid), q, both))
     found.sort(key=lambda row: (-row[0], row[1].encode("utf-8")))
     kept = []
-    for disagreement, qid, q in found[:most]:
-        both = np.isfinite(x[:, q]) & np.isfinite(y[:, q])
+    for disagreement, qid, q, both in found[:most]:
         kept.append(QueryScores(
             qid=qid, measure=measure.label, disagreement=disagreement,
             mean_difference=float((y[both, q] - x[both, q]).mean()), kendall_tau=kendall_tau_b(x[both, q], y[both, q]),

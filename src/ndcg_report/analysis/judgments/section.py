@@ -20,7 +20,7 @@ from ndcg_report.analysis.judgments.glance import grid_note, holm_floor, interva
 if TYPE_CHECKING:
     from ndcg_report.analysis.report_model import Report
 
-Part = tuple  # ("html", text) or ("png", caption HTML with its SVG link, PNG bytes): analysis.content.figure_part
+Part = tuple  # ("html", text) or ("png", caption HTML with its SVG link, PNG bytes): analysis.content.figure_pending
 
 
 def parts(report: Report) -> list[Part]:

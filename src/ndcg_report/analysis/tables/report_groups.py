@@ -25,7 +25,7 @@ CSV_COLUMNS = ("group", "system", "role", "measure", "n", "mean", "delta", "ci_l
 
 def parts(report: Report) -> list[tuple]:
     """The groups' part of the report, each ("html", text) or ("png", caption HTML, bytes); [] without groups."""
-    from ndcg_report.analysis.content import figure_part
+    from ndcg_report.analysis.content import figure_pending, shown_png
     from ndcg_report.analysis.tables.figures import block_deltas
 
     rows = report.group_rows
@@ -36,12 +36,13 @@ def parts(report: Report) -> list[tuple]:
     table = marked_table(rows, "group", headline)
     table.columns = [f"{group} ({int(sizes[group]):,} q)" for group in table.columns]
     table.index.name = "system"
+    caption = f"Delta {headline} against {report.experiment.baseline_name} per query group"
+    heading, png = figure_pending(report, caption, lambda: block_deltas(rows, "group", headline))
     return [
         ("html", html.text_html(f"Query groups: {headline} per group", "h4")),
         ("html", html.table_html(table)),
         ("html", html.text_html(note(report), "p", "note")),
-        ("png", *figure_part(report, f"Delta {headline} against {report.experiment.baseline_name} per query group",
-                             block_deltas(rows, "group", headline))),
+        ("png", heading, shown_png(png)),
     ]
 
 
